@@ -1,0 +1,111 @@
+//! Command-line definitions (clap). Only this module knows about flags; commands receive the
+//! parsed values.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Finds out why HPC and deep-learning jobs wait on I/O.
+#[derive(Debug, Parser)]
+#[command(name = "ioscout", version, about, long_about = None, after_help = AFTER_HELP)]
+pub(crate) struct Arguments {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+const AFTER_HELP: &str = "\
+Inputs are trace files (.pfw, .pfw.gz), directories (searched recursively for *.pfw and *.pfw.gz)
+and glob patterns, for every DFTracer format generation (2023, v1, 2025, 2.2).
+
+Exit codes: 0 ok, 1 findings, 2 error (including bad input under --strict).
+
+Examples:
+  ioscout count testdata/sample
+  ioscout info --json traces/run-42/
+  ioscout view traces/ --where 'cat == \"POSIX\" and dur > 1000' --limit 20";
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Count events per file and in total, by phase (replaces `dftracer_event_count`).
+    #[command(after_help = "Examples:\n  ioscout count trace.pfw.gz\n  ioscout count --json 'runs/*/traces'")]
+    Count(CountArguments),
+    /// Describe each trace file: format generation, compression, events, time span, processes,
+    /// hosts, files and categories, and the totals.
+    #[command(after_help = "Examples:\n  ioscout info traces/\n  ioscout info --json trace-0-of-2-*.pfw.gz")]
+    Info(InfoArguments),
+    /// Print matching events with resolved host and file names.
+    #[command(after_help = "\
+Expression language (--where):
+  fields     name cat pid tid ts dur id type ph host file args.<key>
+  compare    == != < <= > >=   in (v1, v2, ...)   ~ \"regex\"   !~ \"regex\"
+  combine    and  or  not  ( )
+  values     \"strings\", numbers, bare words; ph takes X M C A (or 1-4, complete, metadata, ...)
+A comparison on a missing field is false, except != and !~.
+
+Examples:
+  ioscout view traces/ --where 'name in (\"read\", \"pread64\") and args.ret < 4096' --limit 10
+  ioscout view traces/ --where 'host == \"node001\" and file ~ \"/data/\"' --format csv > reads.csv
+  ioscout view trace.pfw.gz --where 'ph == M and name == FH'")]
+    View(ViewArguments),
+}
+
+/// Options shared by every command that reads traces.
+#[derive(Debug, Args)]
+pub(crate) struct InputArguments {
+    /// Trace files, directories or glob patterns.
+    #[arg(required = true, value_name = "PATH")]
+    pub(crate) paths: Vec<PathBuf>,
+    /// Treat any bad input (invalid line, truncated gzip, unreadable file) as an error (exit 2).
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(crate) threads: usize,
+    /// Problems reported in full per file (all are counted).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub(crate) max_problems: usize,
+    /// Do not print warnings about bad input to stderr (they stay counted in the output).
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CountArguments {
+    #[command(flatten)]
+    pub(crate) input: InputArguments,
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct InfoArguments {
+    #[command(flatten)]
+    pub(crate) input: InputArguments,
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub(crate) enum ViewFormat {
+    /// One JSON object per line.
+    Jsonl,
+    /// Comma-separated values with a header.
+    Csv,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ViewArguments {
+    #[command(flatten)]
+    pub(crate) input: InputArguments,
+    /// Filter expression (see below).
+    #[arg(long = "where", short = 'w', value_name = "EXPR")]
+    pub(crate) filter: Option<String>,
+    /// Stop after N matching events.
+    #[arg(long, short = 'n', value_name = "N")]
+    pub(crate) limit: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ViewFormat::Jsonl)]
+    pub(crate) format: ViewFormat,
+}

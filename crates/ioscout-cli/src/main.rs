@@ -1,0 +1,30 @@
+//! The `ioscout` binary: parses the command line, runs one command, maps the outcome to an exit
+//! code (0 ok, 1 findings, 2 error) and exits quietly on a broken pipe.
+
+mod cli;
+mod commands;
+mod common;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let arguments = cli::Arguments::parse();
+    match commands::run(&arguments) {
+        Ok(code) => code,
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
+        Err(error) => {
+            common::report_error(&error);
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Whether the error comes from writing to a closed pipe (`ioscout view ... | head`), which is a
+/// normal way for output to end. Same convention as ripgrep.
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,175 @@
+//! Metadata events: the hash tables (FH, HH, SH), process metadata (PR, `process_name`) and custom
+//! metadata (CM `time_metric`), and the resolution of an event's host and file.
+//!
+//! # Overview
+//!
+//! [`MetadataFold`] is a [`Fold`] that gathers a [`TraceMetadata`] from the metadata events of a
+//! unit; partial results [`TraceMetadata::merge`] into one for the whole trace (hashes are
+//! content-derived, so one table serves every process and node). [`resolve_host`] and
+//! [`resolve_file`] name an event's host and file: through the tables for `hhash`/`fhash`, from the
+//! inline `hostname`/`fname` of 2023 traces, or as the raw hash token when no table names it.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use ioscout_model::{Event, HashTables, MetadataKind, Phase, RawValue};
+
+use crate::event::{Args, metadata_entry};
+use crate::scan::Fold;
+
+/// What process metadata says about one process.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ProcessInfo {
+    /// `PR rank`.
+    pub rank: Option<String>,
+    /// `process_name`.
+    pub name: Option<String>,
+}
+
+/// Metadata gathered from a trace.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TraceMetadata {
+    /// FH/HH/SH tables.
+    pub tables: HashTables,
+    /// Process metadata by pid.
+    pub processes: BTreeMap<i64, ProcessInfo>,
+    /// The `CM time_metric` value (`US` when absent).
+    pub time_metric: Option<String>,
+    /// Inline host names of 2023 traces (`args.hostname`).
+    pub inline_hosts: std::collections::BTreeSet<String>,
+}
+
+impl TraceMetadata {
+    /// Adds what one event says.
+    pub fn observe(&mut self, event: &Event<'_>) {
+        if event.phase != Some(Phase::Metadata) {
+            return;
+        }
+        let args = Args::of(event);
+        let Some(entry) = metadata_entry(event, &args) else { return };
+        match entry.kind {
+            MetadataKind::FileHash | MetadataKind::HostHash | MetadataKind::StringHash => {
+                self.tables.insert(entry.kind, entry.value, entry.name);
+            }
+            MetadataKind::Custom if entry.name == "time_metric" => {
+                self.time_metric.get_or_insert(entry.value.0);
+            }
+            MetadataKind::Process if entry.name == "rank" => {
+                if let Some(pid) = event.pid {
+                    self.processes.entry(pid).or_default().rank.get_or_insert(entry.value.0);
+                }
+            }
+            MetadataKind::ProcessName => {
+                if let Some(pid) = event.pid {
+                    self.processes.entry(pid).or_default().name.get_or_insert(entry.name);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Adds everything `other` knows that this does not.
+    pub fn merge(&mut self, other: TraceMetadata) {
+        self.tables.merge(other.tables);
+        for (pid, info) in other.processes {
+            let mine = self.processes.entry(pid).or_default();
+            if mine.rank.is_none() {
+                mine.rank = info.rank;
+            }
+            if mine.name.is_none() {
+                mine.name = info.name;
+            }
+        }
+        if self.time_metric.is_none() {
+            self.time_metric = other.time_metric;
+        }
+        self.inline_hosts.extend(other.inline_hosts);
+    }
+}
+
+/// A [`Fold`] gathering [`TraceMetadata`].
+#[derive(Debug, Default)]
+pub struct MetadataFold {
+    /// What was gathered.
+    pub metadata: TraceMetadata,
+}
+
+impl Fold for MetadataFold {
+    fn event(&mut self, event: &Event<'_>) {
+        self.metadata.observe(event);
+    }
+}
+
+fn lookup<'a>(
+    value: Option<&RawValue<'a>>,
+    table: &'a std::collections::HashMap<ioscout_model::HashToken, String>,
+) -> Option<Cow<'a, str>> {
+    let token = value?.as_hash_token()?;
+    Some(match table.get(&token) {
+        Some(name) => Cow::Borrowed(name.as_str()),
+        None => Cow::Owned(token.0),
+    })
+}
+
+/// The host of an event: its `hhash` resolved through HH, else the inline `hostname`, else the raw
+/// hash token.
+pub fn resolve_host<'a>(args: &Args<'a>, tables: &'a HashTables) -> Option<Cow<'a, str>> {
+    if let Some(RawValue::Str(name)) = args.get("hostname") {
+        return Some(Cow::Owned(name.to_string()));
+    }
+    lookup(args.get("hhash"), &tables.hosts)
+}
+
+/// The file of an event: its `fhash` resolved through FH, else the inline `fname`, else the raw
+/// hash token.
+pub fn resolve_file<'a>(args: &Args<'a>, tables: &'a HashTables) -> Option<Cow<'a, str>> {
+    if let Some(RawValue::Str(name)) = args.get("fname") {
+        return Some(Cow::Owned(name.to_string()));
+    }
+    lookup(args.get("fhash"), &tables.files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Line, decode_line};
+
+    fn observe(metadata: &mut TraceMetadata, line: &str) {
+        if let Ok(Line::Event(event)) = decode_line(line.as_bytes()) {
+            metadata.observe(&event);
+        }
+    }
+
+    #[test]
+    fn tables_resolve_hosts_and_files_and_keep_unknown_tokens() {
+        let mut metadata = TraceMetadata::default();
+        observe(
+            &mut metadata,
+            r#"{"name":"HH","cat":"dftracer","pid":1,"tid":1,"ph":4,"args":{"hhash":"aa","name":"node1","value":"aa"}}"#,
+        );
+        observe(
+            &mut metadata,
+            r#"{"name":"FH","cat":"dftracer","pid":1,"tid":1,"ph":4,"args":{"hhash":"aa","name":"/data/x","value":"ff"}}"#,
+        );
+        observe(
+            &mut metadata,
+            r#"{"name":"CM","cat":"dftracer","pid":1,"tid":1,"ph":4,"args":{"hhash":"aa","name":"time_metric","value":"US"}}"#,
+        );
+        observe(
+            &mut metadata,
+            r#"{"name":"PR","cat":"dftracer","pid":1,"tid":1,"ph":4,"args":{"hhash":"aa","name":"rank","value":3}}"#,
+        );
+        assert_eq!(metadata.time_metric.as_deref(), Some("US"));
+        assert_eq!(metadata.processes[&1].rank.as_deref(), Some("3"));
+        let line = r#"{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":1,"ph":1,"args":{"hhash":"aa","fhash":"ff"}}"#;
+        let Ok(Line::Event(event)) = decode_line(line.as_bytes()) else { panic!("not an event") };
+        let args = Args::of(&event);
+        assert_eq!(resolve_host(&args, &metadata.tables).as_deref(), Some("node1"));
+        assert_eq!(resolve_file(&args, &metadata.tables).as_deref(), Some("/data/x"));
+        let line = r#"{"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":1,"ph":1,"args":{"hhash":"bb","fhash":"ee"}}"#;
+        let Ok(Line::Event(event)) = decode_line(line.as_bytes()) else { panic!("not an event") };
+        let args = Args::of(&event);
+        assert_eq!(resolve_host(&args, &metadata.tables).as_deref(), Some("bb"));
+        assert_eq!(resolve_file(&args, &metadata.tables).as_deref(), Some("ee"));
+    }
+}

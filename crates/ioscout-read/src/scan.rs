@@ -1,0 +1,1025 @@
+//! The parallel scan: split trace files into units, decode units on all cores, stitch and verify
+//! them in order, and hand each unit's fold to the caller.
+//!
+//! # Overview
+//!
+//! [`Scanner::scan`] is the reader's main entry point. It plans [`Unit`]s: runs of gzip members of
+//! about [`ScanOptions::unit_bytes`] compressed bytes (found from header candidates, see
+//! [`crate::gzip`]), line-aligned byte ranges of plain files, and a single unit for a one-member gzip
+//! file. Units are decoded in parallel (rayon) in windows, so memory stays bounded whatever the
+//! trace size: each worker streams its range through a 256 KiB inflate buffer and a line splitter
+//! and feeds every event to a fresh [`Fold`].
+//!
+//! Results are merged in file order on the calling thread:
+//! - a gzip unit's start offset is only a candidate; its output is accepted when the previous
+//!   unit really ended there, otherwise the range is decoded again from the true end;
+//! - a line cut by a unit boundary is stitched (the previous unit's unfinished tail plus the next
+//!   unit's first line) and decoded once;
+//! - line numbers and uncompressed offsets of problems are made absolute.
+//!
+//! Bad input never stops the scan: every [`Problem`] is counted (as `invalid`) and the first
+//! [`ScanOptions::max_reported_problems`] per file are kept with file, line and byte offset.
+
+use std::fs::File;
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ioscout_model::{Event, GenerationEvidence, PhaseCounts};
+use rayon::prelude::*;
+
+use crate::event::{Args, Line, LineError, decode_line, hash_evidence};
+use crate::gzip::{self, InflateProblem};
+use crate::input::{Compression, InputProblem, TraceFile};
+
+/// Receives the events of one unit. One fold is made per unit, filled by one worker, then handed
+/// to the caller in file order.
+pub trait Fold: Send {
+    /// Called for every valid event, in the order of the unit's lines.
+    fn event(&mut self, event: &Event<'_>);
+}
+
+/// A fold that ignores events (for counting, which [`FileSummary`] already does).
+#[derive(Debug, Default)]
+pub struct NoFold;
+
+impl Fold for NoFold {
+    fn event(&mut self, _event: &Event<'_>) {}
+}
+
+/// Settings of a scan.
+#[derive(Clone, Debug)]
+pub struct ScanOptions {
+    /// Worker threads (0: all cores).
+    pub threads: usize,
+    /// Target compressed bytes per unit of work.
+    pub unit_bytes: u64,
+    /// Lines longer than this are invalid and not buffered.
+    pub max_line_bytes: usize,
+    /// Problems kept per file with full detail (all are counted).
+    pub max_reported_problems: usize,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions { threads: 0, unit_bytes: 4 << 20, max_line_bytes: 1 << 20, max_reported_problems: 20 }
+    }
+}
+
+/// What kind of bad input a [`Problem`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProblemKind {
+    /// The path could not be opened or read.
+    Unreadable,
+    /// The file has no bytes.
+    EmptyFile,
+    /// A line is not valid UTF-8.
+    InvalidUtf8,
+    /// A line is not valid JSON.
+    InvalidJson,
+    /// A line is JSON but not an event.
+    NotAnEvent,
+    /// A line exceeds the line length limit.
+    LineTooLong,
+    /// The file ends inside a gzip member.
+    TruncatedMember,
+    /// A gzip member is corrupt (bad deflate data or checksum).
+    CorruptMember,
+    /// Bytes after the last gzip member that are not gzip.
+    TrailingGarbage,
+}
+
+/// One piece of bad input, located.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Problem {
+    /// The file.
+    pub path: PathBuf,
+    /// What is wrong.
+    pub kind: ProblemKind,
+    /// 1-based line number in the decompressed text, when known.
+    pub line: Option<u64>,
+    /// Byte offset in the decompressed text, when known.
+    pub offset: Option<u64>,
+    /// Byte offset in the compressed file, for gzip problems.
+    pub compressed_offset: Option<u64>,
+    /// Details.
+    pub detail: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "{}", self.path.display())?;
+        if let Some(line) = self.line {
+            write!(formatter, ":{line}")?;
+        }
+        if let Some(offset) = self.offset {
+            write!(formatter, " (byte {offset})")?;
+        }
+        if let Some(offset) = self.compressed_offset {
+            write!(formatter, " (compressed byte {offset})")?;
+        }
+        write!(formatter, ": {}", self.detail)
+    }
+}
+
+/// What a scan found in one file.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FileSummary {
+    /// The file.
+    pub path: PathBuf,
+    /// How it is stored.
+    pub compression: Compression,
+    /// Size on disk.
+    pub size: u64,
+    /// gzip members decoded.
+    pub members: u64,
+    /// Decompressed bytes.
+    pub uncompressed_bytes: u64,
+    /// Lines read.
+    pub lines: u64,
+    /// `[`/`]` wrapper lines.
+    pub wrapper_lines: u64,
+    /// Blank lines.
+    pub blank_lines: u64,
+    /// Events by phase, and invalid lines.
+    pub counts: PhaseCounts,
+    /// Format generation evidence.
+    #[serde(skip)]
+    pub evidence: GenerationEvidence,
+    /// All problems met (including those not kept in `problems`).
+    pub problem_count: u64,
+    /// The first problems, located.
+    pub problems: Vec<Problem>,
+}
+
+impl FileSummary {
+    fn new(file: &TraceFile) -> FileSummary {
+        FileSummary {
+            path: file.path.clone(),
+            compression: file.compression,
+            size: file.size,
+            members: 0,
+            uncompressed_bytes: 0,
+            lines: 0,
+            wrapper_lines: 0,
+            blank_lines: 0,
+            counts: PhaseCounts::default(),
+            evidence: GenerationEvidence::default(),
+            problem_count: 0,
+            problems: Vec::new(),
+        }
+    }
+
+    fn add_problem(&mut self, problem: Problem, keep: usize) {
+        self.problem_count += 1;
+        self.counts.invalid += 1;
+        if self.problems.len() < keep {
+            self.problems.push(problem);
+        }
+    }
+}
+
+/// The outcome of a scan.
+#[derive(Debug)]
+pub struct ScanReport {
+    /// One summary per file, in input order (files that could not be opened included).
+    pub files: Vec<FileSummary>,
+    /// Whether the caller stopped the scan early.
+    pub stopped: bool,
+}
+
+impl ScanReport {
+    /// Totals over all files.
+    pub fn totals(&self) -> PhaseCounts {
+        let mut totals = PhaseCounts::default();
+        for file in &self.files {
+            totals.merge(&file.counts);
+        }
+        totals
+    }
+
+    /// Every kept problem, in file order.
+    pub fn problems(&self) -> impl Iterator<Item = &Problem> {
+        self.files.iter().flat_map(|file| file.problems.iter())
+    }
+
+    /// All problems, counted.
+    pub fn problem_count(&self) -> u64 {
+        self.files.iter().map(|file| file.problem_count).sum()
+    }
+}
+
+/// One unit of work: a byte range of one file.
+#[derive(Clone, Debug)]
+struct Unit {
+    file: usize,
+    start: u64,
+    end: u64,
+}
+
+struct OpenFile {
+    trace: TraceFile,
+    handle: Option<File>,
+    candidates: Arc<Vec<u64>>,
+}
+
+/// Reads trace files in parallel. See the module documentation.
+#[derive(Clone, Debug, Default)]
+pub struct Scanner {
+    options: ScanOptions,
+}
+
+impl Scanner {
+    /// A scanner with `options`.
+    pub fn new(options: ScanOptions) -> Scanner {
+        Scanner { options }
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &ScanOptions {
+        &self.options
+    }
+
+    /// Scans `files`. `make` builds a fold for a unit of file `index`; `consume` receives every
+    /// filled fold in file order and may stop the scan. `input_problems` are reported as
+    /// unreadable files at the front of the report.
+    pub fn scan<F, M, C>(
+        &self,
+        files: &[TraceFile],
+        input_problems: &[InputProblem],
+        make: M,
+        mut consume: C,
+    ) -> ScanReport
+    where
+        F: Fold,
+        M: Fn(usize) -> F + Sync,
+        C: FnMut(usize, F) -> ControlFlow<()>,
+    {
+        let threads =
+            if self.options.threads == 0 { rayon::current_num_threads() } else { self.options.threads };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok();
+        self.scan_in_pool(files, input_problems, &make, &mut consume, threads, pool.as_ref())
+    }
+
+    fn scan_in_pool<F, M, C>(
+        &self,
+        files: &[TraceFile],
+        input_problems: &[InputProblem],
+        make: &M,
+        consume: &mut C,
+        threads: usize,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> ScanReport
+    where
+        F: Fold,
+        M: Fn(usize) -> F + Sync,
+        C: FnMut(usize, F) -> ControlFlow<()>,
+    {
+        let keep = self.options.max_reported_problems;
+        let mut report = ScanReport { files: Vec::new(), stopped: false };
+        for problem in input_problems {
+            let mut summary = FileSummary::new(&TraceFile {
+                path: problem.path.clone(),
+                size: 0,
+                compression: Compression::None,
+            });
+            summary.add_problem(
+                Problem {
+                    path: problem.path.clone(),
+                    kind: ProblemKind::Unreadable,
+                    line: None,
+                    offset: None,
+                    compressed_offset: None,
+                    detail: problem.detail.clone(),
+                },
+                keep,
+            );
+            report.files.push(summary);
+        }
+        let first_file = report.files.len();
+        let opened: Vec<(OpenFile, Vec<Unit>, Option<Problem>)> = in_pool(pool, || {
+            files.par_iter().enumerate().map(|(index, file)| self.plan(index, file)).collect()
+        });
+        let mut units = Vec::new();
+        let mut open_files = Vec::new();
+        for (open, file_units, problem) in opened {
+            let mut summary = FileSummary::new(&open.trace);
+            if let Some(problem) = problem {
+                summary.add_problem(problem, keep);
+            }
+            report.files.push(summary);
+            units.extend(file_units);
+            open_files.push(open);
+        }
+        let window = (threads * 4).max(8);
+        let mut merges: Vec<FileMerge<F>> = (0..open_files.len()).map(|_| FileMerge::default()).collect();
+        let mut current: Option<usize> = None;
+        'windows: for batch in units.chunks(window) {
+            let results: Vec<UnitResult<F>> = in_pool(pool, || {
+                batch
+                    .par_iter()
+                    .map(|unit| {
+                        self.decode_unit(&open_files[unit.file], unit, unit.start != 0, make(unit.file))
+                    })
+                    .collect()
+            });
+            for (unit, result) in batch.iter().zip(results) {
+                if current != Some(unit.file) {
+                    if let Some(previous) = current
+                        && self
+                            .finish_file(
+                                previous,
+                                &mut merges,
+                                &mut report.files[first_file + previous],
+                                consume,
+                            )
+                            .is_break()
+                    {
+                        report.stopped = true;
+                        break 'windows;
+                    }
+                    current = Some(unit.file);
+                }
+                let summary = &mut report.files[first_file + unit.file];
+                let open = &open_files[unit.file];
+                let flow =
+                    self.merge_unit(open, unit, result, &mut merges[unit.file], summary, make, consume);
+                if flow.is_break() {
+                    report.stopped = true;
+                    break 'windows;
+                }
+            }
+        }
+        if !report.stopped
+            && let Some(previous) = current
+            && self
+                .finish_file(previous, &mut merges, &mut report.files[first_file + previous], consume)
+                .is_break()
+        {
+            report.stopped = true;
+        }
+        report
+    }
+
+    /// Opens a file and cuts it into units.
+    fn plan(&self, index: usize, trace: &TraceFile) -> (OpenFile, Vec<Unit>, Option<Problem>) {
+        let problem = |kind, detail: String| Problem {
+            path: trace.path.clone(),
+            kind,
+            line: None,
+            offset: None,
+            compressed_offset: None,
+            detail,
+        };
+        let handle = match File::open(&trace.path) {
+            Ok(handle) => handle,
+            Err(error) => {
+                let open = OpenFile { trace: trace.clone(), handle: None, candidates: Arc::default() };
+                return (open, Vec::new(), Some(problem(ProblemKind::Unreadable, error.to_string())));
+            }
+        };
+        if trace.size == 0 {
+            let open = OpenFile { trace: trace.clone(), handle: Some(handle), candidates: Arc::default() };
+            return (open, Vec::new(), Some(problem(ProblemKind::EmptyFile, "empty file: no events".into())));
+        }
+        let unit_bytes = self.options.unit_bytes.max(1);
+        let mut starts = vec![0u64];
+        let mut candidates = Vec::new();
+        let mut failure = None;
+        match trace.compression {
+            Compression::Gzip if trace.size > 2 * unit_bytes => {
+                match gzip::member_candidates(&handle, trace.size) {
+                    Ok(found) => {
+                        for &candidate in &found {
+                            if candidate >= starts[starts.len() - 1] + unit_bytes && candidate < trace.size {
+                                starts.push(candidate);
+                            }
+                        }
+                        candidates = found;
+                    }
+                    Err(error) => failure = Some(problem(ProblemKind::Unreadable, error.to_string())),
+                }
+            }
+            Compression::None if trace.size > 2 * unit_bytes => {
+                let mut nominal = unit_bytes;
+                while nominal < trace.size {
+                    match next_line_start(&handle, nominal, trace.size) {
+                        Ok(Some(start)) if start < trace.size => {
+                            if start > starts[starts.len() - 1] {
+                                starts.push(start);
+                            }
+                            nominal = start + unit_bytes;
+                        }
+                        Ok(_) => break,
+                        Err(error) => {
+                            failure = Some(problem(ProblemKind::Unreadable, error.to_string()));
+                            break;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        let units = starts
+            .iter()
+            .enumerate()
+            .map(|(position, &start)| Unit {
+                file: index,
+                start,
+                end: starts.get(position + 1).copied().unwrap_or(trace.size),
+            })
+            .collect();
+        let open = OpenFile { trace: trace.clone(), handle: Some(handle), candidates: Arc::new(candidates) };
+        (open, units, failure)
+    }
+
+    /// Decodes one unit into a fresh fold.
+    fn decode_unit<F: Fold>(
+        &self,
+        open: &OpenFile,
+        unit: &Unit,
+        defer_first: bool,
+        fold: F,
+    ) -> UnitResult<F> {
+        let mut processor = LineProcessor::new(fold);
+        let mut splitter = Splitter::new(defer_first, self.options.max_line_bytes);
+        let Some(handle) = &open.handle else {
+            return splitter.finish(processor, unit.end, 0, Vec::new());
+        };
+        match open.trace.compression {
+            Compression::Gzip => {
+                let outcome = gzip::inflate_range(
+                    handle,
+                    open.trace.size,
+                    unit.start,
+                    unit.end,
+                    &open.candidates,
+                    |block| splitter.feed(block, &mut processor),
+                );
+                let members = outcome.members;
+                splitter.finish(processor, outcome.end, members, outcome.problems)
+            }
+            Compression::None => {
+                let mut buffer = vec![0u8; 1 << 20];
+                let mut position = unit.start;
+                let mut problems = Vec::new();
+                while position < unit.end {
+                    let wanted = usize::try_from((unit.end - position).min(buffer.len() as u64)).unwrap_or(0);
+                    match gzip::read_fully_at(handle, &mut buffer[..wanted], position) {
+                        Ok(0) => break,
+                        Ok(read) => {
+                            splitter.feed(&buffer[..read], &mut processor);
+                            position += read as u64;
+                        }
+                        Err(error) => {
+                            problems.push(InflateProblem::Io { offset: position, detail: error.to_string() });
+                            break;
+                        }
+                    }
+                }
+                splitter.finish(processor, unit.end, 0, problems)
+            }
+        }
+    }
+
+    /// Verifies, stitches and hands over one unit's result.
+    #[expect(clippy::too_many_arguments, reason = "internal plumbing between scan loop and merge state")]
+    fn merge_unit<F, M, C>(
+        &self,
+        open: &OpenFile,
+        unit: &Unit,
+        mut result: UnitResult<F>,
+        merge: &mut FileMerge<F>,
+        summary: &mut FileSummary,
+        make: &M,
+        consume: &mut C,
+    ) -> ControlFlow<()>
+    where
+        F: Fold,
+        M: Fn(usize) -> F + Sync,
+        C: FnMut(usize, F) -> ControlFlow<()>,
+    {
+        if open.trace.compression == Compression::Gzip && unit.start != merge.expected_start {
+            if unit.end <= merge.expected_start {
+                // The previous unit's last member covered this whole range: the start was a false
+                // header candidate inside it.
+                return ControlFlow::Continue(());
+            }
+            let redo = Unit { file: unit.file, start: merge.expected_start, end: unit.end };
+            result = self.decode_unit(open, &redo, true, make(unit.file));
+        }
+        merge.expected_start = result.end;
+        let keep = self.options.max_reported_problems;
+        let path = &open.trace.path;
+        summary.members += result.members;
+        summary.uncompressed_bytes += result.bytes;
+        summary.wrapper_lines += result.wrapper_lines;
+        summary.blank_lines += result.blank_lines;
+        summary.counts.merge(&result.counts);
+        summary.evidence.add(result.evidence);
+        summary.problem_count += result.problem_count;
+        for local in result.problems.drain(..) {
+            if summary.problems.len() < keep {
+                summary.problems.push(local.locate(path, merge.line_base, merge.offset_base));
+            }
+        }
+        for problem in result.inflate_problems.drain(..) {
+            summary.add_problem(inflate_problem(path, problem, merge.offset_base + result.bytes), keep);
+        }
+        if !result.saw_newline {
+            // The whole unit is the middle of one line.
+            if merge.tail.is_empty() {
+                merge.tail_offset = merge.offset_base;
+            }
+            merge.append_tail(&result.tail, result.tail_oversize, self.options.max_line_bytes);
+            merge.offset_base += result.bytes;
+            return ControlFlow::Continue(());
+        }
+        let mut flow = ControlFlow::Continue(());
+        if let Some(first) = result.first_line.take() {
+            let offset = if merge.tail.is_empty() { merge.offset_base } else { merge.tail_offset };
+            let mut line = std::mem::take(&mut merge.tail);
+            let oversize = std::mem::take(&mut merge.tail_oversize)
+                || line.len() + first.len() > self.options.max_line_bytes;
+            line.extend_from_slice(&first);
+            let located = LineLocation { line: merge.line_base + 1, offset };
+            match merge.held.as_mut() {
+                Some(held) => process_whole_line(&line, oversize, located, held, summary, path, keep),
+                None => {
+                    process_whole_line(&line, oversize, located, &mut result.processor, summary, path, keep);
+                }
+            }
+        } else if !merge.tail.is_empty() {
+            // A unit that starts a line cannot follow an unfinished one; decode the tail alone.
+            let line = std::mem::take(&mut merge.tail);
+            let oversize = std::mem::take(&mut merge.tail_oversize);
+            merge.line_base += 1;
+            summary.lines += 1;
+            let located = LineLocation { line: merge.line_base, offset: merge.tail_offset };
+            match merge.held.as_mut() {
+                Some(held) => process_whole_line(&line, oversize, located, held, summary, path, keep),
+                None => {
+                    process_whole_line(&line, oversize, located, &mut result.processor, summary, path, keep);
+                }
+            }
+        }
+        if let Some(held) = merge.held.take() {
+            flow = consume(unit.file, held.fold);
+        }
+        summary.lines += result.lines;
+        merge.tail_offset = merge.offset_base + result.tail_offset;
+        merge.tail = std::mem::take(&mut result.tail);
+        merge.tail_oversize = result.tail_oversize;
+        merge.line_base += result.lines;
+        merge.offset_base += result.bytes;
+        merge.held = Some(result.processor);
+        flow
+    }
+
+    /// Decodes a file's unfinished last line and hands over its last fold.
+    fn finish_file<F: Fold, C: FnMut(usize, F) -> ControlFlow<()>>(
+        &self,
+        file: usize,
+        merges: &mut [FileMerge<F>],
+        summary: &mut FileSummary,
+        consume: &mut C,
+    ) -> ControlFlow<()> {
+        let merge = &mut merges[file];
+        let keep = self.options.max_reported_problems;
+        if !merge.tail.is_empty() || merge.tail_oversize {
+            let line = std::mem::take(&mut merge.tail);
+            let located = LineLocation { line: merge.line_base + 1, offset: merge.tail_offset };
+            summary.lines += 1;
+            let path = summary.path.clone();
+            match merge.held.as_mut() {
+                Some(held) => {
+                    process_whole_line(&line, merge.tail_oversize, located, held, summary, &path, keep);
+                }
+                None => {
+                    summary.add_problem(
+                        Problem {
+                            path,
+                            kind: ProblemKind::InvalidJson,
+                            line: Some(located.line),
+                            offset: Some(located.offset),
+                            compressed_offset: None,
+                            detail: "unterminated line".into(),
+                        },
+                        keep,
+                    );
+                }
+            }
+        }
+        match merge.held.take() {
+            Some(held) => consume(file, held.fold),
+            None => ControlFlow::Continue(()),
+        }
+    }
+}
+
+fn in_pool<R: Send>(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() -> R + Send) -> R {
+    match pool {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}
+
+fn inflate_problem(path: &std::path::Path, problem: InflateProblem, offset: u64) -> Problem {
+    let (kind, compressed_offset, detail) = match problem {
+        InflateProblem::NotGzip { offset } => (
+            ProblemKind::TrailingGarbage,
+            offset,
+            "bytes that are not a gzip member; skipped to the end of the file".into(),
+        ),
+        InflateProblem::Truncated { member_offset } => {
+            (ProblemKind::TruncatedMember, member_offset, "the file ends inside this gzip member".into())
+        }
+        InflateProblem::Corrupt { member_offset, detail, resume } => (
+            ProblemKind::CorruptMember,
+            member_offset,
+            format!("corrupt gzip member: {detail}; resumed at compressed byte {resume}"),
+        ),
+        InflateProblem::Io { offset, detail } => {
+            (ProblemKind::Unreadable, offset, format!("read failed: {detail}"))
+        }
+    };
+    Problem {
+        path: path.to_path_buf(),
+        kind,
+        line: None,
+        offset: Some(offset),
+        compressed_offset: Some(compressed_offset),
+        detail,
+    }
+}
+
+/// Finds the first line start at or after `offset` (the byte after a newline), or `None` at EOF.
+fn next_line_start(file: &File, offset: u64, length: u64) -> std::io::Result<Option<u64>> {
+    let mut buffer = vec![0u8; 64 << 10];
+    let mut position = offset - 1;
+    while position < length {
+        let read = gzip::read_fully_at(file, &mut buffer, position)?;
+        if read == 0 {
+            return Ok(None);
+        }
+        if let Some(found) = memchr::memchr(b'\n', &buffer[..read]) {
+            return Ok(Some(position + found as u64 + 1));
+        }
+        position += read as u64;
+    }
+    Ok(None)
+}
+
+#[derive(Clone, Copy)]
+struct LineLocation {
+    line: u64,
+    offset: u64,
+}
+
+/// A problem with a position relative to its unit.
+struct LocalProblem {
+    kind: ProblemKind,
+    line_index: u64,
+    offset: u64,
+    detail: String,
+}
+
+impl LocalProblem {
+    fn locate(self, path: &std::path::Path, line_base: u64, offset_base: u64) -> Problem {
+        Problem {
+            path: path.to_path_buf(),
+            kind: self.kind,
+            line: Some(line_base + self.line_index + 1),
+            offset: Some(offset_base + self.offset),
+            compressed_offset: None,
+            detail: self.detail,
+        }
+    }
+}
+
+/// Decodes lines and feeds events to a fold, keeping the unit's counters.
+struct LineProcessor<F> {
+    fold: F,
+    counts: PhaseCounts,
+    wrapper_lines: u64,
+    blank_lines: u64,
+    evidence: GenerationEvidence,
+    evidence_samples: u32,
+    problems: Vec<LocalProblem>,
+    problem_count: u64,
+}
+
+const EVIDENCE_SAMPLES: u32 = 64;
+const KEPT_PER_UNIT: usize = 64;
+
+impl<F: Fold> LineProcessor<F> {
+    fn new(fold: F) -> Self {
+        LineProcessor {
+            fold,
+            counts: PhaseCounts::default(),
+            wrapper_lines: 0,
+            blank_lines: 0,
+            evidence: GenerationEvidence::default(),
+            evidence_samples: 0,
+            problems: Vec::new(),
+            problem_count: 0,
+        }
+    }
+
+    /// Decodes one line; `Err` carries the problem for the caller to locate.
+    fn line(&mut self, bytes: &[u8]) -> Result<(), (ProblemKind, String)> {
+        match decode_line(bytes) {
+            Ok(Line::Event(event)) => {
+                if let Some(phase) = event.phase {
+                    self.counts.add(phase);
+                }
+                self.evidence.add(event.evidence);
+                if self.evidence_samples < EVIDENCE_SAMPLES && event.args.is_some() {
+                    self.evidence_samples += 1;
+                    self.evidence.add(hash_evidence(&Args::of(&event)));
+                }
+                self.fold.event(&event);
+                Ok(())
+            }
+            Ok(Line::Wrapper) => {
+                self.wrapper_lines += 1;
+                Ok(())
+            }
+            Ok(Line::Blank) => {
+                self.blank_lines += 1;
+                Ok(())
+            }
+            Err(error) => {
+                self.counts.invalid += 1;
+                let kind = match error {
+                    LineError::InvalidUtf8 => ProblemKind::InvalidUtf8,
+                    LineError::InvalidJson(_) => ProblemKind::InvalidJson,
+                    LineError::NotAnEvent(_) => ProblemKind::NotAnEvent,
+                };
+                Err((kind, format!("{error}; line starts {}", preview(bytes))))
+            }
+        }
+    }
+
+    fn local_line(&mut self, bytes: &[u8], line_index: u64, offset: u64) {
+        if let Err((kind, detail)) = self.line(bytes) {
+            self.push_problem(LocalProblem { kind, line_index, offset, detail });
+        }
+    }
+
+    fn oversize(&mut self, length: u64, line_index: u64, offset: u64) {
+        self.counts.invalid += 1;
+        self.push_problem(LocalProblem {
+            kind: ProblemKind::LineTooLong,
+            line_index,
+            offset,
+            detail: format!("line of {length} bytes exceeds the line length limit; skipped"),
+        });
+    }
+
+    fn push_problem(&mut self, problem: LocalProblem) {
+        self.problem_count += 1;
+        if self.problems.len() < KEPT_PER_UNIT {
+            self.problems.push(problem);
+        }
+    }
+}
+
+/// Decodes a line stitched on the merge thread and records its problem with absolute position.
+fn process_whole_line<F: Fold>(
+    line: &[u8],
+    oversize: bool,
+    location: LineLocation,
+    processor: &mut LineProcessor<F>,
+    summary: &mut FileSummary,
+    path: &std::path::Path,
+    keep: usize,
+) {
+    let before = processor.counts;
+    let result = if oversize {
+        Err((ProblemKind::LineTooLong, "line exceeds the line length limit; skipped".to_string()))
+    } else {
+        processor.line(line)
+    };
+    // Counts of the stitched line go to the summary directly: the processor's counts were
+    // already merged.
+    let mut delta = processor.counts;
+    subtract(&mut delta, &before);
+    processor.counts = before;
+    summary.counts.merge(&delta);
+    if let Err((kind, detail)) = result {
+        if oversize {
+            summary.counts.invalid += 1;
+        }
+        summary.problem_count += 1;
+        if summary.problems.len() < keep {
+            summary.problems.push(Problem {
+                path: path.to_path_buf(),
+                kind,
+                line: Some(location.line),
+                offset: Some(location.offset),
+                compressed_offset: None,
+                detail,
+            });
+        }
+    }
+}
+
+fn subtract(counts: &mut PhaseCounts, before: &PhaseCounts) {
+    counts.complete -= before.complete;
+    counts.metadata -= before.metadata;
+    counts.counter -= before.counter;
+    counts.aggregated -= before.aggregated;
+    counts.other -= before.other;
+    counts.invalid -= before.invalid;
+}
+
+fn preview(bytes: &[u8]) -> String {
+    let cut = &bytes[..bytes.len().min(60)];
+    let text = String::from_utf8_lossy(cut);
+    let text: String =
+        text.chars().map(|character| if character.is_control() { ' ' } else { character }).collect();
+    if bytes.len() > 60 { format!("{text:?}...") } else { format!("{text:?}") }
+}
+
+/// Splits a unit's decompressed stream into lines.
+struct Splitter {
+    carry: Vec<u8>,
+    carry_offset: u64,
+    oversize: bool,
+    oversize_length: u64,
+    next_offset: u64,
+    line_index: u64,
+    defer_first: bool,
+    first_line: Option<Vec<u8>>,
+    saw_newline: bool,
+    max_line_bytes: usize,
+}
+
+impl Splitter {
+    fn new(defer_first: bool, max_line_bytes: usize) -> Splitter {
+        Splitter {
+            carry: Vec::new(),
+            carry_offset: 0,
+            oversize: false,
+            oversize_length: 0,
+            next_offset: 0,
+            line_index: 0,
+            defer_first,
+            first_line: None,
+            saw_newline: false,
+            max_line_bytes,
+        }
+    }
+
+    fn feed<F: Fold>(&mut self, block: &[u8], processor: &mut LineProcessor<F>) {
+        let mut start = 0;
+        for newline in memchr::memchr_iter(b'\n', block) {
+            let piece = &block[start..newline];
+            let continued = !self.carry.is_empty() || self.oversize;
+            let offset = if continued { self.carry_offset } else { self.next_offset + start as u64 };
+            if self.oversize {
+                let length = self.oversize_length + piece.len() as u64;
+                self.complete_oversize(length, offset, processor);
+            } else if continued {
+                let mut line = std::mem::take(&mut self.carry);
+                line.extend_from_slice(piece);
+                if line.len() > self.max_line_bytes {
+                    self.complete_oversize(line.len() as u64, offset, processor);
+                } else {
+                    self.complete(&line, offset, processor);
+                }
+                line.clear();
+                self.carry = line;
+            } else if piece.len() > self.max_line_bytes {
+                self.complete_oversize(piece.len() as u64, offset, processor);
+            } else {
+                self.complete(piece, offset, processor);
+            }
+            self.oversize = false;
+            self.oversize_length = 0;
+            start = newline + 1;
+        }
+        let rest = &block[start..];
+        if !rest.is_empty() {
+            if self.carry.is_empty() && !self.oversize {
+                self.carry_offset = self.next_offset + start as u64;
+            }
+            if self.oversize {
+                self.oversize_length += rest.len() as u64;
+            } else if self.carry.len() + rest.len() > self.max_line_bytes {
+                self.oversize = true;
+                self.oversize_length = (self.carry.len() + rest.len()) as u64;
+                self.carry = Vec::new();
+            } else {
+                self.carry.extend_from_slice(rest);
+            }
+        }
+        self.next_offset += block.len() as u64;
+    }
+
+    fn complete<F: Fold>(&mut self, line: &[u8], offset: u64, processor: &mut LineProcessor<F>) {
+        if self.defer_first && !self.saw_newline {
+            self.first_line = Some(line.to_vec());
+        } else {
+            processor.local_line(line, self.line_index, offset);
+        }
+        self.saw_newline = true;
+        self.line_index += 1;
+    }
+
+    fn complete_oversize<F: Fold>(&mut self, length: u64, offset: u64, processor: &mut LineProcessor<F>) {
+        processor.oversize(length, self.line_index, offset);
+        self.saw_newline = true;
+        self.line_index += 1;
+    }
+
+    fn finish<F: Fold>(
+        self,
+        mut processor: LineProcessor<F>,
+        end: u64,
+        members: u64,
+        inflate_problems: Vec<InflateProblem>,
+    ) -> UnitResult<F> {
+        let problems = std::mem::take(&mut processor.problems);
+        let counts = std::mem::take(&mut processor.counts);
+        let problem_count = std::mem::take(&mut processor.problem_count);
+        UnitResult {
+            counts,
+            wrapper_lines: processor.wrapper_lines,
+            blank_lines: processor.blank_lines,
+            evidence: processor.evidence,
+            problem_count,
+            problems,
+            processor,
+            lines: self.line_index,
+            bytes: self.next_offset,
+            members,
+            end,
+            first_line: self.first_line,
+            saw_newline: self.saw_newline,
+            tail_offset: self.carry_offset,
+            tail: self.carry,
+            tail_oversize: self.oversize,
+            inflate_problems,
+        }
+    }
+}
+
+/// A decoded unit, waiting to be merged.
+struct UnitResult<F> {
+    processor: LineProcessor<F>,
+    counts: PhaseCounts,
+    wrapper_lines: u64,
+    blank_lines: u64,
+    evidence: GenerationEvidence,
+    problem_count: u64,
+    problems: Vec<LocalProblem>,
+    lines: u64,
+    bytes: u64,
+    members: u64,
+    end: u64,
+    first_line: Option<Vec<u8>>,
+    saw_newline: bool,
+    tail: Vec<u8>,
+    tail_offset: u64,
+    tail_oversize: bool,
+    inflate_problems: Vec<InflateProblem>,
+}
+
+/// Per-file merge state.
+struct FileMerge<F> {
+    expected_start: u64,
+    line_base: u64,
+    offset_base: u64,
+    tail: Vec<u8>,
+    tail_offset: u64,
+    tail_oversize: bool,
+    held: Option<LineProcessor<F>>,
+}
+
+impl<F> Default for FileMerge<F> {
+    fn default() -> Self {
+        FileMerge {
+            expected_start: 0,
+            line_base: 0,
+            offset_base: 0,
+            tail: Vec::new(),
+            tail_offset: 0,
+            tail_oversize: false,
+            held: None,
+        }
+    }
+}
+
+impl<F> FileMerge<F> {
+    fn append_tail(&mut self, bytes: &[u8], oversize: bool, limit: usize) {
+        if oversize || self.tail.len() + bytes.len() > limit {
+            self.tail_oversize = true;
+            self.tail = Vec::new();
+        } else if !self.tail_oversize {
+            self.tail.extend_from_slice(bytes);
+        }
+    }
+}
