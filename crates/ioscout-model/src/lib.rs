@@ -126,6 +126,9 @@ impl RawValue<'_> {
             RawValue::Str(text) => text.trim(),
             _ => return None,
         };
+        if let Some(value) = small_digits(text) {
+            return Some(value);
+        }
         if let Ok(value) = text.parse::<i64>() {
             return Some(value);
         }
@@ -180,6 +183,24 @@ impl RawValue<'_> {
     pub fn is_str(&self) -> bool {
         matches!(self, RawValue::Str(_))
     }
+}
+
+/// Fast path for the common case: up to 18 ASCII digits, no sign.
+#[inline]
+fn small_digits(text: &str) -> Option<i64> {
+    let bytes = text.as_bytes();
+    if bytes.is_empty() || bytes.len() > 18 {
+        return None;
+    }
+    let mut value: i64 = 0;
+    for &byte in bytes {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        value = value * 10 + i64::from(digit);
+    }
+    Some(value)
 }
 
 /// An opaque hash, as the exact text of its JSON value (`"17868160079272185648"`, `"2a702c695247d487"`).

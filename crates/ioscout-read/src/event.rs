@@ -87,6 +87,211 @@ pub fn decode_line_with(line: &[u8], decoder: Decoder) -> Result<(Line<'_>, Deco
     event_from_fields(fields).map(|event| (Line::Event(event), used))
 }
 
+/// What [`decode_phase`] found on a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinePhase {
+    /// Whitespace only.
+    Blank,
+    /// The `[` / `]` wrapper of a Chrome trace.
+    Wrapper,
+    /// An event of this phase, with the evidence its top-level fields give.
+    Event(Phase, GenerationEvidence),
+}
+
+/// Decodes only what counting needs: whether the line is a valid event and its phase. Agrees
+/// with [`decode_line`] on every line (validity, error kind and phase; checked by the
+/// differential tests and the fuzz target) while skipping the construction of the event.
+pub fn decode_phase(line: &[u8]) -> Result<LinePhase, LineError> {
+    if let Some(phase) = fast_phase(line) {
+        return Ok(phase);
+    }
+    let text = std::str::from_utf8(line).map_err(|_| LineError::InvalidUtf8)?;
+    let object = match json::frame_line(text) {
+        Framed::Blank => return Ok(LinePhase::Blank),
+        Framed::Wrapper => return Ok(LinePhase::Wrapper),
+        Framed::NotAnObject => return Err(LineError::InvalidJson("not a JSON object".to_string())),
+        Framed::Object(object) => object,
+    };
+    let mut checker = PhaseChecker::default();
+    if json::fast_fields_with(object, |field| checker.field(field)).is_some() {
+        return checker.finish();
+    }
+    // Lines the fast path declines are rare: decode them fully.
+    let fields = json::full_fields(object).map_err(|error| LineError::InvalidJson(error.to_string()))?;
+    let event = event_from_fields(fields)?;
+    match event.phase {
+        Some(phase) => Ok(LinePhase::Event(phase, event.evidence)),
+        None => Err(LineError::NotAnEvent("no ph field".into())),
+    }
+}
+
+/// The common case of [`decode_phase`], on bytes: an ASCII line without escapes that is exactly
+/// one object whose numeric fields are plain integers. Returns `None` for anything else (and for
+/// every invalid line), leaving the decision to the general path.
+fn fast_phase(line: &[u8]) -> Option<LinePhase> {
+    let mut end = line.len();
+    while end > 0 && matches!(line[end - 1], b' ' | b'\t' | b'\r' | b',') {
+        end -= 1;
+    }
+    let bytes = &line[..end];
+    if bytes.first() != Some(&b'{') || bytes.last() != Some(&b'}') || json::has_special_or_non_ascii(bytes) {
+        return None;
+    }
+    let mut phase = None;
+    let mut integer_phase = false;
+    let mut index = json::skip_space(bytes, 1);
+    if bytes.get(index) == Some(&b'}') {
+        return None;
+    }
+    loop {
+        if bytes.get(index) != Some(&b'"') {
+            return None;
+        }
+        let key_end = json::find_quote(bytes, index + 1)?;
+        let key = &bytes[index + 1..key_end];
+        index = json::skip_space(bytes, key_end + 1);
+        if bytes.get(index) != Some(&b':') {
+            return None;
+        }
+        index = json::skip_space(bytes, index + 1);
+        let first = *bytes.get(index)?;
+        index = match key {
+            b"ph" if first == b'"' => {
+                let value_end = json::find_quote(bytes, index + 1)?;
+                let found = match &bytes[index + 1..value_end] {
+                    b"X" => Phase::Complete,
+                    b"M" => Phase::Metadata,
+                    b"A" => Phase::Aggregated,
+                    // "C" may be an aggregated event (dft_cnt in args): the general path decides.
+                    b"C" => return None,
+                    _ => Phase::Other,
+                };
+                phase = Some(found);
+                integer_phase = false;
+                value_end + 1
+            }
+            b"ph" => {
+                let value_end = json::scan_number(bytes, index)?;
+                phase = Some(match &bytes[index..value_end] {
+                    b"1" => Phase::Complete,
+                    b"2" => Phase::Counter,
+                    b"3" => Phase::Aggregated,
+                    b"4" => Phase::Metadata,
+                    _ => Phase::Other,
+                });
+                integer_phase = true;
+                value_end
+            }
+            b"id" | b"pid" | b"tid" | b"ts" | b"dur" | b"type" => {
+                if first == b'n' {
+                    json::literal(bytes, index, b"null")?
+                } else {
+                    json::scan_plain_integer(bytes, index)?
+                }
+            }
+            b"args" if first != b'{' && first != b'n' => return None,
+            _ => json::skip_value(bytes, index)?,
+        };
+        index = json::skip_space(bytes, index);
+        match bytes.get(index) {
+            Some(b',') => index = json::skip_space(bytes, index + 1),
+            Some(b'}') if index + 1 == bytes.len() => break,
+            _ => return None,
+        }
+    }
+    let evidence = if integer_phase {
+        GenerationEvidence(GenerationEvidence::INTEGER_PHASE)
+    } else {
+        GenerationEvidence::default()
+    };
+    Some(LinePhase::Event(phase?, evidence))
+}
+
+/// The checks of [`EventBuilder`] without building the event.
+#[derive(Default)]
+struct PhaseChecker<'a> {
+    phase: Option<Phase>,
+    raw_phase_is_str: bool,
+    args: Option<RawValue<'a>>,
+    strings_seen: bool,
+    error: Option<LineError>,
+}
+
+impl<'a> PhaseChecker<'a> {
+    fn field(&mut self, (key, value): Field<'a>) {
+        if self.error.is_some() {
+            return;
+        }
+        let result = match key.as_bytes() {
+            b"ph" => match Phase::from_raw(&value) {
+                Some(phase) => {
+                    self.phase = Some(phase);
+                    self.raw_phase_is_str = value.is_str();
+                    Ok(())
+                }
+                None => Err(LineError::NotAnEvent("ph is neither a string nor a number".into())),
+            },
+            b"id" => check_integer("id", &value, &mut self.strings_seen),
+            b"pid" => check_integer("pid", &value, &mut self.strings_seen),
+            b"tid" => check_integer("tid", &value, &mut self.strings_seen),
+            b"ts" => check_integer("ts", &value, &mut self.strings_seen),
+            b"dur" => check_integer("dur", &value, &mut self.strings_seen),
+            b"type" => check_integer("type", &value, &mut self.strings_seen),
+            b"args" => match value {
+                RawValue::Object(_) => {
+                    self.args = Some(value);
+                    Ok(())
+                }
+                RawValue::Null => {
+                    self.args = None;
+                    Ok(())
+                }
+                _ => Err(LineError::NotAnEvent("args is not an object".into())),
+            },
+            _ => Ok(()),
+        };
+        if let Err(error) = result {
+            self.error = Some(error);
+        }
+    }
+
+    fn finish(self) -> Result<LinePhase, LineError> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        let Some(mut phase) = self.phase else {
+            return Err(LineError::NotAnEvent("no ph field".into()));
+        };
+        let mut evidence = GenerationEvidence::default();
+        if self.strings_seen {
+            evidence.add(GenerationEvidence(GenerationEvidence::STRING_NUMBERS));
+        }
+        if !self.raw_phase_is_str {
+            evidence.add(GenerationEvidence(GenerationEvidence::INTEGER_PHASE));
+        }
+        if phase == Phase::Counter && self.raw_phase_is_str && self.args.is_some() {
+            let event = Event { args: self.args, ..Event::default() };
+            if Args::of(&event).get("dft_cnt").is_some() {
+                phase = Phase::Aggregated;
+            }
+        }
+        Ok(LinePhase::Event(phase, evidence))
+    }
+}
+
+/// Validates a numeric field as [`integer_field`] does, without keeping the value. A plain run of
+/// up to 18 digits needs no parse.
+#[inline]
+fn check_integer(key: &str, value: &RawValue<'_>, strings_seen: &mut bool) -> Result<(), LineError> {
+    if let RawValue::Number(text) = value
+        && text.len() <= 18
+        && text.bytes().all(|byte| byte.is_ascii_digit())
+    {
+        return Ok(());
+    }
+    integer_field(key, value, strings_seen).map(|_| ())
+}
+
 /// Builds an event from its top-level fields. Later duplicates win, as in a JSON map.
 pub fn event_from_fields<'a>(fields: impl IntoIterator<Item = Field<'a>>) -> Result<Event<'a>, LineError> {
     let mut builder = EventBuilder::default();
@@ -117,22 +322,23 @@ impl<'a> EventBuilder<'a> {
     fn apply(&mut self, key: Cow<'a, str>, value: RawValue<'a>) -> Result<(), LineError> {
         let event = &mut self.event;
         let strings_seen = &mut self.strings_seen;
-        match key.as_ref() {
-            "ph" => {
+        // Byte-slice patterns compile to length and byte comparisons, not string compares.
+        match key.as_bytes() {
+            b"ph" => {
                 let phase = Phase::from_raw(&value)
                     .ok_or_else(|| LineError::NotAnEvent("ph is neither a string nor a number".into()))?;
                 event.phase = Some(phase);
                 event.raw_phase = Some(value);
             }
-            "id" => event.id = integer_field("id", &value, strings_seen)?,
-            "pid" => event.pid = integer_field("pid", &value, strings_seen)?,
-            "tid" => event.tid = integer_field("tid", &value, strings_seen)?,
-            "ts" => event.ts = integer_field("ts", &value, strings_seen)?,
-            "dur" => event.dur = integer_field("dur", &value, strings_seen)?,
-            "type" => event.kind = integer_field("type", &value, strings_seen)?,
-            "name" => event.name = text_field(value),
-            "cat" => event.cat = text_field(value),
-            "args" => match value {
+            b"id" => event.id = integer_field("id", &value, strings_seen)?,
+            b"pid" => event.pid = integer_field("pid", &value, strings_seen)?,
+            b"tid" => event.tid = integer_field("tid", &value, strings_seen)?,
+            b"ts" => event.ts = integer_field("ts", &value, strings_seen)?,
+            b"dur" => event.dur = integer_field("dur", &value, strings_seen)?,
+            b"type" => event.kind = integer_field("type", &value, strings_seen)?,
+            b"name" => event.name = text_field(value),
+            b"cat" => event.cat = text_field(value),
+            b"args" => match value {
                 RawValue::Object(_) => event.args = Some(value),
                 RawValue::Null => event.args = None,
                 _ => return Err(LineError::NotAnEvent("args is not an object".into())),

@@ -64,10 +64,10 @@ fn is_json_space(character: char) -> bool {
     matches!(character, ' ' | '\t' | '\r' | '\n')
 }
 
-const MAX_DEPTH: usize = 64;
+const MAX_DEPTH: u32 = 64;
 
 /// The fast path: the top-level fields of `object`, or `None` when the line needs the full parser
-/// (escaped strings, invalid JSON, nesting deeper than 64).
+/// (escaped strings, control characters, invalid JSON, nesting deeper than 64).
 pub fn fast_fields<'a>(object: &'a str, fields: &mut Vec<Field<'a>>) -> Option<()> {
     fields.clear();
     fast_fields_with(object, |field| fields.push(field))
@@ -75,189 +75,327 @@ pub fn fast_fields<'a>(object: &'a str, fields: &mut Vec<Field<'a>>) -> Option<(
 
 /// The fast path, handing each top-level field to `visit` as it is found. When it returns `None`
 /// some fields may already have been visited; the caller discards them.
+///
+/// Lines with a backslash or a control character anywhere are left to the full parser, so every
+/// string here ends at the next quote, found with `memchr`. Nested values are validated by
+/// [`skip_nested`] without being built.
 pub fn fast_fields_with<'a>(object: &'a str, mut visit: impl FnMut(Field<'a>)) -> Option<()> {
-    let mut cursor = Cursor { text: object, bytes: object.as_bytes(), position: 0 };
-    cursor.skip_space();
-    cursor.expect(b'{')?;
-    cursor.skip_space();
-    if cursor.peek() == Some(b'}') {
-        cursor.position += 1;
-    } else {
-        loop {
-            cursor.skip_space();
-            let key = cursor.string()?;
-            cursor.skip_space();
-            cursor.expect(b':')?;
-            cursor.skip_space();
-            let value = cursor.value(0)?;
-            visit((Cow::Borrowed(key), value));
-            cursor.skip_space();
-            match cursor.next()? {
-                b',' => {}
-                b'}' => break,
-                _ => return None,
-            }
-        }
+    let bytes = object.as_bytes();
+    if has_special_bytes(bytes) {
+        return None;
     }
-    cursor.skip_space();
-    (cursor.position == cursor.bytes.len()).then_some(())
-}
-
-struct Cursor<'a> {
-    text: &'a str,
-    bytes: &'a [u8],
-    position: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.position).copied()
+    let length = bytes.len();
+    if bytes.first() != Some(&b'{') {
+        return None;
     }
-
-    fn next(&mut self) -> Option<u8> {
-        let byte = self.peek()?;
-        self.position += 1;
-        Some(byte)
+    let mut index = skip_space(bytes, 1);
+    if bytes.get(index) == Some(&b'}') {
+        return (skip_space(bytes, index + 1) == length).then_some(());
     }
-
-    fn expect(&mut self, wanted: u8) -> Option<()> {
-        (self.next()? == wanted).then_some(())
-    }
-
-    fn skip_space(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.position += 1;
-        }
-    }
-
-    /// A string without escapes; its content, borrowed.
-    fn string(&mut self) -> Option<&'a str> {
-        self.expect(b'"')?;
-        let start = self.position;
-        let length = memchr::memchr2(b'"', b'\\', &self.bytes[start..])?;
-        let end = start + length;
-        if self.bytes[end] != b'"' {
+    loop {
+        if bytes.get(index) != Some(&b'"') {
             return None;
         }
-        if self.bytes[start..end].iter().any(|&byte| byte < 0x20) {
+        let key_end = find_quote(bytes, index + 1)?;
+        let key = object.get(index + 1..key_end)?;
+        index = skip_space(bytes, key_end + 1);
+        if bytes.get(index) != Some(&b':') {
             return None;
         }
-        self.position = end + 1;
-        self.text.get(start..end)
-    }
-
-    fn value(&mut self, depth: usize) -> Option<RawValue<'a>> {
-        let start = self.position;
-        match self.peek()? {
-            b'"' => Some(RawValue::Str(Cow::Borrowed(self.string()?))),
-            b'{' => {
-                self.skip_object(depth + 1)?;
-                Some(RawValue::Object(self.text.get(start..self.position)?))
-            }
-            b'[' => {
-                self.skip_array(depth + 1)?;
-                Some(RawValue::Array(self.text.get(start..self.position)?))
-            }
-            b't' => self.literal(b"true").map(|()| RawValue::Bool(true)),
-            b'f' => self.literal(b"false").map(|()| RawValue::Bool(false)),
-            b'n' => self.literal(b"null").map(|()| RawValue::Null),
-            _ => {
-                self.number()?;
-                Some(RawValue::Number(self.text.get(start..self.position)?))
-            }
-        }
-    }
-
-    fn literal(&mut self, word: &[u8]) -> Option<()> {
-        let end = self.position + word.len();
-        (self.bytes.get(self.position..end)? == word).then(|| self.position = end)
-    }
-
-    fn digits(&mut self) -> usize {
-        let start = self.position;
-        while let Some(b'0'..=b'9') = self.peek() {
-            self.position += 1;
-        }
-        self.position - start
-    }
-
-    /// JSON number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-    fn number(&mut self) -> Option<()> {
-        if self.peek() == Some(b'-') {
-            self.position += 1;
-        }
-        match self.peek()? {
-            b'0' => self.position += 1,
-            b'1'..=b'9' => {
-                self.digits();
-            }
+        index = skip_space(bytes, index + 1);
+        let (value, next) = top_value(object, index)?;
+        visit((Cow::Borrowed(key), value));
+        index = skip_space(bytes, next);
+        match bytes.get(index) {
+            Some(b',') => index = skip_space(bytes, index + 1),
+            Some(b'}') => return (skip_space(bytes, index + 1) == length).then_some(()),
             _ => return None,
         }
-        if self.peek() == Some(b'.') {
-            self.position += 1;
-            if self.digits() == 0 {
-                return None;
-            }
-        }
-        if let Some(b'e' | b'E') = self.peek() {
-            self.position += 1;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.position += 1;
-            }
-            if self.digits() == 0 {
-                return None;
-            }
-        }
-        Some(())
     }
+}
 
-    fn skip_object(&mut self, depth: usize) -> Option<()> {
-        if depth > MAX_DEPTH {
+/// Skips JSON whitespace. The first test is the common case (no whitespace: DFTracer writes
+/// none between tokens) and costs one comparison.
+#[inline]
+pub(crate) fn skip_space(bytes: &[u8], mut index: usize) -> usize {
+    if bytes.get(index).is_none_or(|&byte| byte > b' ') {
+        return index;
+    }
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(index) {
+        index += 1;
+    }
+    index
+}
+
+/// The next quote at or after `from`: eight bytes at a time (an exact SWAR zero-byte test) over
+/// the short strings that dominate traces (names, hashes), `memchr` beyond 64 bytes (paths,
+/// command lines).
+#[inline]
+pub(crate) fn find_quote(bytes: &[u8], from: usize) -> Option<usize> {
+    const LOW_SEVEN: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const QUOTES: u64 = 0x2222_2222_2222_2222;
+    let limit = bytes.len().min(from + 64);
+    let mut index = from;
+    while index + 8 <= limit {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[index..index + 8]);
+        let difference = u64::from_le_bytes(word) ^ QUOTES;
+        let zero = !(((difference & LOW_SEVEN) + LOW_SEVEN) | difference) & HIGH;
+        if zero != 0 {
+            return Some(index + (zero.trailing_zeros() / 8) as usize);
+        }
+        index += 8;
+    }
+    if index + 8 > limit {
+        while index < limit {
+            if bytes[index] == b'"' {
+                return Some(index);
+            }
+            index += 1;
+        }
+    }
+    memchr::memchr(b'"', bytes.get(index..)?).map(|offset| index + offset)
+}
+
+/// One value at `index`; returns it and the index after it.
+#[inline]
+fn top_value(object: &str, index: usize) -> Option<(RawValue<'_>, usize)> {
+    let bytes = object.as_bytes();
+    match *bytes.get(index)? {
+        b'"' => {
+            let end = find_quote(bytes, index + 1)?;
+            Some((RawValue::Str(Cow::Borrowed(object.get(index + 1..end)?)), end + 1))
+        }
+        b'{' => {
+            let end = skip_nested(bytes, index)?;
+            Some((RawValue::Object(object.get(index..end)?), end))
+        }
+        b'[' => {
+            let end = skip_nested(bytes, index)?;
+            Some((RawValue::Array(object.get(index..end)?), end))
+        }
+        b't' => literal(bytes, index, b"true").map(|end| (RawValue::Bool(true), end)),
+        b'f' => literal(bytes, index, b"false").map(|end| (RawValue::Bool(false), end)),
+        b'n' => literal(bytes, index, b"null").map(|end| (RawValue::Null, end)),
+        _ => {
+            let end = scan_number(bytes, index)?;
+            Some((RawValue::Number(object.get(index..end)?), end))
+        }
+    }
+}
+
+#[inline]
+pub(crate) fn literal(bytes: &[u8], index: usize, word: &[u8]) -> Option<usize> {
+    let end = index + word.len();
+    (bytes.get(index..end)? == word).then_some(end)
+}
+
+/// JSON number grammar `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`; returns the end.
+#[inline]
+pub(crate) fn scan_number(bytes: &[u8], mut index: usize) -> Option<usize> {
+    if bytes.get(index) == Some(&b'-') {
+        index += 1;
+    }
+    match bytes.get(index)? {
+        b'0' => index += 1,
+        b'1'..=b'9' => {
+            index += 1;
+            while let Some(b'0'..=b'9') = bytes.get(index) {
+                index += 1;
+            }
+        }
+        _ => return None,
+    }
+    if bytes.get(index) == Some(&b'.') {
+        index += 1;
+        let start = index;
+        while let Some(b'0'..=b'9') = bytes.get(index) {
+            index += 1;
+        }
+        if index == start {
             return None;
         }
-        self.expect(b'{')?;
-        self.skip_space();
-        if self.peek() == Some(b'}') {
-            self.position += 1;
-            return Some(());
-        }
-        loop {
-            self.skip_space();
-            self.string()?;
-            self.skip_space();
-            self.expect(b':')?;
-            self.skip_space();
-            self.value(depth)?;
-            self.skip_space();
-            match self.next()? {
-                b',' => {}
-                b'}' => return Some(()),
-                _ => return None,
-            }
-        }
     }
-
-    fn skip_array(&mut self, depth: usize) -> Option<()> {
-        if depth > MAX_DEPTH {
+    if let Some(b'e' | b'E') = bytes.get(index) {
+        index += 1;
+        if let Some(b'+' | b'-') = bytes.get(index) {
+            index += 1;
+        }
+        let start = index;
+        while let Some(b'0'..=b'9') = bytes.get(index) {
+            index += 1;
+        }
+        if index == start {
             return None;
         }
-        self.expect(b'[')?;
-        self.skip_space();
-        if self.peek() == Some(b']') {
-            self.position += 1;
-            return Some(());
-        }
-        loop {
-            self.skip_space();
-            self.value(depth)?;
-            self.skip_space();
-            match self.next()? {
-                b',' => {}
-                b']' => return Some(()),
+    }
+    Some(index)
+}
+
+/// A plain non-negative integer of at most 18 digits at `index` (the form DFTracer writes for
+/// `ts`, `dur`, `pid`, ...); returns its end, or `None` for any other form.
+#[inline]
+pub(crate) fn scan_plain_integer(bytes: &[u8], index: usize) -> Option<usize> {
+    let mut end = index;
+    while let Some(b'0'..=b'9') = bytes.get(end) {
+        end += 1;
+    }
+    let length = end - index;
+    let valid = length > 0 && length <= 18 && (bytes[index] != b'0' || length == 1);
+    let terminated = !matches!(bytes.get(end), Some(b'.' | b'e' | b'E'));
+    (valid && terminated).then_some(end)
+}
+
+/// Validates the object or array starting at `index` (strings hold no escapes); returns the
+/// index after it. Iterative, with the open containers kept as bits (1 = object) up to depth 64.
+pub(crate) fn skip_nested(bytes: &[u8], mut index: usize) -> Option<usize> {
+    // What may come next.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Expect {
+        /// A value (after `:` or `[` or `,` in an array).
+        Value,
+        /// A key, or `}` right after `{`.
+        KeyOrClose,
+        /// A key (after `,` in an object).
+        Key,
+        /// `,` or the closing bracket.
+        CommaOrClose,
+        /// A value or `]` right after `[`.
+        ValueOrClose,
+    }
+    let mut kinds: u64 = 0;
+    let mut depth: u32 = 0;
+    let mut expect = Expect::Value;
+    loop {
+        index = skip_space(bytes, index);
+        let byte = *bytes.get(index)?;
+        match expect {
+            Expect::Value | Expect::ValueOrClose => match byte {
+                b'{' | b'[' => {
+                    if depth >= MAX_DEPTH {
+                        return None;
+                    }
+                    kinds = (kinds << 1) | u64::from(byte == b'{');
+                    depth += 1;
+                    index += 1;
+                    expect = if byte == b'{' { Expect::KeyOrClose } else { Expect::ValueOrClose };
+                    continue;
+                }
+                b']' if expect == Expect::ValueOrClose => {}
+                b'"' => {
+                    index = find_quote(bytes, index + 1)? + 1;
+                    expect = Expect::CommaOrClose;
+                    continue;
+                }
+                b't' => {
+                    index = literal(bytes, index, b"true")?;
+                    expect = Expect::CommaOrClose;
+                    continue;
+                }
+                b'f' => {
+                    index = literal(bytes, index, b"false")?;
+                    expect = Expect::CommaOrClose;
+                    continue;
+                }
+                b'n' => {
+                    index = literal(bytes, index, b"null")?;
+                    expect = Expect::CommaOrClose;
+                    continue;
+                }
+                _ => {
+                    index = scan_number(bytes, index)?;
+                    expect = Expect::CommaOrClose;
+                    continue;
+                }
+            },
+            Expect::KeyOrClose | Expect::Key => match byte {
+                b'"' => {
+                    index = skip_space(bytes, find_quote(bytes, index + 1)? + 1);
+                    if bytes.get(index) != Some(&b':') {
+                        return None;
+                    }
+                    index += 1;
+                    expect = Expect::Value;
+                    continue;
+                }
+                b'}' if expect == Expect::KeyOrClose => {}
                 _ => return None,
+            },
+            Expect::CommaOrClose => {
+                if byte == b',' {
+                    index += 1;
+                    expect = if kinds & 1 == 1 { Expect::Key } else { Expect::Value };
+                    continue;
+                }
             }
         }
+        // A closing bracket: it must match the innermost open container.
+        let is_object = kinds & 1 == 1;
+        if (byte == b'}') != is_object || !matches!(byte, b'}' | b']') || depth == 0 {
+            return None;
+        }
+        kinds >>= 1;
+        depth -= 1;
+        index += 1;
+        if depth == 0 {
+            return Some(index);
+        }
+        expect = Expect::CommaOrClose;
     }
+}
+
+/// Whether any byte is a backslash, a control character or not ASCII. Written without early
+/// exit inside a chunk so that it vectorises.
+#[inline]
+pub(crate) fn has_special_or_non_ascii(bytes: &[u8]) -> bool {
+    let mut found = 0u8;
+    let mut chunks = bytes.chunks_exact(32);
+    for chunk in &mut chunks {
+        for &byte in chunk {
+            found |= u8::from(byte < 0x20) | u8::from(byte == b'\\') | u8::from(byte >= 0x80);
+        }
+        if found != 0 {
+            return true;
+        }
+    }
+    for &byte in chunks.remainder() {
+        found |= u8::from(byte < 0x20) | u8::from(byte == b'\\') | u8::from(byte >= 0x80);
+    }
+    found != 0
+}
+
+/// Validates one value at `index` without building it; returns the index after it.
+#[inline]
+pub(crate) fn skip_value(bytes: &[u8], index: usize) -> Option<usize> {
+    match *bytes.get(index)? {
+        b'"' => find_quote(bytes, index + 1).map(|end| end + 1),
+        b'{' | b'[' => skip_nested(bytes, index),
+        b't' => literal(bytes, index, b"true"),
+        b'f' => literal(bytes, index, b"false"),
+        b'n' => literal(bytes, index, b"null"),
+        _ => scan_number(bytes, index),
+    }
+}
+
+/// Whether any byte is a backslash or a control character (such lines go to the full parser).
+/// Written without early exit so that it vectorises.
+#[inline]
+fn has_special_bytes(bytes: &[u8]) -> bool {
+    let mut found = 0u8;
+    let mut chunks = bytes.chunks_exact(32);
+    for chunk in &mut chunks {
+        for &byte in chunk {
+            found |= u8::from(byte < 0x20) | u8::from(byte == b'\\');
+        }
+        if found != 0 {
+            return true;
+        }
+    }
+    for &byte in chunks.remainder() {
+        found |= u8::from(byte < 0x20) | u8::from(byte == b'\\');
+    }
+    found != 0
 }
 
 /// The full parse: the top-level fields of `object` through `serde_json`, duplicates kept in order.

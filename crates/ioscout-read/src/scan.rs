@@ -28,7 +28,7 @@ use std::sync::Arc;
 use ioscout_model::{Event, GenerationEvidence, PhaseCounts};
 use rayon::prelude::*;
 
-use crate::event::{Args, Line, LineError, decode_line, hash_evidence};
+use crate::event::{Args, Line, LineError, LinePhase, decode_line, decode_phase, hash_evidence};
 use crate::gzip::{self, InflateProblem};
 use crate::input::{Compression, InputProblem, TraceFile};
 
@@ -37,6 +37,13 @@ use crate::input::{Compression, InputProblem, TraceFile};
 pub trait Fold: Send {
     /// Called for every valid event, in the order of the unit's lines.
     fn event(&mut self, event: &Event<'_>);
+
+    /// Whether this fold looks at events at all. When it does not, lines are only validated
+    /// and counted by phase ([`crate::event::decode_phase`]), which is much cheaper, and the
+    /// generation evidence of [`FileSummary`] comes from top-level fields only.
+    fn needs_events(&self) -> bool {
+        true
+    }
 }
 
 /// A fold that ignores events (for counting, which [`FileSummary`] already does).
@@ -45,6 +52,10 @@ pub struct NoFold;
 
 impl Fold for NoFold {
     fn event(&mut self, _event: &Event<'_>) {}
+
+    fn needs_events(&self) -> bool {
+        false
+    }
 }
 
 /// Settings of a scan.
@@ -312,10 +323,10 @@ impl Scanner {
             units.extend(file_units);
             open_files.push(open);
         }
-        let window = (threads * 4).max(8);
+        let windows = windows(&units, threads, self.options.unit_bytes);
         let mut merges: Vec<FileMerge<F>> = (0..open_files.len()).map(|_| FileMerge::default()).collect();
         let mut current: Option<usize> = None;
-        'windows: for batch in units.chunks(window) {
+        'windows: for batch in windows {
             let results: Vec<UnitResult<F>> = in_pool(pool, || {
                 batch
                     .par_iter()
@@ -618,6 +629,28 @@ impl Scanner {
     }
 }
 
+/// Groups units into windows decoded in parallel between two ordered merges: enough work per
+/// window that no core waits long at the barrier, bounded so that memory stays bounded (each
+/// window holds at most about `threads * 8` units' worth of folds).
+fn windows(units: &[Unit], threads: usize, unit_bytes: u64) -> Vec<&[Unit]> {
+    let budget = unit_bytes.max(1) * 8 * threads as u64;
+    let mut windows = Vec::new();
+    let mut start = 0;
+    let mut bytes = 0u64;
+    for (index, unit) in units.iter().enumerate() {
+        bytes += unit.end - unit.start;
+        if bytes >= budget || index + 1 - start >= 1024 {
+            windows.push(&units[start..=index]);
+            start = index + 1;
+            bytes = 0;
+        }
+    }
+    if start < units.len() {
+        windows.push(&units[start..]);
+    }
+    windows
+}
+
 fn in_pool<R: Send>(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() -> R + Send) -> R {
     match pool {
         Some(pool) => pool.install(work),
@@ -701,6 +734,7 @@ impl LocalProblem {
 /// Decodes lines and feeds events to a fold, keeping the unit's counters.
 struct LineProcessor<F> {
     fold: F,
+    needs_events: bool,
     counts: PhaseCounts,
     wrapper_lines: u64,
     blank_lines: u64,
@@ -716,6 +750,7 @@ const KEPT_PER_UNIT: usize = 64;
 impl<F: Fold> LineProcessor<F> {
     fn new(fold: F) -> Self {
         LineProcessor {
+            needs_events: fold.needs_events(),
             fold,
             counts: PhaseCounts::default(),
             wrapper_lines: 0,
@@ -729,6 +764,24 @@ impl<F: Fold> LineProcessor<F> {
 
     /// Decodes one line; `Err` carries the problem for the caller to locate.
     fn line(&mut self, bytes: &[u8]) -> Result<(), (ProblemKind, String)> {
+        if !self.needs_events {
+            return match decode_phase(bytes) {
+                Ok(LinePhase::Event(phase, evidence)) => {
+                    self.counts.add(phase);
+                    self.evidence.add(evidence);
+                    Ok(())
+                }
+                Ok(LinePhase::Wrapper) => {
+                    self.wrapper_lines += 1;
+                    Ok(())
+                }
+                Ok(LinePhase::Blank) => {
+                    self.blank_lines += 1;
+                    Ok(())
+                }
+                Err(error) => Err(self.invalid(bytes, &error)),
+            };
+        }
         match decode_line(bytes) {
             Ok(Line::Event(event)) => {
                 if let Some(phase) = event.phase {
@@ -750,16 +803,18 @@ impl<F: Fold> LineProcessor<F> {
                 self.blank_lines += 1;
                 Ok(())
             }
-            Err(error) => {
-                self.counts.invalid += 1;
-                let kind = match error {
-                    LineError::InvalidUtf8 => ProblemKind::InvalidUtf8,
-                    LineError::InvalidJson(_) => ProblemKind::InvalidJson,
-                    LineError::NotAnEvent(_) => ProblemKind::NotAnEvent,
-                };
-                Err((kind, format!("{error}; line starts {}", preview(bytes))))
-            }
+            Err(error) => Err(self.invalid(bytes, &error)),
         }
+    }
+
+    fn invalid(&mut self, bytes: &[u8], error: &LineError) -> (ProblemKind, String) {
+        self.counts.invalid += 1;
+        let kind = match error {
+            LineError::InvalidUtf8 => ProblemKind::InvalidUtf8,
+            LineError::InvalidJson(_) => ProblemKind::InvalidJson,
+            LineError::NotAnEvent(_) => ProblemKind::NotAnEvent,
+        };
+        (kind, format!("{error}; line starts {}", preview(bytes)))
     }
 
     fn local_line(&mut self, bytes: &[u8], line_index: u64, offset: u64) {
