@@ -540,18 +540,23 @@ impl Scanner {
         }
         if !result.saw_newline {
             // The whole unit is the middle of one line.
-            if merge.tail.is_empty() {
+            if merge.tail.is_empty() && !merge.tail_oversize {
                 merge.tail_offset = merge.offset_base;
             }
             merge.append_tail(&result.tail, result.tail_oversize, self.options.max_line_bytes);
             merge.offset_base += result.bytes;
+            if merge.held.is_none() {
+                merge.held = Some(result.processor);
+            }
             return ControlFlow::Continue(());
         }
         let mut flow = ControlFlow::Continue(());
         if let Some(first) = result.first_line.take() {
-            let offset = if merge.tail.is_empty() { merge.offset_base } else { merge.tail_offset };
+            let continued = !merge.tail.is_empty() || merge.tail_oversize;
+            let offset = if continued { merge.tail_offset } else { merge.offset_base };
             let mut line = std::mem::take(&mut merge.tail);
             let oversize = std::mem::take(&mut merge.tail_oversize)
+                || result.first_oversize
                 || line.len() + first.len() > self.options.max_line_bytes;
             line.extend_from_slice(&first);
             let located = LineLocation { line: merge.line_base + 1, offset };
@@ -561,7 +566,7 @@ impl Scanner {
                     process_whole_line(&line, oversize, located, &mut result.processor, summary, path, keep);
                 }
             }
-        } else if !merge.tail.is_empty() {
+        } else if !merge.tail.is_empty() || merge.tail_oversize {
             // A unit that starts a line cannot follow an unfinished one; decode the tail alone.
             let line = std::mem::take(&mut merge.tail);
             let oversize = std::mem::take(&mut merge.tail_oversize);
@@ -622,6 +627,8 @@ impl Scanner {
                 }
             }
         }
+        // Stitched lines are decoded after the unit that holds them: restore file order.
+        summary.problems.sort_by_key(|problem| (problem.offset, problem.line));
         match merge.held.take() {
             Some(held) => consume(file, held.fold),
             None => ControlFlow::Continue(()),
@@ -908,6 +915,7 @@ struct Splitter {
     line_index: u64,
     defer_first: bool,
     first_line: Option<Vec<u8>>,
+    first_oversize: bool,
     saw_newline: bool,
     max_line_bytes: usize,
 }
@@ -923,6 +931,7 @@ impl Splitter {
             line_index: 0,
             defer_first,
             first_line: None,
+            first_oversize: false,
             saw_newline: false,
             max_line_bytes,
         }
@@ -985,7 +994,13 @@ impl Splitter {
     }
 
     fn complete_oversize<F: Fold>(&mut self, length: u64, offset: u64, processor: &mut LineProcessor<F>) {
-        processor.oversize(length, self.line_index, offset);
+        if self.defer_first && !self.saw_newline {
+            // The first line may continue the previous unit's tail: the merge reports it.
+            self.first_line = Some(Vec::new());
+            self.first_oversize = true;
+        } else {
+            processor.oversize(length, self.line_index, offset);
+        }
         self.saw_newline = true;
         self.line_index += 1;
     }
@@ -1013,6 +1028,7 @@ impl Splitter {
             members,
             end,
             first_line: self.first_line,
+            first_oversize: self.first_oversize,
             saw_newline: self.saw_newline,
             tail_offset: self.carry_offset,
             tail: self.carry,
@@ -1036,6 +1052,7 @@ struct UnitResult<F> {
     members: u64,
     end: u64,
     first_line: Option<Vec<u8>>,
+    first_oversize: bool,
     saw_newline: bool,
     tail: Vec<u8>,
     tail_offset: u64,

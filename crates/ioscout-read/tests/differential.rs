@@ -1,0 +1,280 @@
+//! Differential tests: the fast path and the full `serde_json` parse must agree on every line the
+//! fast path answers, and the counting path ([`decode_phase`]) must agree with [`decode_line`] on
+//! validity and phase. Lines come from the bundled fixtures, the shared corpus when present, a
+//! list of tricky cases, and generated lines (proptest).
+
+#![allow(clippy::print_stderr, reason = "tests say on stderr why they skip")]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use ioscout_read::event::{Decoder, Line, LinePhase, decode_line_with, decode_phase};
+use proptest::prelude::*;
+
+/// Checks one line and returns whether the fast path answered.
+fn check_line(line: &[u8]) -> bool {
+    let fast = decode_line_with(line, Decoder::Fast);
+    let full = decode_line_with(line, Decoder::FullOnly);
+    let phase = decode_phase(line);
+    let fast_answered = matches!(fast, Ok((_, Decoder::Fast)));
+    match (&fast, &full) {
+        (Ok((fast_line, _)), Ok((full_line, _))) => {
+            assert_eq!(
+                fast_line,
+                full_line,
+                "fast and full paths disagree on {:?}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        (Err(fast_error), Err(full_error)) => {
+            assert_eq!(
+                std::mem::discriminant(fast_error),
+                std::mem::discriminant(full_error),
+                "different errors for {:?}: {fast_error} / {full_error}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        _ => panic!("validity differs for {:?}: fast {fast:?}, full {full:?}", String::from_utf8_lossy(line)),
+    }
+    match (&full, &phase) {
+        (Ok((Line::Event(event), _)), Ok(LinePhase::Event(found, _))) => {
+            assert_eq!(event.phase, Some(*found), "phase differs for {:?}", String::from_utf8_lossy(line));
+        }
+        (Ok((Line::Blank, _)), Ok(LinePhase::Blank)) | (Ok((Line::Wrapper, _)), Ok(LinePhase::Wrapper)) => {}
+        (Err(full_error), Err(phase_error)) => {
+            assert_eq!(
+                std::mem::discriminant(full_error),
+                std::mem::discriminant(phase_error),
+                "different errors for {:?}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        _ => panic!(
+            "decode_phase disagrees on {:?}: decode_line {full:?}, decode_phase {phase:?}",
+            String::from_utf8_lossy(line)
+        ),
+    }
+    fast_answered
+}
+
+fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/dftracer")
+}
+
+fn decompressed(path: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        // Truncated fixtures decode partially; what was decoded is still worth checking.
+        let _ = flate2::read::MultiGzDecoder::new(bytes.as_slice()).read_to_end(&mut out);
+        out
+    } else {
+        bytes
+    }
+}
+
+fn trace_files(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(directory) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&directory) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.to_string_lossy().contains(".pfw") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn fixtures_agree_line_by_line() {
+    let mut lines = 0;
+    let mut fast = 0;
+    for path in trace_files(&testdata()) {
+        for line in decompressed(&path).split(|&byte| byte == b'\n') {
+            lines += 1;
+            if check_line(line) {
+                fast += 1;
+            }
+        }
+    }
+    assert!(lines > 2000, "fixtures missing: {lines} lines");
+    // The fast path must carry the common case, or the reader is slow for nothing.
+    assert!(fast * 10 > lines * 9, "fast path answered only {fast} of {lines} lines");
+}
+
+#[test]
+fn corpus_agrees_line_by_line() {
+    let root = corpus();
+    if !root.is_dir() {
+        eprintln!("skipped: {} is absent (the shared corpus is not beside this checkout)", root.display());
+        return;
+    }
+    let mut lines = 0;
+    for path in trace_files(&root) {
+        for line in decompressed(&path).split(|&byte| byte == b'\n') {
+            lines += 1;
+            check_line(line);
+        }
+    }
+    assert!(lines > 500_000, "corpus unexpectedly small: {lines} lines");
+}
+
+#[test]
+fn tricky_lines_agree() {
+    let cases: &[&[u8]] = &[
+        br#"{"id":1,"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":2,"ph":"X"}"#,
+        br#"  {"id":"0","name":"open","cat":"POSIX","pid":"0","tid":"1","ts":"10","dur":"3","ph":"X"},"#,
+        br#"[{"ph":1,"ts":1}"#,
+        br#"{"ph":1,"ts":1}]"#,
+        br#"{"ph":1,"ts":-1,"dur":1e3}"#,
+        br#"{"ph":1,"ts":1.5}"#,
+        br#"{"ph":1,"ts":1e400}"#,
+        br#"{"ph":1,"ts":99999999999999999999}"#,
+        br#"{"ph":1,"ts":"12a"}"#,
+        br#"{"ph":1,"ts":null,"dur":null,"args":null}"#,
+        br#"{"ph":1,"args":[1,2]}"#,
+        br#"{"ph":"C","args":{"dft_cnt":1}}"#,
+        br#"{"ph":"C","args":{"nested":{"dft_cnt":1}}}"#,
+        br#"{"ph":"C","args":{"x":"dft_cnt"}}"#,
+        br#"{"ph":"C"}"#,
+        br#"{"ph":5}"#,
+        br#"{"ph":1.0}"#,
+        br#"{"ph":true}"#,
+        br#"{"ph":"X","ph":4}"#,
+        br#"{"name":"a\"b","ph":"X"}"#,
+        br#"{"name":"caf\u00e9","ph":"X"}"#,
+        "{\"name\":\"café\",\"ph\":\"X\"}".as_bytes(),
+        b"{\"name\":\"a\tb\",\"ph\":\"X\"}",
+        b"{\"name\":\"x\",\t\"ph\":\"X\"}",
+        br#"{"ph":"X","args":{"a":{"b":{"c":[{"d":[]}]}}}}"#,
+        br#"{"ph":"X","args":{"a":01}}"#,
+        br#"{"ph":"X","args":{"a":1,}}"#,
+        br#"{"ph":"X","args":{"a":[1,]}}"#,
+        br#"{"ph":"X","args":{"a":-}}"#,
+        br#"{"ph":"X","args":{"a":tru}}"#,
+        br#"{"ph":"X","args":{"a" 1}}"#,
+        br#"{"ph":"X"} {"ph":"X"}"#,
+        br#"{"ph":"X"}}"#,
+        br#"{"ph":"X""#,
+        b"{}",
+        br#"{"id":1}"#,
+        b"",
+        b"   ",
+        b"[",
+        b"]",
+        b"],",
+        b"\xff\xfe",
+        b"{\"ph\":\"X\",\"name\":\"\xc3\"}",
+        br#"{"ph":"X","args":{"hhash":17868160079272185648}}"#,
+        br#"{ "ph" : 1 , "ts" : 5 , "args" : { "a" : [ 1 , 2 ] } }"#,
+    ];
+    for case in cases {
+        check_line(case);
+    }
+    let nested = format!("{{\"ph\":1,\"args\":{}1{}}}", "[".repeat(70), "]".repeat(70));
+    check_line(nested.as_bytes());
+}
+
+fn json_string() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-zA-Z0-9_./ -]{0,12}",
+        "[a-f0-9]{16}",
+        ".{0,6}",
+        Just("quote\"inside".to_string()),
+        Just("back\\slash".to_string()),
+        Just("tab\there".to_string()),
+    ]
+}
+
+fn json_scalar() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<i64>().prop_map(|value| value.to_string()),
+        any::<u64>().prop_map(|value| value.to_string()),
+        any::<f64>().prop_filter("finite", |value| value.is_finite()).prop_map(|value| format!("{value:e}")),
+        json_string().prop_map(|text| serde_json::to_string(&text).unwrap_or_default()),
+        Just("true".to_string()),
+        Just("null".to_string()),
+        Just("[1,\"a\",{\"b\":null}]".to_string()),
+    ]
+}
+
+fn event_line() -> impl Strategy<Value = String> {
+    let keys = prop_oneof![
+        Just("id"),
+        Just("name"),
+        Just("cat"),
+        Just("pid"),
+        Just("tid"),
+        Just("ts"),
+        Just("dur"),
+        Just("ph"),
+        Just("type"),
+        Just("other"),
+    ];
+    let phase = prop_oneof![
+        Just("\"X\"".to_string()),
+        Just("\"M\"".to_string()),
+        Just("\"C\"".to_string()),
+        Just("1".to_string()),
+        Just("3".to_string()),
+        Just("4".to_string()),
+        json_scalar(),
+    ];
+    let args = proptest::collection::vec(
+        (prop_oneof![Just("dft_cnt".to_string()), Just("hhash".to_string()), json_string()], json_scalar()),
+        0..5,
+    );
+    (proptest::collection::vec((keys, json_scalar()), 0..8), phase, args, any::<bool>(), any::<bool>())
+        .prop_map(|(fields, phase, args, with_args, spaced)| {
+            let mut parts: Vec<String> =
+                fields.into_iter().map(|(key, value)| format!("\"{key}\":{value}")).collect();
+            parts.push(format!("\"ph\":{phase}"));
+            if with_args {
+                let inner: Vec<String> = args
+                    .into_iter()
+                    .map(|(key, value)| {
+                        format!("{}:{value}", serde_json::to_string(&key).unwrap_or_default())
+                    })
+                    .collect();
+                parts.push(format!("\"args\":{{{}}}", inner.join(",")));
+            }
+            let separator = if spaced { " , " } else { "," };
+            format!("{{{}}}", parts.join(separator))
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn generated_events_agree(line in event_line()) {
+        check_line(line.as_bytes());
+    }
+
+    #[test]
+    fn mutated_events_agree(line in event_line(), position in any::<prop::sample::Index>(), byte in any::<u8>(), cut in any::<bool>()) {
+        let mut bytes = line.into_bytes();
+        let at = position.index(bytes.len().max(1)).min(bytes.len().saturating_sub(1));
+        if cut {
+            bytes.truncate(at);
+        } else if !bytes.is_empty() {
+            bytes[at] = byte;
+        }
+        check_line(&bytes);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+        check_line(&bytes);
+    }
+}

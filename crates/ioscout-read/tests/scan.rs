@@ -1,0 +1,208 @@
+//! Property tests of the parallel scan: whatever the unit size, thread count, gzip member layout
+//! (members cut mid-line, fake member headers inside a member's extra field) and line length
+//! limit, the scan must count, order and locate exactly what a sequential line-by-line decode of
+//! the same text finds.
+
+use std::io::Write;
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+
+use ioscout_model::{Event, PhaseCounts};
+use ioscout_read::event::{Line, decode_line};
+use ioscout_read::{Fold, ProblemKind, ScanOptions, Scanner, discover};
+use proptest::prelude::*;
+
+/// Collects the `ts` of every event, in order.
+#[derive(Default)]
+struct Order(Vec<Option<i64>>);
+
+impl Fold for Order {
+    fn event(&mut self, event: &Event<'_>) {
+        self.0.push(event.ts);
+    }
+}
+
+/// What a sequential decode finds: counts, event order, and (line, offset) of every invalid line.
+fn ground_truth(text: &[u8], max_line_bytes: usize) -> (PhaseCounts, Vec<Option<i64>>, Vec<(u64, u64)>) {
+    let mut counts = PhaseCounts::default();
+    let mut order = Vec::new();
+    let mut invalid = Vec::new();
+    let mut offset = 0u64;
+    let mut pieces: Vec<&[u8]> = text.split(|&byte| byte == b'\n').collect();
+    if text.ends_with(b"\n") {
+        pieces.pop();
+    }
+    for (index, line) in pieces.iter().enumerate() {
+        let number = index as u64 + 1;
+        if line.len() > max_line_bytes {
+            counts.invalid += 1;
+            invalid.push((number, offset));
+        } else {
+            match decode_line(line) {
+                Ok(Line::Event(event)) => {
+                    counts.add(event.phase.unwrap_or(ioscout_model::Phase::Other));
+                    order.push(event.ts);
+                }
+                Ok(_) => {}
+                Err(_) => {
+                    counts.invalid += 1;
+                    invalid.push((number, offset));
+                }
+            }
+        }
+        offset += line.len() as u64 + 1;
+    }
+    (counts, order, invalid)
+}
+
+fn gzip_member(data: &[u8], fake_header: bool) -> Vec<u8> {
+    let mut member = vec![0x1f, 0x8b, 8, if fake_header { 4 } else { 0 }, 0, 0, 0, 0, 0, 3];
+    if fake_header {
+        // A plausible member header hidden in the extra field: a false boundary candidate.
+        let fake = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0x4b, 0x4c];
+        member.extend_from_slice(&(fake.len() as u16).to_le_bytes());
+        member.extend_from_slice(&fake);
+    }
+    let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    let _ = encoder.write_all(data);
+    member.extend(encoder.finish().unwrap_or_default());
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(data);
+    member.extend_from_slice(&crc.finalize().to_le_bytes());
+    member.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    member
+}
+
+fn temp_path(name: &str) -> PathBuf {
+    let directory = std::env::temp_dir().join(format!("ioscout-scan-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&directory);
+    directory.join(name)
+}
+
+fn scan(
+    path: &PathBuf,
+    unit_bytes: u64,
+    threads: usize,
+    max_line_bytes: usize,
+) -> (PhaseCounts, Vec<Option<i64>>, Vec<(u64, u64)>) {
+    let (files, problems) = discover(&[path]);
+    assert!(problems.is_empty(), "{problems:?}");
+    let scanner =
+        Scanner::new(ScanOptions { threads, unit_bytes, max_line_bytes, max_reported_problems: usize::MAX });
+    let mut order = Vec::new();
+    let report = scanner.scan(
+        &files,
+        &[],
+        |_| Order::default(),
+        |_, fold| {
+            order.extend(fold.0);
+            ControlFlow::Continue(())
+        },
+    );
+    let invalid = report
+        .problems()
+        .filter(|problem| {
+            matches!(
+                problem.kind,
+                ProblemKind::InvalidJson
+                    | ProblemKind::InvalidUtf8
+                    | ProblemKind::NotAnEvent
+                    | ProblemKind::LineTooLong
+            )
+        })
+        .map(|problem| (problem.line.unwrap_or(0), problem.offset.unwrap_or(0)))
+        .collect();
+    (report.totals(), order, invalid)
+}
+
+fn line() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        6 => (any::<u32>(), 0u8..5, any::<bool>()).prop_map(|(ts, phase, escape)| {
+            let name = if escape { "re\\\"ad" } else { "read" };
+            let ph = ["\"X\"", "1", "4", "\"M\"", "3"][usize::from(phase)];
+            format!(r#"{{"id":1,"name":"{name}","cat":"POSIX","pid":7,"tid":7,"ts":{ts},"dur":3,"ph":{ph},"args":{{"hhash":"ab","ret":4096}}}}"#).into_bytes()
+        }),
+        1 => Just(b"[".to_vec()),
+        1 => Just(b"".to_vec()),
+        1 => Just(b"not json".to_vec()),
+        1 => Just(b"{\"ph\":\"X\",\"name\":\"\xff\"}".to_vec()),
+        1 => (50usize..400).prop_map(|length| format!("{{\"ph\":1,\"name\":\"{}\"}}", "x".repeat(length)).into_bytes()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    #[test]
+    fn gzip_scan_equals_sequential_decode(
+        lines in proptest::collection::vec(line(), 1..60),
+        trailing_newline in any::<bool>(),
+        cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..8),
+        fake_headers in any::<bool>(),
+        unit_bytes in 1u64..400,
+        threads in 1usize..4,
+    ) {
+        let mut text = lines.join(&b'\n');
+        if trailing_newline {
+            text.push(b'\n');
+        }
+        prop_assume!(!text.is_empty());
+        let mut boundaries: Vec<usize> = cuts.iter().map(|cut| cut.index(text.len())).collect();
+        boundaries.push(0);
+        boundaries.push(text.len());
+        boundaries.sort_unstable();
+        boundaries.dedup();
+        let mut bytes = Vec::new();
+        for (index, pair) in boundaries.windows(2).enumerate() {
+            bytes.extend(gzip_member(&text[pair[0]..pair[1]], fake_headers && index % 2 == 1));
+        }
+        let path = temp_path(&format!("gzip-{unit_bytes}-{threads}.pfw.gz"));
+        std::fs::write(&path, &bytes).map_err(|error| TestCaseError::fail(error.to_string()))?;
+        let max_line_bytes = 300;
+        let expected = ground_truth(&text, max_line_bytes);
+        let found = scan(&path, unit_bytes, threads, max_line_bytes);
+        prop_assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn plain_scan_equals_sequential_decode(
+        lines in proptest::collection::vec(line(), 1..60),
+        trailing_newline in any::<bool>(),
+        unit_bytes in 1u64..400,
+        threads in 1usize..4,
+    ) {
+        let mut text = lines.join(&b'\n');
+        if trailing_newline {
+            text.push(b'\n');
+        }
+        prop_assume!(!text.is_empty() && !text.starts_with(&[0x1f, 0x8b]));
+        let path = temp_path(&format!("plain-{unit_bytes}-{threads}.pfw"));
+        std::fs::write(&path, &text).map_err(|error| TestCaseError::fail(error.to_string()))?;
+        let max_line_bytes = 300;
+        let expected = ground_truth(&text, max_line_bytes);
+        let found = scan(&path, unit_bytes, threads, max_line_bytes);
+        prop_assert_eq!(found, expected);
+    }
+}
+
+#[test]
+fn a_limit_stops_the_scan_early() {
+    let text: Vec<u8> =
+        (0..1000).flat_map(|index| format!("{{\"ph\":1,\"ts\":{index}}}\n").into_bytes()).collect();
+    let path = temp_path("limit.pfw");
+    std::fs::write(&path, &text).unwrap_or_default();
+    let (files, _) = discover(&[&path]);
+    let scanner = Scanner::new(ScanOptions { unit_bytes: 100, ..ScanOptions::default() });
+    let mut seen = 0;
+    let report = scanner.scan(
+        &files,
+        &[],
+        |_| Order::default(),
+        |_, fold| {
+            seen += fold.0.len();
+            if seen >= 50 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+        },
+    );
+    assert!(report.stopped);
+    assert!((50..1000).contains(&seen));
+}
