@@ -292,6 +292,50 @@ fn check_integer(key: &str, value: &RawValue<'_>, strings_seen: &mut bool) -> Re
     integer_field(key, value, strings_seen).map(|_| ())
 }
 
+/// Checks that the three decoders agree on `line`: the fast path and the full parse give the same
+/// line (or errors of the same kind), and [`decode_phase`] gives the same validity and phase.
+/// Returns whether the fast path answered. Used by the differential tests and the fuzz target.
+pub fn decoders_agree(line: &[u8]) -> Result<bool, String> {
+    let shown = || String::from_utf8_lossy(line).into_owned();
+    let fast = decode_line_with(line, Decoder::Fast);
+    let full = decode_line_with(line, Decoder::FullOnly);
+    let phase = decode_phase(line);
+    match (&fast, &full) {
+        (Ok((fast_line, _)), Ok((full_line, _))) if fast_line != full_line => {
+            return Err(format!(
+                "fast and full paths disagree on {:?}: {fast_line:?} / {full_line:?}",
+                shown()
+            ));
+        }
+        (Err(fast_error), Err(full_error))
+            if std::mem::discriminant(fast_error) != std::mem::discriminant(full_error) =>
+        {
+            return Err(format!("different errors for {:?}: {fast_error} / {full_error}", shown()));
+        }
+        (Ok(_), Err(_)) | (Err(_), Ok(_)) => {
+            return Err(format!("validity differs for {:?}: fast {fast:?}, full {full:?}", shown()));
+        }
+        _ => {}
+    }
+    let agrees = match (&full, &phase) {
+        (Ok((Line::Event(event), _)), Ok(LinePhase::Event(found, _))) => event.phase == Some(*found),
+        (Ok((Line::Blank, _)), Ok(LinePhase::Blank)) | (Ok((Line::Wrapper, _)), Ok(LinePhase::Wrapper)) => {
+            true
+        }
+        (Err(full_error), Err(phase_error)) => {
+            std::mem::discriminant(full_error) == std::mem::discriminant(phase_error)
+        }
+        _ => false,
+    };
+    if !agrees {
+        return Err(format!(
+            "decode_phase disagrees on {:?}: decode_line {full:?}, decode_phase {phase:?}",
+            shown()
+        ));
+    }
+    Ok(matches!(fast, Ok((_, Decoder::Fast))))
+}
+
 /// Builds an event from its top-level fields. Later duplicates win, as in a JSON map.
 pub fn event_from_fields<'a>(fields: impl IntoIterator<Item = Field<'a>>) -> Result<Event<'a>, LineError> {
     let mut builder = EventBuilder::default();

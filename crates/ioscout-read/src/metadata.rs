@@ -98,6 +98,10 @@ impl Fold for MetadataFold {
     fn event(&mut self, event: &Event<'_>) {
         self.metadata.observe(event);
     }
+
+    fn wants(&self, phase: Phase) -> bool {
+        phase == Phase::Metadata
+    }
 }
 
 fn lookup<'a>(

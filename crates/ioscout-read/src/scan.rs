@@ -25,7 +25,7 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use ioscout_model::{Event, GenerationEvidence, PhaseCounts};
+use ioscout_model::{Event, GenerationEvidence, Phase, PhaseCounts};
 use rayon::prelude::*;
 
 use crate::event::{Args, Line, LineError, LinePhase, decode_line, decode_phase, hash_evidence};
@@ -42,6 +42,14 @@ pub trait Fold: Send {
     /// and counted by phase ([`crate::event::decode_phase`]), which is much cheaper, and the
     /// generation evidence of [`FileSummary`] comes from top-level fields only.
     fn needs_events(&self) -> bool {
+        true
+    }
+
+    /// Whether this fold looks at events of `phase`. Lines of other phases are only validated
+    /// and counted (as with [`Fold::needs_events`] false), which is much cheaper: a fold that
+    /// reads metadata only skips building the millions of complete events.
+    fn wants(&self, phase: Phase) -> bool {
+        let _ = phase;
         true
     }
 }
@@ -741,7 +749,10 @@ impl LocalProblem {
 /// Decodes lines and feeds events to a fold, keeping the unit's counters.
 struct LineProcessor<F> {
     fold: F,
-    needs_events: bool,
+    /// Whether every phase goes through the full decode.
+    wants_all: bool,
+    /// Per phase ([`Phase::index`]), whether the fold wants its events.
+    wanted: [bool; 5],
     counts: PhaseCounts,
     wrapper_lines: u64,
     blank_lines: u64,
@@ -756,8 +767,11 @@ const KEPT_PER_UNIT: usize = 64;
 
 impl<F: Fold> LineProcessor<F> {
     fn new(fold: F) -> Self {
+        let needs_events = fold.needs_events();
+        let wanted = Phase::ALL.map(|phase| needs_events && fold.wants(phase));
         LineProcessor {
-            needs_events: fold.needs_events(),
+            wants_all: wanted.iter().all(|&wanted| wanted),
+            wanted,
             fold,
             counts: PhaseCounts::default(),
             wrapper_lines: 0,
@@ -771,8 +785,9 @@ impl<F: Fold> LineProcessor<F> {
 
     /// Decodes one line; `Err` carries the problem for the caller to locate.
     fn line(&mut self, bytes: &[u8]) -> Result<(), (ProblemKind, String)> {
-        if !self.needs_events {
+        if !self.wants_all {
             return match decode_phase(bytes) {
+                Ok(LinePhase::Event(phase, _)) if self.wanted[phase.index()] => self.event_line(bytes),
                 Ok(LinePhase::Event(phase, evidence)) => {
                     self.counts.add(phase);
                     self.evidence.add(evidence);
@@ -789,6 +804,11 @@ impl<F: Fold> LineProcessor<F> {
                 Err(error) => Err(self.invalid(bytes, &error)),
             };
         }
+        self.event_line(bytes)
+    }
+
+    /// Decodes a line fully and hands its event to the fold.
+    fn event_line(&mut self, bytes: &[u8]) -> Result<(), (ProblemKind, String)> {
         match decode_line(bytes) {
             Ok(Line::Event(event)) => {
                 if let Some(phase) = event.phase {

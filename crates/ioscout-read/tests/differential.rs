@@ -8,53 +8,12 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use ioscout_read::event::{Decoder, Line, LinePhase, decode_line_with, decode_phase};
+use ioscout_read::event::decoders_agree;
 use proptest::prelude::*;
 
 /// Checks one line and returns whether the fast path answered.
 fn check_line(line: &[u8]) -> bool {
-    let fast = decode_line_with(line, Decoder::Fast);
-    let full = decode_line_with(line, Decoder::FullOnly);
-    let phase = decode_phase(line);
-    let fast_answered = matches!(fast, Ok((_, Decoder::Fast)));
-    match (&fast, &full) {
-        (Ok((fast_line, _)), Ok((full_line, _))) => {
-            assert_eq!(
-                fast_line,
-                full_line,
-                "fast and full paths disagree on {:?}",
-                String::from_utf8_lossy(line)
-            );
-        }
-        (Err(fast_error), Err(full_error)) => {
-            assert_eq!(
-                std::mem::discriminant(fast_error),
-                std::mem::discriminant(full_error),
-                "different errors for {:?}: {fast_error} / {full_error}",
-                String::from_utf8_lossy(line)
-            );
-        }
-        _ => panic!("validity differs for {:?}: fast {fast:?}, full {full:?}", String::from_utf8_lossy(line)),
-    }
-    match (&full, &phase) {
-        (Ok((Line::Event(event), _)), Ok(LinePhase::Event(found, _))) => {
-            assert_eq!(event.phase, Some(*found), "phase differs for {:?}", String::from_utf8_lossy(line));
-        }
-        (Ok((Line::Blank, _)), Ok(LinePhase::Blank)) | (Ok((Line::Wrapper, _)), Ok(LinePhase::Wrapper)) => {}
-        (Err(full_error), Err(phase_error)) => {
-            assert_eq!(
-                std::mem::discriminant(full_error),
-                std::mem::discriminant(phase_error),
-                "different errors for {:?}",
-                String::from_utf8_lossy(line)
-            );
-        }
-        _ => panic!(
-            "decode_phase disagrees on {:?}: decode_line {full:?}, decode_phase {phase:?}",
-            String::from_utf8_lossy(line)
-        ),
-    }
-    fast_answered
+    decoders_agree(line).unwrap_or_else(|problem| panic!("{problem}"))
 }
 
 fn testdata() -> PathBuf {

@@ -22,6 +22,21 @@ impl Fold for Order {
     }
 }
 
+/// Takes metadata events only: the other phases go through the counting path.
+#[derive(Default)]
+struct MetadataOnly(u64);
+
+impl Fold for MetadataOnly {
+    fn event(&mut self, event: &Event<'_>) {
+        assert_eq!(event.phase, Some(ioscout_model::Phase::Metadata));
+        self.0 += 1;
+    }
+
+    fn wants(&self, phase: ioscout_model::Phase) -> bool {
+        phase == ioscout_model::Phase::Metadata
+    }
+}
+
 /// What a sequential decode finds: counts, event order, and (line, offset) of every invalid line.
 fn ground_truth(text: &[u8], max_line_bytes: usize) -> (PhaseCounts, Vec<Option<i64>>, Vec<(u64, u64)>) {
     let mut counts = PhaseCounts::default();
@@ -99,6 +114,20 @@ fn scan(
             ControlFlow::Continue(())
         },
     );
+    assert_eq!(report.totals().invalid, report.problem_count(), "every problem is counted once");
+    // A fold that wants one phase sees exactly those events, and the counts do not change.
+    let mut metadata = 0;
+    let partial = scanner.scan(
+        &files,
+        &[],
+        |_| MetadataOnly::default(),
+        |_, fold| {
+            metadata += fold.0;
+            ControlFlow::Continue(())
+        },
+    );
+    assert_eq!(partial.totals(), report.totals());
+    assert_eq!(metadata, report.totals().metadata);
     let invalid = report
         .problems()
         .filter(|problem| {

@@ -32,8 +32,15 @@ impl Fold for ViewFold<'_> {
         if self.matched >= self.limit {
             return;
         }
+        if let Some(predicate) = self.predicate
+            && !predicate.uses_args()
+            && !predicate.matches_with_args(event, &Args::default(), self.tables)
+        {
+            return;
+        }
         let args = Args::of(event);
         if let Some(predicate) = self.predicate
+            && predicate.uses_args()
             && !predicate.matches_with_args(event, &args, self.tables)
         {
             return;

@@ -1,0 +1,75 @@
+//! `ioscout count`.
+
+use crate::{ioscout, json, read_json, root, stdout};
+
+/// Checks `count --json FOLDER` against the folder's independent `expected.json`.
+fn check_against_expected(folder: &str) {
+    let expected = read_json(&root().join(folder).join("expected.json"));
+    let found = json(&["count", "--json", folder], 0);
+    for phase in ["complete", "metadata", "counter", "aggregated", "other", "invalid"] {
+        assert_eq!(found["total"][phase], expected["total"][phase], "{folder}: total {phase}");
+    }
+    let files = found["files"].as_array().map_or(0, Vec::len);
+    assert_eq!(files, expected["per_file"].as_object().map_or(0, serde_json::Map::len));
+    for file in found["files"].as_array().into_iter().flatten() {
+        let path = file["path"].as_str().unwrap_or_default();
+        let name = path.rsplit('/').next().unwrap_or_default();
+        for phase in ["complete", "metadata", "counter", "aggregated", "invalid"] {
+            assert_eq!(file[phase], expected["per_file"][name][phase], "{path}: {phase}");
+        }
+    }
+}
+
+#[test]
+fn every_generation_counts_as_python_counts() {
+    check_against_expected("testdata/generations");
+}
+
+#[test]
+fn the_sample_counts_as_python_counts() {
+    check_against_expected("testdata/sample");
+}
+
+#[test]
+fn the_json_shape_is_the_documented_one() {
+    let found = json(&["count", "--json", "testdata/generations/ndjson-2.2.pfw.gz"], 0);
+    let mut keys =
+        found["total"].as_object().map(|total| total.keys().cloned().collect::<Vec<_>>()).unwrap_or_default();
+    keys.sort();
+    assert_eq!(keys, ["aggregated", "complete", "counter", "invalid", "metadata", "other"]);
+    assert_eq!(found["files"][0]["path"], "testdata/generations/ndjson-2.2.pfw.gz");
+    assert_eq!(found["files"][0]["complete"], 30);
+    assert_eq!(found["total"]["aggregated"], 1);
+    assert_eq!(found["total"]["counter"], 1);
+}
+
+#[test]
+fn globs_files_and_directories_are_inputs() {
+    let by_glob = json(&["count", "--json", "testdata/sample/trace-0-*.pfw.gz"], 0);
+    assert_eq!(by_glob["files"].as_array().map_or(0, Vec::len), 3);
+    let mixed = json(&["count", "--json", "testdata/sample", "testdata/generations/v1-hashes.pfw"], 0);
+    assert_eq!(mixed["files"].as_array().map_or(0, Vec::len), 7);
+    // The same file named twice is read once.
+    let twice = json(
+        &["count", "--json", "testdata/generations/v1-hashes.pfw", "testdata/generations/./v1-hashes.pfw"],
+        0,
+    );
+    assert_eq!(twice["files"].as_array().map_or(0, Vec::len), 1);
+}
+
+#[test]
+fn thread_counts_give_identical_results() {
+    let one = json(&["count", "--json", "--threads", "1", "testdata"], 0);
+    let many = json(&["count", "--json", "--threads", "3", "testdata"], 0);
+    assert_eq!(one, many);
+}
+
+#[test]
+fn the_table_ends_with_a_total_row() {
+    let output = ioscout(&["count", "testdata/sample"]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    let last = text.lines().last().unwrap_or_default();
+    assert!(last.starts_with("total (6 files)"), "{text}");
+    assert!(last.contains("2,306"), "{text}");
+}

@@ -1,0 +1,77 @@
+//! Command-line tests: one binary, modules by command. Each test runs the real `ioscout` binary
+//! from the repository root on the bundled fixtures (`testdata/`), or on the shared corpus when
+//! it is beside the checkout (those tests skip, saying so, when it is not).
+
+#![allow(clippy::print_stderr, reason = "tests say on stderr why they skip")]
+
+mod bad_input;
+mod corpus;
+mod count;
+mod info;
+mod view;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root (where `testdata/` is).
+pub(crate) fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The shared DFTracer corpus, if present.
+pub(crate) fn corpus() -> Option<PathBuf> {
+    let path = root().join("../shared/corpus/dftracer");
+    if path.is_dir() {
+        Some(path)
+    } else {
+        eprintln!("skipped: {} is absent (the shared corpus is not beside this checkout)", path.display());
+        None
+    }
+}
+
+/// Runs `ioscout` with `arguments` from the repository root.
+pub(crate) fn ioscout(arguments: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ioscout"))
+        .args(arguments)
+        .current_dir(root())
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run ioscout: {error}"))
+}
+
+/// Runs `ioscout`, expects exit code `code`, and parses stdout as JSON.
+pub(crate) fn json(arguments: &[&str], code: i32) -> serde_json::Value {
+    let output = ioscout(arguments);
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "ioscout {arguments:?}\nstdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("stdout of {arguments:?} is not JSON: {error}"))
+}
+
+/// Reads a JSON file.
+pub(crate) fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+/// stdout as text.
+pub(crate) fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// stderr as text.
+pub(crate) fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A fresh temporary directory for one test.
+pub(crate) fn temp_dir(name: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("ioscout-it-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&path);
+    std::fs::create_dir_all(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    path
+}
