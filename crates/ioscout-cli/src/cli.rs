@@ -5,9 +5,15 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// Finds out why HPC and deep-learning jobs wait on I/O.
+/// The command line of `ioscout`.
 #[derive(Debug, Parser)]
-#[command(name = "ioscout", version, about, long_about = None, after_help = AFTER_HELP)]
+#[command(
+    name = "ioscout",
+    version,
+    about = "Finds out why HPC and deep-learning jobs wait on I/O, and what to change.",
+    long_about = None,
+    after_help = AFTER_HELP
+)]
 pub(crate) struct Arguments {
     #[command(subcommand)]
     pub(crate) command: Command,

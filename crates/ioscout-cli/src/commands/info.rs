@@ -21,6 +21,7 @@ struct InfoFold {
     pids: BTreeSet<i64>,
     first_ts: Option<i64>,
     last_end: Option<i64>,
+    without_args: u64,
     metadata: TraceMetadata,
 }
 
@@ -37,6 +38,9 @@ impl Fold for InfoFold {
                 }
                 if let Some(pid) = event.pid {
                     self.pids.insert(pid);
+                }
+                if event.args.is_none() {
+                    self.without_args += 1;
                 }
                 if let Some(ts) = event.ts {
                     self.first_ts = Some(self.first_ts.map_or(ts, |first| first.min(ts)));
@@ -63,6 +67,7 @@ impl InfoFold {
             *self.categories.entry(category).or_default() += count;
         }
         self.pids.extend(other.pids);
+        self.without_args += other.without_args;
         self.first_ts = min_option(self.first_ts, other.first_ts);
         self.last_end = match (self.last_end, other.last_end) {
             (Some(left), Some(right)) => Some(left.max(right)),
@@ -103,6 +108,9 @@ struct InfoRecord {
     hosts: Vec<String>,
     files_named: usize,
     categories: BTreeMap<String, u64>,
+    /// Complete events without `args`: traced without `DFTRACER_INC_METADATA=1`, so their sizes,
+    /// files and hosts are unknown.
+    complete_without_args: u64,
     problem_count: u64,
 }
 
@@ -149,6 +157,7 @@ fn record(fold: &InfoFold, summaries: &[&FileSummary], path: Option<String>) -> 
         hosts: hosts.into_iter().collect(),
         files_named: fold.metadata.tables.files.len(),
         categories: fold.categories.clone(),
+        complete_without_args: fold.without_args,
         problem_count: summaries.iter().map(|summary| summary.problem_count).sum(),
     }
 }
@@ -268,5 +277,12 @@ fn write_record(out: &mut impl Write, record: &InfoRecord) -> std::io::Result<()
     let categories: Vec<String> =
         categories.iter().map(|(name, count)| format!("{name} {}", thousands(**count))).collect();
     writeln!(out, "  categories  {}", list(&categories, 12))?;
+    if record.complete_without_args > 0 {
+        writeln!(
+            out,
+            "  note        {} complete events carry no args (traced without DFTRACER_INC_METADATA=1): their sizes, files and hosts are unknown",
+            thousands(record.complete_without_args)
+        )?;
+    }
     writeln!(out)
 }

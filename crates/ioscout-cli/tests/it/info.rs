@@ -69,3 +69,13 @@ fn the_text_report_names_hosts_and_span() {
     assert!(text.contains("total (6 files)"), "{text}");
     assert!(text.contains("unit US"), "{text}");
 }
+
+#[test]
+fn events_without_args_are_pointed_out() {
+    let found = json(&["info", "--json", "testdata/generations/ndjson-2.2.pfw"], 0);
+    assert_eq!(found["total"]["complete_without_args"], 5);
+    let output = ioscout(&["info", "testdata/generations/ndjson-2.2.pfw"]);
+    assert!(stdout(&output).contains("5 complete events carry no args"));
+    let found = json(&["info", "--json", "testdata/sample"], 0);
+    assert_eq!(found["total"]["complete_without_args"], 0);
+}
