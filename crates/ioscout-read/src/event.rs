@@ -105,24 +105,16 @@ pub fn decode_phase(line: &[u8]) -> Result<LinePhase, LineError> {
     if let Some(phase) = fast_phase(line) {
         return Ok(phase);
     }
-    let text = std::str::from_utf8(line).map_err(|_| LineError::InvalidUtf8)?;
-    let object = match json::frame_line(text) {
-        Framed::Blank => return Ok(LinePhase::Blank),
-        Framed::Wrapper => return Ok(LinePhase::Wrapper),
-        Framed::NotAnObject => return Err(LineError::InvalidJson("not a JSON object".to_string())),
-        Framed::Object(object) => object,
-    };
-    let mut checker = PhaseChecker::default();
-    if json::fast_fields_with(object, |field| checker.field(field)).is_some() {
-        return checker.finish();
-    }
-    // Lines the fast path declines are rare: decode them fully.
-    let fields = json::full_fields(object).map_err(|error| LineError::InvalidJson(error.to_string()))?;
-    let event = event_from_fields(fields)?;
-    match event.phase {
-        Some(phase) => Ok(LinePhase::Event(phase, event.evidence)),
-        None => Err(LineError::NotAnEvent("no ph field".into())),
-    }
+    // Everything else (escapes, non-ASCII, numbers written as strings, invalid lines) is rare:
+    // decode it fully.
+    Ok(match decode_line(line)? {
+        Line::Blank => LinePhase::Blank,
+        Line::Wrapper => LinePhase::Wrapper,
+        Line::Event(event) => {
+            let phase = event.phase.ok_or_else(|| LineError::NotAnEvent("no ph field".into()))?;
+            LinePhase::Event(phase, event.evidence)
+        }
+    })
 }
 
 /// The common case of [`decode_phase`], on bytes: an ASCII line without escapes that is exactly
@@ -205,91 +197,6 @@ fn fast_phase(line: &[u8]) -> Option<LinePhase> {
         GenerationEvidence::default()
     };
     Some(LinePhase::Event(phase?, evidence))
-}
-
-/// The checks of [`EventBuilder`] without building the event.
-#[derive(Default)]
-struct PhaseChecker<'a> {
-    phase: Option<Phase>,
-    raw_phase_is_str: bool,
-    args: Option<RawValue<'a>>,
-    strings_seen: bool,
-    error: Option<LineError>,
-}
-
-impl<'a> PhaseChecker<'a> {
-    fn field(&mut self, (key, value): Field<'a>) {
-        if self.error.is_some() {
-            return;
-        }
-        let result = match key.as_bytes() {
-            b"ph" => match Phase::from_raw(&value) {
-                Some(phase) => {
-                    self.phase = Some(phase);
-                    self.raw_phase_is_str = value.is_str();
-                    Ok(())
-                }
-                None => Err(LineError::NotAnEvent("ph is neither a string nor a number".into())),
-            },
-            b"id" => check_integer("id", &value, &mut self.strings_seen),
-            b"pid" => check_integer("pid", &value, &mut self.strings_seen),
-            b"tid" => check_integer("tid", &value, &mut self.strings_seen),
-            b"ts" => check_integer("ts", &value, &mut self.strings_seen),
-            b"dur" => check_integer("dur", &value, &mut self.strings_seen),
-            b"type" => check_integer("type", &value, &mut self.strings_seen),
-            b"args" => match value {
-                RawValue::Object(_) => {
-                    self.args = Some(value);
-                    Ok(())
-                }
-                RawValue::Null => {
-                    self.args = None;
-                    Ok(())
-                }
-                _ => Err(LineError::NotAnEvent("args is not an object".into())),
-            },
-            _ => Ok(()),
-        };
-        if let Err(error) = result {
-            self.error = Some(error);
-        }
-    }
-
-    fn finish(self) -> Result<LinePhase, LineError> {
-        if let Some(error) = self.error {
-            return Err(error);
-        }
-        let Some(mut phase) = self.phase else {
-            return Err(LineError::NotAnEvent("no ph field".into()));
-        };
-        let mut evidence = GenerationEvidence::default();
-        if self.strings_seen {
-            evidence.add(GenerationEvidence(GenerationEvidence::STRING_NUMBERS));
-        }
-        if !self.raw_phase_is_str {
-            evidence.add(GenerationEvidence(GenerationEvidence::INTEGER_PHASE));
-        }
-        if phase == Phase::Counter && self.raw_phase_is_str && self.args.is_some() {
-            let event = Event { args: self.args, ..Event::default() };
-            if Args::of(&event).get("dft_cnt").is_some() {
-                phase = Phase::Aggregated;
-            }
-        }
-        Ok(LinePhase::Event(phase, evidence))
-    }
-}
-
-/// Validates a numeric field as [`integer_field`] does, without keeping the value. A plain run of
-/// up to 18 digits needs no parse.
-#[inline]
-fn check_integer(key: &str, value: &RawValue<'_>, strings_seen: &mut bool) -> Result<(), LineError> {
-    if let RawValue::Number(text) = value
-        && text.len() <= 18
-        && text.bytes().all(|byte| byte.is_ascii_digit())
-    {
-        return Ok(());
-    }
-    integer_field(key, value, strings_seen).map(|_| ())
 }
 
 /// Checks that the three decoders agree on `line`: the fast path and the full parse give the same

@@ -208,29 +208,26 @@ pub(crate) fn scan_number(bytes: &[u8], mut index: usize) -> Option<usize> {
         _ => return None,
     }
     if bytes.get(index) == Some(&b'.') {
-        index += 1;
-        let start = index;
-        while let Some(b'0'..=b'9') = bytes.get(index) {
-            index += 1;
-        }
-        if index == start {
-            return None;
-        }
+        index = some_digits(bytes, index + 1)?;
     }
     if let Some(b'e' | b'E') = bytes.get(index) {
         index += 1;
         if let Some(b'+' | b'-') = bytes.get(index) {
             index += 1;
         }
-        let start = index;
-        while let Some(b'0'..=b'9') = bytes.get(index) {
-            index += 1;
-        }
-        if index == start {
-            return None;
-        }
+        index = some_digits(bytes, index)?;
     }
     Some(index)
+}
+
+/// The end of a run of one or more digits at `index`.
+#[inline]
+fn some_digits(bytes: &[u8], index: usize) -> Option<usize> {
+    let mut end = index;
+    while let Some(b'0'..=b'9') = bytes.get(end) {
+        end += 1;
+    }
+    (end > index).then_some(end)
 }
 
 /// A plain non-negative integer of at most 18 digits at `index` (the form DFTracer writes for
@@ -345,22 +342,36 @@ pub(crate) fn skip_nested(bytes: &[u8], mut index: usize) -> Option<usize> {
     }
 }
 
-/// Whether any byte is a backslash, a control character or not ASCII. Written without early
-/// exit inside a chunk so that it vectorises.
+/// Whether any byte is a backslash, a control character or not ASCII.
 #[inline]
 pub(crate) fn has_special_or_non_ascii(bytes: &[u8]) -> bool {
+    any_special::<true>(bytes)
+}
+
+/// Whether any byte is a backslash or a control character (such lines go to the full parser).
+#[inline]
+fn has_special_bytes(bytes: &[u8]) -> bool {
+    any_special::<false>(bytes)
+}
+
+/// Whether any byte is a backslash or a control character, or (with `NON_ASCII`) at or above
+/// 0x80. Written without early exit inside a chunk so that it vectorises.
+#[inline]
+fn any_special<const NON_ASCII: bool>(bytes: &[u8]) -> bool {
+    let special =
+        |byte: u8| u8::from(byte < 0x20) | u8::from(byte == b'\\') | u8::from(NON_ASCII && byte >= 0x80);
     let mut found = 0u8;
     let mut chunks = bytes.chunks_exact(32);
     for chunk in &mut chunks {
         for &byte in chunk {
-            found |= u8::from(byte < 0x20) | u8::from(byte == b'\\') | u8::from(byte >= 0x80);
+            found |= special(byte);
         }
         if found != 0 {
             return true;
         }
     }
     for &byte in chunks.remainder() {
-        found |= u8::from(byte < 0x20) | u8::from(byte == b'\\') | u8::from(byte >= 0x80);
+        found |= special(byte);
     }
     found != 0
 }
@@ -376,26 +387,6 @@ pub(crate) fn skip_value(bytes: &[u8], index: usize) -> Option<usize> {
         b'n' => literal(bytes, index, b"null"),
         _ => scan_number(bytes, index),
     }
-}
-
-/// Whether any byte is a backslash or a control character (such lines go to the full parser).
-/// Written without early exit so that it vectorises.
-#[inline]
-fn has_special_bytes(bytes: &[u8]) -> bool {
-    let mut found = 0u8;
-    let mut chunks = bytes.chunks_exact(32);
-    for chunk in &mut chunks {
-        for &byte in chunk {
-            found |= u8::from(byte < 0x20) | u8::from(byte == b'\\');
-        }
-        if found != 0 {
-            return true;
-        }
-    }
-    for &byte in chunks.remainder() {
-        found |= u8::from(byte < 0x20) | u8::from(byte == b'\\');
-    }
-    found != 0
 }
 
 /// The full parse: the top-level fields of `object` through `serde_json`, duplicates kept in order.
