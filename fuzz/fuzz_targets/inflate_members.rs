@@ -17,6 +17,6 @@ fuzz_target!(|bytes: &[u8]| {
         unit_bytes: 64,
         ..Default::default()
     });
-    let report = scanner.scan(&files, &problems, |_| ioscout_read::NoFold, |_, _| ControlFlow::Continue(()));
+    let report = scanner.scan(&files, &problems, |_| ioscout_read::NoFold, |_, _, _| ControlFlow::Continue(()));
     assert_eq!(report.totals().invalid, report.problem_count());
 });

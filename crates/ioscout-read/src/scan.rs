@@ -229,6 +229,38 @@ impl ScanReport {
     }
 }
 
+/// The part of a file one fold covers: where its decoding started and stopped (compressed
+/// offsets for gzip, byte offsets for plain files), how many lines and decompressed bytes come
+/// before it, and whether a chunk of an index may end at `end` (no line crosses it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct UnitSpan {
+    /// First byte decoded (a gzip member start, or a line start of a plain file).
+    pub start: u64,
+    /// First byte not decoded.
+    pub end: u64,
+    /// Lines of the file before this span.
+    pub line_base: u64,
+    /// Decompressed bytes of the file before this span.
+    pub offset_base: u64,
+    /// No line crosses `end`.
+    pub clean_end: bool,
+}
+
+/// A piece of a file that decodes on its own, as an index records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Chunk {
+    /// Index of the file in the list given to [`Scanner::scan_chunks`].
+    pub file: usize,
+    /// First byte (a line start; for gzip also a member start).
+    pub start: u64,
+    /// First byte after the chunk (a line and member start, or the end of the file).
+    pub end: u64,
+    /// Lines of the file before the chunk.
+    pub line_base: u64,
+    /// Decompressed bytes of the file before the chunk.
+    pub offset_base: u64,
+}
+
 /// One unit of work: a byte range of one file.
 #[derive(Clone, Debug)]
 struct Unit {
@@ -261,7 +293,7 @@ impl Scanner {
     }
 
     /// Scans `files`. `make` builds a fold for a unit of file `index`; `consume` receives every
-    /// filled fold in file order and may stop the scan. `input_problems` are reported as
+    /// filled fold in file order, with the [`UnitSpan`] it covers, and may stop the scan. `input_problems` are reported as
     /// unreadable files at the front of the report.
     pub fn scan<F, M, C>(
         &self,
@@ -273,7 +305,7 @@ impl Scanner {
     where
         F: Fold,
         M: Fn(usize) -> F + Sync,
-        C: FnMut(usize, F) -> ControlFlow<()>,
+        C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>,
     {
         let threads =
             if self.options.threads == 0 { rayon::current_num_threads() } else { self.options.threads };
@@ -293,7 +325,7 @@ impl Scanner {
     where
         F: Fold,
         M: Fn(usize) -> F + Sync,
-        C: FnMut(usize, F) -> ControlFlow<()>,
+        C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>,
     {
         let keep = self.options.max_reported_problems;
         let mut report = ScanReport { files: Vec::new(), stopped: false };
@@ -377,6 +409,81 @@ impl Scanner {
                 .is_break()
         {
             report.stopped = true;
+        }
+        report
+    }
+
+    /// Decodes only `chunks` (as an index records them) of `files`, in parallel, and hands each
+    /// chunk's fold to `consume` in the order given. A chunk starts at a line start (and a gzip
+    /// member start) and ends at one or at the end of its file, so chunks decode on their own,
+    /// without stitching. The report's summaries count only what the chunks hold.
+    pub fn scan_chunks<F, M, C>(
+        &self,
+        files: &[TraceFile],
+        chunks: &[Chunk],
+        make: M,
+        mut consume: C,
+    ) -> ScanReport
+    where
+        F: Fold,
+        M: Fn(usize) -> F + Sync,
+        C: FnMut(usize, F) -> ControlFlow<()>,
+    {
+        let threads =
+            if self.options.threads == 0 { rayon::current_num_threads() } else { self.options.threads };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok();
+        let keep = self.options.max_reported_problems;
+        let mut report = ScanReport { files: files.iter().map(FileSummary::new).collect(), stopped: false };
+        let open_files: Vec<OpenFile> = files
+            .iter()
+            .map(|trace| OpenFile {
+                trace: trace.clone(),
+                handle: File::open(&trace.path).ok(),
+                candidates: Arc::default(),
+            })
+            .collect();
+        for (index, (open, summary)) in open_files.iter().zip(report.files.iter_mut()).enumerate() {
+            if open.handle.is_none() && chunks.iter().any(|chunk| chunk.file == index) {
+                summary.add_problem(
+                    Problem {
+                        path: open.trace.path.clone(),
+                        kind: ProblemKind::Unreadable,
+                        line: None,
+                        offset: None,
+                        compressed_offset: None,
+                        detail: "cannot open the file".into(),
+                    },
+                    keep,
+                );
+            }
+        }
+        let units: Vec<Unit> = chunks
+            .iter()
+            .filter(|chunk| chunk.file < open_files.len())
+            .map(|chunk| Unit { file: chunk.file, start: chunk.start, end: chunk.end })
+            .collect();
+        let bases: Vec<&Chunk> = chunks.iter().filter(|chunk| chunk.file < open_files.len()).collect();
+        let mut position = 0;
+        'windows: for batch in windows(&units, threads, self.options.unit_bytes) {
+            let results: Vec<UnitResult<F>> = in_pool(pool.as_ref(), || {
+                batch
+                    .par_iter()
+                    .map(|unit| self.decode_unit(&open_files[unit.file], unit, false, make(unit.file)))
+                    .collect()
+            });
+            for result in results {
+                let chunk = bases[position];
+                position += 1;
+                let summary = &mut report.files[chunk.file];
+                let fold = merge_chunk(&open_files[chunk.file].trace.path, chunk, result, summary, keep);
+                if consume(chunk.file, fold).is_break() {
+                    report.stopped = true;
+                    break 'windows;
+                }
+            }
+        }
+        for summary in &mut report.files {
+            summary.problems.sort_by_key(|problem| (problem.offset, problem.line));
         }
         report
     }
@@ -517,8 +624,9 @@ impl Scanner {
     where
         F: Fold,
         M: Fn(usize) -> F + Sync,
-        C: FnMut(usize, F) -> ControlFlow<()>,
+        C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>,
     {
+        let mut decoded_start = unit.start;
         if open.trace.compression == Compression::Gzip && unit.start != merge.expected_start {
             if unit.end <= merge.expected_start {
                 // The previous unit's last member covered this whole range: the start was a false
@@ -527,7 +635,15 @@ impl Scanner {
             }
             let redo = Unit { file: unit.file, start: merge.expected_start, end: unit.end };
             result = self.decode_unit(open, &redo, true, make(unit.file));
+            decoded_start = redo.start;
         }
+        let span = UnitSpan {
+            start: decoded_start,
+            end: result.end,
+            line_base: merge.line_base,
+            offset_base: merge.offset_base,
+            clean_end: true,
+        };
         merge.expected_start = result.end;
         let keep = self.options.max_reported_problems;
         let path = &open.trace.path;
@@ -553,8 +669,9 @@ impl Scanner {
             }
             merge.append_tail(&result.tail, result.tail_oversize, self.options.max_line_bytes);
             merge.offset_base += result.bytes;
-            if merge.held.is_none() {
-                merge.held = Some(result.processor);
+            match merge.held.as_mut() {
+                Some((_, span)) => span.end = result.end,
+                None => merge.held = Some((result.processor, span)),
             }
             return ControlFlow::Continue(());
         }
@@ -569,7 +686,11 @@ impl Scanner {
             line.extend_from_slice(&first);
             let located = LineLocation { line: merge.line_base + 1, offset };
             match merge.held.as_mut() {
-                Some(held) => process_whole_line(&line, oversize, located, held, summary, path, keep),
+                Some((held, held_span)) => {
+                    // The stitched line crosses the boundary: no chunk may end there.
+                    held_span.clean_end = !continued;
+                    process_whole_line(&line, oversize, located, held, summary, path, keep);
+                }
                 None => {
                     process_whole_line(&line, oversize, located, &mut result.processor, summary, path, keep);
                 }
@@ -582,14 +703,14 @@ impl Scanner {
             summary.lines += 1;
             let located = LineLocation { line: merge.line_base, offset: merge.tail_offset };
             match merge.held.as_mut() {
-                Some(held) => process_whole_line(&line, oversize, located, held, summary, path, keep),
+                Some((held, _)) => process_whole_line(&line, oversize, located, held, summary, path, keep),
                 None => {
                     process_whole_line(&line, oversize, located, &mut result.processor, summary, path, keep);
                 }
             }
         }
-        if let Some(held) = merge.held.take() {
-            flow = consume(unit.file, held.fold);
+        if let Some((held, held_span)) = merge.held.take() {
+            flow = consume(unit.file, held.fold, held_span);
         }
         summary.lines += result.lines;
         merge.tail_offset = merge.offset_base + result.tail_offset;
@@ -597,12 +718,12 @@ impl Scanner {
         merge.tail_oversize = result.tail_oversize;
         merge.line_base += result.lines;
         merge.offset_base += result.bytes;
-        merge.held = Some(result.processor);
+        merge.held = Some((result.processor, span));
         flow
     }
 
     /// Decodes a file's unfinished last line and hands over its last fold.
-    fn finish_file<F: Fold, C: FnMut(usize, F) -> ControlFlow<()>>(
+    fn finish_file<F: Fold, C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>>(
         &self,
         file: usize,
         merges: &mut [FileMerge<F>],
@@ -617,7 +738,7 @@ impl Scanner {
             summary.lines += 1;
             let path = summary.path.clone();
             match merge.held.as_mut() {
-                Some(held) => {
+                Some((held, _)) => {
                     process_whole_line(&line, merge.tail_oversize, located, held, summary, &path, keep);
                 }
                 None => {
@@ -638,7 +759,7 @@ impl Scanner {
         // Stitched lines are decoded after the unit that holds them: restore file order.
         summary.problems.sort_by_key(|problem| (problem.offset, problem.line));
         match merge.held.take() {
-            Some(held) => consume(file, held.fold),
+            Some((held, span)) => consume(file, held.fold, span),
             None => ControlFlow::Continue(()),
         }
     }
@@ -664,6 +785,43 @@ fn windows(units: &[Unit], threads: usize, unit_bytes: u64) -> Vec<&[Unit]> {
         windows.push(&units[start..]);
     }
     windows
+}
+
+/// Adds one independently decoded chunk to its file's summary and returns its fold.
+fn merge_chunk<F: Fold>(
+    path: &std::path::Path,
+    chunk: &Chunk,
+    mut result: UnitResult<F>,
+    summary: &mut FileSummary,
+    keep: usize,
+) -> F {
+    summary.members += result.members;
+    summary.uncompressed_bytes += result.bytes;
+    summary.wrapper_lines += result.wrapper_lines;
+    summary.blank_lines += result.blank_lines;
+    summary.counts.merge(&result.counts);
+    summary.evidence.add(result.evidence);
+    summary.problem_count += result.problem_count;
+    summary.lines += result.lines;
+    for local in result.problems.drain(..) {
+        if summary.problems.len() < keep {
+            summary.problems.push(local.locate(path, chunk.line_base, chunk.offset_base));
+        }
+    }
+    for problem in result.inflate_problems.drain(..) {
+        summary.add_problem(inflate_problem(path, problem, chunk.offset_base + result.bytes), keep);
+    }
+    if !result.tail.is_empty() || result.tail_oversize {
+        // The unterminated last line of the file.
+        summary.lines += 1;
+        let located = LineLocation {
+            line: chunk.line_base + result.lines + 1,
+            offset: chunk.offset_base + result.tail_offset,
+        };
+        let tail = std::mem::take(&mut result.tail);
+        process_whole_line(&tail, result.tail_oversize, located, &mut result.processor, summary, path, keep);
+    }
+    result.processor.fold
 }
 
 fn in_pool<R: Send>(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() -> R + Send) -> R {
@@ -1088,7 +1246,7 @@ struct FileMerge<F> {
     tail: Vec<u8>,
     tail_offset: u64,
     tail_oversize: bool,
-    held: Option<LineProcessor<F>>,
+    held: Option<(LineProcessor<F>, UnitSpan)>,
 }
 
 impl<F> Default for FileMerge<F> {

@@ -105,23 +105,26 @@ fn scan(
     let scanner =
         Scanner::new(ScanOptions { threads, unit_bytes, max_line_bytes, max_reported_problems: usize::MAX });
     let mut order = Vec::new();
+    let mut spans = Vec::new();
     let report = scanner.scan(
         &files,
         &[],
         |_| Order::default(),
-        |_, fold| {
+        |_, fold, span| {
             order.extend(fold.0);
+            spans.push(span);
             ControlFlow::Continue(())
         },
     );
     assert_eq!(report.totals().invalid, report.problem_count(), "every problem is counted once");
+    check_chunks(&scanner, &files, &spans, &report, &order);
     // A fold that wants one phase sees exactly those events, and the counts do not change.
     let mut metadata = 0;
     let partial = scanner.scan(
         &files,
         &[],
         |_| MetadataOnly::default(),
-        |_, fold| {
+        |_, fold, _| {
             metadata += fold.0;
             ControlFlow::Continue(())
         },
@@ -142,6 +145,68 @@ fn scan(
         .map(|problem| (problem.line.unwrap_or(0), problem.offset.unwrap_or(0)))
         .collect();
     (report.totals(), order, invalid)
+}
+
+/// Spans tile the file; chunks cut at clean span ends decode on their own to the same events,
+/// counts and located problems as the whole scan.
+fn check_chunks(
+    scanner: &Scanner,
+    files: &[ioscout_read::TraceFile],
+    spans: &[ioscout_read::UnitSpan],
+    report: &ioscout_read::ScanReport,
+    order: &[Option<i64>],
+) {
+    let size = files[0].size;
+    assert_eq!(spans.first().map(|span| span.start), Some(0));
+    for pair in spans.windows(2) {
+        assert_eq!(pair[0].end, pair[1].start, "spans must tile the file: {spans:?}");
+        assert!(pair[0].line_base <= pair[1].line_base);
+    }
+    let mut chunks: Vec<ioscout_read::Chunk> = Vec::new();
+    let mut open = false;
+    for span in spans {
+        if open && let Some(last) = chunks.last_mut() {
+            last.end = span.end;
+        } else {
+            chunks.push(ioscout_read::Chunk {
+                file: 0,
+                start: span.start,
+                end: span.end,
+                line_base: span.line_base,
+                offset_base: span.offset_base,
+            });
+        }
+        open = !span.clean_end;
+    }
+    if let Some(last) = chunks.last() {
+        assert!(last.end <= size);
+    }
+    let mut chunk_order = Vec::new();
+    let chunked = scanner.scan_chunks(
+        files,
+        &chunks,
+        |_| Order::default(),
+        |_, fold| {
+            chunk_order.extend(fold.0);
+            ControlFlow::Continue(())
+        },
+    );
+    assert_eq!(chunk_order, order, "chunks: {chunks:?}");
+    let located = |report: &ioscout_read::ScanReport| {
+        report
+            .problems()
+            .filter(|problem| problem.line.is_some())
+            .map(|problem| (problem.line, problem.offset, problem.kind))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(located(&chunked), located(report), "chunks: {chunks:?}");
+    let mut whole = report.totals();
+    let mut parts = chunked.totals();
+    // Gzip-level problems (truncation, garbage) are counted once per file by the whole scan and
+    // may be met again per chunk: compare the line-level counts.
+    whole.invalid = 0;
+    parts.invalid = 0;
+    assert_eq!(parts, whole);
 }
 
 fn line() -> impl Strategy<Value = Vec<u8>> {
@@ -227,7 +292,7 @@ fn a_limit_stops_the_scan_early() {
         &files,
         &[],
         |_| Order::default(),
-        |_, fold| {
+        |_, fold, _| {
             seen += fold.0.len();
             if seen >= 50 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
         },

@@ -29,7 +29,7 @@ struct CountOutput<'a> {
 pub(crate) fn run(arguments: &CountArguments) -> anyhow::Result<ExitCode> {
     let (files, input_problems) = common::discover(&arguments.input);
     let scanner = common::scanner(&arguments.input);
-    let report = scanner.scan(&files, &input_problems, |_| NoFold, |_, _| ControlFlow::Continue(()));
+    let report = scanner.scan(&files, &input_problems, |_| NoFold, |_, _, _| ControlFlow::Continue(()));
     let total = report.totals();
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     if arguments.json {

@@ -177,7 +177,7 @@ pub(crate) fn run(arguments: &InfoArguments) -> anyhow::Result<ExitCode> {
         &files,
         &input_problems,
         |_| InfoFold::default(),
-        |index, fold| {
+        |index, fold, _| {
             per_file[index].merge(fold);
             ControlFlow::Continue(())
         },

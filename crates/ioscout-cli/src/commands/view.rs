@@ -163,7 +163,7 @@ pub(crate) fn run(arguments: &ViewArguments) -> anyhow::Result<ExitCode> {
         &files,
         &[],
         |_| MetadataFold::default(),
-        |_, fold| {
+        |_, fold, _| {
             metadata.merge(fold.metadata);
             ControlFlow::Continue(())
         },
@@ -185,9 +185,9 @@ pub(crate) fn run(arguments: &ViewArguments) -> anyhow::Result<ExitCode> {
         line_ends: Vec::new(),
     };
     let report = if limit == 0 {
-        scanner.scan(&files, &input_problems, |_| NoFold, |_, _| ControlFlow::Break(()))
+        scanner.scan(&files, &input_problems, |_| NoFold, |_, _, _| ControlFlow::Break(()))
     } else {
-        scanner.scan(&files, &input_problems, make, |_, fold| {
+        scanner.scan(&files, &input_problems, make, |_, fold, _| {
             let take = usize::try_from((limit - emitted).min(fold.line_ends.len() as u64)).unwrap_or(0);
             let end = if take == 0 { 0 } else { fold.line_ends[take - 1] };
             if let Err(error) = stdout.write_all(&fold.output[..end]) {
