@@ -53,6 +53,28 @@ Examples:
   ioscout view traces/ --where 'host == \"node001\" and file ~ \"/data/\"' --format csv > reads.csv
   ioscout view trace.pfw.gz --where 'ph == M and name == FH'")]
     View(ViewArguments),
+    /// Build or refresh the sidecar index of trace directories (incremental: only changed and
+    /// new files are read).
+    #[command(after_help = "\
+The index of a directory is <dir>/.ioscout/index.redb, or, when the directory is read-only, a file
+under --index-dir, $XDG_CACHE_HOME/ioscout/indexes or ~/.cache/ioscout/indexes. It records
+independently decodable chunks, per-chunk statistics and bloom filters, and the FH/HH/SH tables,
+so `ioscout query` reads only the chunks that can match.
+
+Examples:
+  ioscout index traces/
+  ioscout index --force --index-dir /scratch/indexes /readonly/traces/")]
+    Index(IndexArguments),
+    /// Print matching events, reading only the chunks the index cannot rule out.
+    #[command(after_help = "\
+The expression language is the one of `ioscout view` (see `ioscout view --help`).
+Without an index the query is a full scan (and says so); a file changed since it was indexed is
+scanned whole, with a message. --no-index forces the full scan.
+
+Examples:
+  ioscout query traces/ --where 'host == \"node007\" and pid == 12345'
+  ioscout query traces/ --where 'name == \"pread\" and dur > 100000' --format csv --limit 100")]
+    Query(QueryArguments),
 }
 
 /// Options shared by every command that reads traces.
@@ -91,6 +113,42 @@ pub(crate) struct InfoArguments {
     /// Print JSON.
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct IndexArguments {
+    #[command(flatten)]
+    pub(crate) input: InputArguments,
+    /// Put indexes here instead of <dir>/.ioscout/ (one file per trace directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) index_dir: Option<PathBuf>,
+    /// Re-read every file, even unchanged ones (also replaces an index of a newer format).
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct QueryArguments {
+    #[command(flatten)]
+    pub(crate) input: InputArguments,
+    /// Filter expression (the language of `ioscout view`).
+    #[arg(long = "where", short = 'w', value_name = "EXPR")]
+    pub(crate) filter: Option<String>,
+    /// Stop after N matching events.
+    #[arg(long, short = 'n', value_name = "N")]
+    pub(crate) limit: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ViewFormat::Jsonl)]
+    pub(crate) format: ViewFormat,
+    /// Ignore any index and scan everything.
+    #[arg(long)]
+    pub(crate) no_index: bool,
+    /// Where indexes were put by `ioscout index --index-dir`.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) index_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

@@ -23,7 +23,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The phase of an event (`ph`), normalised across format generations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -324,6 +324,38 @@ impl Event<'_> {
     }
 }
 
+/// The I/O class of a POSIX or STDIO call, by exact function name (DFAnalyzer's `io_cat`,
+/// `shared/research/analysis-semantics.md` §3; sync calls count as metadata here).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IoClass {
+    /// Moves bytes in.
+    Read,
+    /// Moves bytes out.
+    Write,
+    /// Opens, closes, seeks, stats, syncs, directory and namespace operations.
+    Metadata,
+    /// Anything else.
+    Other,
+}
+
+/// The [`IoClass`] of a POSIX/STDIO function name.
+pub fn io_class(name: &str) -> IoClass {
+    match name {
+        "fread" | "pread" | "pread64" | "preadv" | "preadv64" | "preadv2" | "read" | "readv" => IoClass::Read,
+        "fwrite" | "pwrite" | "pwrite64" | "pwritev" | "pwritev64" | "pwritev2" | "write" | "writev" => {
+            IoClass::Write
+        }
+        "__fxstat" | "__fxstat64" | "__lxstat" | "__lxstat64" | "__xstat" | "__xstat64" | "access"
+        | "close" | "closedir" | "fclose" | "fcntl" | "fopen" | "fopen64" | "fseek" | "fseeko"
+        | "fseeko64" | "fstat" | "fstat64" | "fstatat" | "fstatat64" | "ftell" | "ftello" | "ftello64"
+        | "ftruncate" | "ftruncate64" | "link" | "lseek" | "lseek64" | "mkdir" | "open" | "open64"
+        | "opendir" | "readdir" | "readdir64" | "readlink" | "remove" | "rename" | "rmdir" | "seek"
+        | "stat" | "stat64" | "unlink" | "fsync" | "fdatasync" | "msync" | "sync" => IoClass::Metadata,
+        _ => IoClass::Other,
+    }
+}
+
 /// The metadata kind named by a metadata event's `name`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MetadataKind {
@@ -404,7 +436,7 @@ impl HashTables {
 }
 
 /// Counts of events by phase, plus lines that could not be decoded.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PhaseCounts {
     /// Complete events.
     pub complete: u64,

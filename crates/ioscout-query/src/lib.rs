@@ -35,6 +35,8 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
+pub mod prune;
+
 use ioscout_model::{Event, HashTables, Phase, RawValue};
 use ioscout_read::event::Args;
 use ioscout_read::{resolve_file, resolve_host};

@@ -227,6 +227,29 @@ impl ScanReport {
     pub fn problem_count(&self) -> u64 {
         self.files.iter().map(|file| file.problem_count).sum()
     }
+
+    /// Adds one summary per unusable input path, holding its problem.
+    fn add_input_problems(&mut self, input_problems: &[InputProblem], keep: usize) {
+        for problem in input_problems {
+            let mut summary = FileSummary::new(&TraceFile {
+                path: problem.path.clone(),
+                size: 0,
+                compression: Compression::None,
+            });
+            summary.add_problem(
+                Problem {
+                    path: problem.path.clone(),
+                    kind: ProblemKind::Unreadable,
+                    line: None,
+                    offset: None,
+                    compressed_offset: None,
+                    detail: problem.detail.clone(),
+                },
+                keep,
+            );
+            self.files.push(summary);
+        }
+    }
 }
 
 /// The part of a file one fold covers: where its decoding started and stopped (compressed
@@ -329,25 +352,7 @@ impl Scanner {
     {
         let keep = self.options.max_reported_problems;
         let mut report = ScanReport { files: Vec::new(), stopped: false };
-        for problem in input_problems {
-            let mut summary = FileSummary::new(&TraceFile {
-                path: problem.path.clone(),
-                size: 0,
-                compression: Compression::None,
-            });
-            summary.add_problem(
-                Problem {
-                    path: problem.path.clone(),
-                    kind: ProblemKind::Unreadable,
-                    line: None,
-                    offset: None,
-                    compressed_offset: None,
-                    detail: problem.detail.clone(),
-                },
-                keep,
-            );
-            report.files.push(summary);
-        }
+        report.add_input_problems(input_problems, keep);
         let first_file = report.files.len();
         let opened: Vec<(OpenFile, Vec<Unit>, Option<Problem>)> = in_pool(pool, || {
             files.par_iter().enumerate().map(|(index, file)| self.plan(index, file)).collect()
@@ -420,6 +425,7 @@ impl Scanner {
     pub fn scan_chunks<F, M, C>(
         &self,
         files: &[TraceFile],
+        input_problems: &[InputProblem],
         chunks: &[Chunk],
         make: M,
         mut consume: C,
@@ -433,7 +439,10 @@ impl Scanner {
             if self.options.threads == 0 { rayon::current_num_threads() } else { self.options.threads };
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok();
         let keep = self.options.max_reported_problems;
-        let mut report = ScanReport { files: files.iter().map(FileSummary::new).collect(), stopped: false };
+        let mut report = ScanReport { files: Vec::new(), stopped: false };
+        report.add_input_problems(input_problems, keep);
+        let first_file = report.files.len();
+        report.files.extend(files.iter().map(FileSummary::new));
         let open_files: Vec<OpenFile> = files
             .iter()
             .map(|trace| OpenFile {
@@ -442,7 +451,9 @@ impl Scanner {
                 candidates: Arc::default(),
             })
             .collect();
-        for (index, (open, summary)) in open_files.iter().zip(report.files.iter_mut()).enumerate() {
+        for (index, (open, summary)) in
+            open_files.iter().zip(report.files[first_file..].iter_mut()).enumerate()
+        {
             if open.handle.is_none() && chunks.iter().any(|chunk| chunk.file == index) {
                 summary.add_problem(
                     Problem {
@@ -474,7 +485,7 @@ impl Scanner {
             for result in results {
                 let chunk = bases[position];
                 position += 1;
-                let summary = &mut report.files[chunk.file];
+                let summary = &mut report.files[first_file + chunk.file];
                 let fold = merge_chunk(&open_files[chunk.file].trace.path, chunk, result, summary, keep);
                 if consume(chunk.file, fold).is_break() {
                     report.stopped = true;

@@ -184,6 +184,7 @@ fn check_chunks(
     let mut chunk_order = Vec::new();
     let chunked = scanner.scan_chunks(
         files,
+        &[],
         &chunks,
         |_| Order::default(),
         |_, fold| {

@@ -1,7 +1,9 @@
 //! One module per subcommand; [`run`] dispatches on the parsed command.
 
 mod count;
+mod index;
 mod info;
+mod query;
 mod view;
 
 use std::process::ExitCode;
@@ -14,5 +16,7 @@ pub(crate) fn run(arguments: &Arguments) -> anyhow::Result<ExitCode> {
         Command::Count(count) => count::run(count),
         Command::Info(info) => info::run(info),
         Command::View(view) => view::run(view),
+        Command::Index(index) => index::run(index),
+        Command::Query(query) => query::run(query),
     }
 }

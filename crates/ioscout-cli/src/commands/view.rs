@@ -2,7 +2,8 @@
 //!
 //! Two passes: the first gathers the FH/HH/SH tables of every file (a hash may be defined in
 //! another file or another unit than where it is used), the second filters and prints in file
-//! order. The index (a later stage) stores the tables and removes the first pass.
+//! order. `ioscout query` does the same through the index; this module's [`ViewFold`] and
+//! [`Emitter`] serve both.
 
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -17,7 +18,8 @@ use ioscout_read::{Fold, MetadataFold, NoFold, TraceMetadata, resolve_file, reso
 use crate::cli::{ViewArguments, ViewFormat};
 use crate::common;
 
-struct ViewFold<'s> {
+/// Filters events and formats the matching ones (one fold per unit or chunk).
+pub(crate) struct ViewFold<'s> {
     predicate: Option<&'s Predicate>,
     tables: &'s HashTables,
     format: ViewFormat,
@@ -25,6 +27,18 @@ struct ViewFold<'s> {
     matched: u64,
     output: Vec<u8>,
     line_ends: Vec<usize>,
+}
+
+impl<'s> ViewFold<'s> {
+    /// A fold filtering with `predicate`, resolving through `tables`, keeping at most `limit` rows.
+    pub(crate) fn new(
+        predicate: Option<&'s Predicate>,
+        tables: &'s HashTables,
+        format: ViewFormat,
+        limit: u64,
+    ) -> Self {
+        ViewFold { predicate, tables, format, limit, matched: 0, output: Vec::new(), line_ends: Vec::new() }
+    }
 }
 
 impl Fold for ViewFold<'_> {
@@ -157,10 +171,25 @@ fn write_csv(out: &mut Vec<u8>, event: &Event<'_>, host: Option<&str>, file: Opt
 pub(crate) fn run(arguments: &ViewArguments) -> anyhow::Result<ExitCode> {
     let predicate = arguments.filter.as_deref().map(Predicate::parse).transpose()?;
     let (files, input_problems) = common::discover(&arguments.input);
-    let scanner = common::scanner(&arguments.input);
+    let report = scan_and_print(
+        &files,
+        &input_problems,
+        &arguments.input,
+        predicate.as_ref(),
+        arguments.limit,
+        arguments.format,
+    )?;
+    Ok(common::finish(&report, &arguments.input))
+}
+
+/// The hash tables of `files`, by a scan that decodes metadata events only.
+pub(crate) fn gather_metadata(
+    scanner: &ioscout_read::Scanner,
+    files: &[ioscout_read::TraceFile],
+) -> TraceMetadata {
     let mut metadata = TraceMetadata::default();
     scanner.scan(
-        &files,
+        files,
         &[],
         |_| MetadataFold::default(),
         |_, fold, _| {
@@ -168,40 +197,68 @@ pub(crate) fn run(arguments: &ViewArguments) -> anyhow::Result<ExitCode> {
             ControlFlow::Continue(())
         },
     );
-    let limit = arguments.limit.unwrap_or(u64::MAX);
-    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    if arguments.format == ViewFormat::Csv {
-        stdout.write_all(CSV_HEADER.as_bytes())?;
-    }
-    let mut emitted = 0u64;
-    let mut write_error = None;
-    let make = |_| ViewFold {
-        predicate: predicate.as_ref(),
-        tables: &metadata.tables,
-        format: arguments.format,
-        limit,
-        matched: 0,
-        output: Vec::new(),
-        line_ends: Vec::new(),
-    };
-    let report = if limit == 0 {
-        scanner.scan(&files, &input_problems, |_| NoFold, |_, _, _| ControlFlow::Break(()))
+    metadata
+}
+
+/// Full scan of `files`, printing matching events in file order.
+pub(crate) fn scan_and_print(
+    files: &[ioscout_read::TraceFile],
+    input_problems: &[ioscout_read::InputProblem],
+    input: &crate::cli::InputArguments,
+    predicate: Option<&Predicate>,
+    limit: Option<u64>,
+    format: ViewFormat,
+) -> anyhow::Result<ioscout_read::ScanReport> {
+    let scanner = common::scanner(input);
+    let metadata = gather_metadata(&scanner, files);
+    let mut emitter = Emitter::new(format, limit)?;
+    let report = if emitter.limit == 0 {
+        scanner.scan(files, input_problems, |_| NoFold, |_, _, _| ControlFlow::Break(()))
     } else {
-        scanner.scan(&files, &input_problems, make, |_, fold, _| {
-            let take = usize::try_from((limit - emitted).min(fold.line_ends.len() as u64)).unwrap_or(0);
-            let end = if take == 0 { 0 } else { fold.line_ends[take - 1] };
-            if let Err(error) = stdout.write_all(&fold.output[..end]) {
-                write_error = Some(error);
-                return ControlFlow::Break(());
-            }
-            emitted += take as u64;
-            if emitted >= limit { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
-        })
+        let limit = emitter.limit;
+        let make = |_| ViewFold::new(predicate, &metadata.tables, format, limit);
+        scanner.scan(files, input_problems, make, |_, fold, _| emitter.take(&fold))
     };
-    if let Some(error) = write_error {
-        return Err(error).context("writing events");
+    emitter.finish()?;
+    Ok(report)
+}
+
+/// Writes the output of view folds to stdout in order, up to a limit.
+pub(crate) struct Emitter {
+    stdout: std::io::BufWriter<std::io::StdoutLock<'static>>,
+    emitted: u64,
+    /// Rows wanted at most.
+    pub(crate) limit: u64,
+    error: Option<std::io::Error>,
+}
+
+impl Emitter {
+    /// Starts the output (the CSV header).
+    pub(crate) fn new(format: ViewFormat, limit: Option<u64>) -> anyhow::Result<Emitter> {
+        let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        if format == ViewFormat::Csv {
+            stdout.write_all(CSV_HEADER.as_bytes())?;
+        }
+        Ok(Emitter { stdout, emitted: 0, limit: limit.unwrap_or(u64::MAX), error: None })
     }
-    stdout.flush()?;
-    drop(stdout);
-    Ok(common::finish(&report, &arguments.input))
+
+    /// Writes a fold's rows (as many as the limit allows); breaks at the limit or on an error.
+    pub(crate) fn take(&mut self, fold: &ViewFold<'_>) -> ControlFlow<()> {
+        let take = usize::try_from((self.limit - self.emitted).min(fold.line_ends.len() as u64)).unwrap_or(0);
+        let end = if take == 0 { 0 } else { fold.line_ends[take - 1] };
+        if let Err(error) = self.stdout.write_all(&fold.output[..end]) {
+            self.error = Some(error);
+            return ControlFlow::Break(());
+        }
+        self.emitted += take as u64;
+        if self.emitted >= self.limit { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+    }
+
+    /// Flushes; reports a write error (a closed pipe ends quietly in `main`).
+    pub(crate) fn finish(mut self) -> anyhow::Result<()> {
+        if let Some(error) = self.error.take() {
+            return Err(error).context("writing events");
+        }
+        self.stdout.flush().context("writing events")
+    }
 }

@@ -1,0 +1,124 @@
+//! `ioscout index`: build or refresh the sidecar index of each trace directory.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use ioscout_index::build::{BuildOptions, build};
+use ioscout_read::TraceFile;
+use serde::Serialize;
+
+use crate::cli::IndexArguments;
+use crate::common;
+
+#[derive(Serialize)]
+struct DirectoryOutcome {
+    directory: String,
+    index: String,
+    indexed_files: usize,
+    unchanged_files: usize,
+    removed_files: usize,
+    chunks: usize,
+    index_bytes: u64,
+    trace_bytes: u64,
+    index_share_of_trace: f64,
+    seconds: f64,
+    problem_count: u64,
+    messages: Vec<String>,
+}
+
+/// Groups files by the directory that holds them: one index per directory.
+pub(crate) fn by_directory(files: &[TraceFile]) -> BTreeMap<PathBuf, Vec<TraceFile>> {
+    let mut groups: BTreeMap<PathBuf, Vec<TraceFile>> = BTreeMap::new();
+    for file in files {
+        let directory = file.path.parent().map(PathBuf::from).unwrap_or_default();
+        let directory = if directory.as_os_str().is_empty() { PathBuf::from(".") } else { directory };
+        groups.entry(directory).or_default().push(file.clone());
+    }
+    groups
+}
+
+pub(crate) fn run(arguments: &IndexArguments) -> anyhow::Result<ExitCode> {
+    let (files, input_problems) = common::discover(&arguments.input);
+    let mut stderr = std::io::stderr().lock();
+    for problem in &input_problems {
+        writeln!(stderr, "ioscout: warning: {}: {}", problem.path.display(), problem.detail)?;
+    }
+    if files.is_empty() {
+        writeln!(stderr, "ioscout: error: no trace file to index")?;
+        return Ok(ExitCode::from(2));
+    }
+    let options = BuildOptions {
+        threads: arguments.input.threads,
+        chunk_bytes: 0,
+        index_dir: arguments.index_dir.clone(),
+        force: arguments.force,
+    };
+    let mut outcomes = Vec::new();
+    let mut failed = false;
+    let mut problems = 0;
+    for (directory, group) in by_directory(&files) {
+        let started = Instant::now();
+        match build(&directory, &group, &options) {
+            Ok(report) => {
+                if !arguments.input.quiet {
+                    for message in &report.messages {
+                        writeln!(stderr, "ioscout: {message}")?;
+                    }
+                    for problem in report.scan.problems() {
+                        writeln!(stderr, "ioscout: warning: {problem}")?;
+                    }
+                }
+                problems += report.scan.problem_count();
+                outcomes.push(DirectoryOutcome {
+                    directory: directory.display().to_string(),
+                    index: report.index_path.display().to_string(),
+                    indexed_files: report.indexed,
+                    unchanged_files: report.unchanged,
+                    removed_files: report.removed,
+                    chunks: report.chunks,
+                    index_bytes: report.index_bytes,
+                    trace_bytes: report.trace_bytes,
+                    index_share_of_trace: report.index_bytes as f64 / report.trace_bytes.max(1) as f64,
+                    seconds: started.elapsed().as_secs_f64(),
+                    problem_count: report.scan.problem_count(),
+                    messages: report.messages,
+                });
+            }
+            Err(error) => {
+                failed = true;
+                writeln!(stderr, "ioscout: error: {}: {error}", directory.display())?;
+            }
+        }
+    }
+    drop(stderr);
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    if arguments.json {
+        serde_json::to_writer_pretty(&mut stdout, &outcomes)?;
+        writeln!(stdout)?;
+    } else {
+        for outcome in &outcomes {
+            writeln!(
+                stdout,
+                "{}: {} files indexed, {} unchanged, {} removed; {} chunks; {} ({:.0} KiB, {:.2}% of {:.1} MiB of trace) in {:.2} s",
+                outcome.directory,
+                outcome.indexed_files,
+                outcome.unchanged_files,
+                outcome.removed_files,
+                outcome.chunks,
+                outcome.index,
+                outcome.index_bytes as f64 / 1024.0,
+                outcome.index_share_of_trace * 100.0,
+                outcome.trace_bytes as f64 / (1024.0 * 1024.0),
+                outcome.seconds
+            )?;
+        }
+    }
+    stdout.flush()?;
+    if failed || (arguments.input.strict && (problems > 0 || !input_problems.is_empty())) {
+        return Ok(ExitCode::from(2));
+    }
+    Ok(ExitCode::SUCCESS)
+}
