@@ -7,6 +7,7 @@
 mod bad_input;
 mod corpus;
 mod count;
+mod index;
 mod info;
 mod view;
 
@@ -31,11 +32,17 @@ pub(crate) fn corpus() -> Option<PathBuf> {
 
 /// Runs `ioscout` with `arguments` from the repository root.
 pub(crate) fn ioscout(arguments: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ioscout"))
-        .args(arguments)
-        .current_dir(root())
-        .output()
-        .unwrap_or_else(|error| panic!("cannot run ioscout: {error}"))
+    ioscout_with(arguments, &[])
+}
+
+/// Runs `ioscout` with `arguments` and extra environment variables.
+pub(crate) fn ioscout_with(arguments: &[&str], environment: &[(&str, &Path)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ioscout"));
+    command.args(arguments).current_dir(root());
+    for (name, value) in environment {
+        command.env(name, value);
+    }
+    command.output().unwrap_or_else(|error| panic!("cannot run ioscout: {error}"))
 }
 
 /// Runs `ioscout`, expects exit code `code`, and parses stdout as JSON.

@@ -1,0 +1,199 @@
+//! `ioscout index` and `ioscout query`: indexed answers equal full scans; stale, damaged, newer
+//! and misplaced indexes give a clear message and a correct answer, never a wrong one.
+
+use std::path::{Path, PathBuf};
+
+use crate::{ioscout, ioscout_with, root, stderr, stdout, temp_dir};
+
+/// A copy of the sample trace in a fresh directory.
+fn sample_copy(name: &str) -> PathBuf {
+    let directory = temp_dir(name).join("traces");
+    std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
+    for entry in std::fs::read_dir(root().join("testdata/sample")).into_iter().flatten().flatten() {
+        if entry.path().to_string_lossy().ends_with(".pfw.gz") {
+            std::fs::copy(entry.path(), directory.join(entry.file_name()))
+                .unwrap_or_else(|error| panic!("{error}"));
+        }
+    }
+    directory
+}
+
+fn text(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+const PREDICATES: [&str; 5] = [
+    r#"host == "node02" and pid == 9110"#,
+    r#"name == "write" or dur > 50000"#,
+    r#"file ~ "img_1[0-9]_of" and not (name in ("read", "lseek64"))"#,
+    "ph == M",
+    r#"cat != "POSIX" and ts < 1795000000500000"#,
+];
+
+fn query(directory: &Path, predicate: &str, extra: &[&str]) -> (String, String, Option<i32>) {
+    let directory = text(directory);
+    let mut arguments = vec!["query", directory.as_str(), "--where", predicate];
+    arguments.extend_from_slice(extra);
+    let output = ioscout(&arguments);
+    (stdout(&output), stderr(&output), output.status.code())
+}
+
+#[test]
+fn indexed_queries_equal_full_scans() {
+    let directory = sample_copy("indexed-equal");
+    let output = ioscout(&["index", &text(&directory)]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("6 files indexed, 0 unchanged, 0 removed"), "{}", stdout(&output));
+    assert!(directory.join(".ioscout/index.redb").is_file());
+    for predicate in PREDICATES {
+        let (indexed, notes, code) = query(&directory, predicate, &[]);
+        let (scanned, _, _) = query(&directory, predicate, &["--no-index"]);
+        assert_eq!(code, Some(0));
+        assert!(!indexed.is_empty(), "{predicate}: no rows");
+        assert_eq!(indexed, scanned, "{predicate}");
+        assert!(notes.contains("from the index"), "{notes}");
+    }
+    let (_, notes, _) = query(&directory, PREDICATES[0], &[]);
+    assert!(notes.contains("reading 1 of"), "a selective query should read one chunk: {notes}");
+    let again = ioscout(&["index", &text(&directory)]);
+    assert!(stdout(&again).contains("0 files indexed, 6 unchanged"), "{}", stdout(&again));
+}
+
+#[test]
+fn a_query_without_an_index_scans_and_says_how_to_index() {
+    let directory = sample_copy("no-index");
+    let (rows, notes, code) = query(&directory, PREDICATES[0], &[]);
+    assert_eq!(code, Some(0));
+    assert!(!rows.is_empty());
+    assert!(notes.contains("no usable index: full scan (`ioscout index PATH`"), "{notes}");
+}
+
+#[test]
+fn a_changed_file_is_scanned_whole_with_a_message() {
+    let directory = sample_copy("stale");
+    ioscout(&["index", &text(&directory)]);
+    // Append a valid event for pid 9110 to one file: the old index does not know it.
+    let file = std::fs::read_dir(&directory)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|path| {
+            path.to_string_lossy().contains("trace-1-of-2") && path.to_string_lossy().ends_with("fork.pfw.gz")
+        })
+        .unwrap_or_else(|| panic!("no fork file"));
+    let mut bytes = std::fs::read(&file).unwrap_or_default();
+    let line = br#"{"id":999,"name":"read","cat":"POSIX","type":3,"pid":9110,"tid":9110,"ts":1795000009999999,"dur":5,"ph":1,"args":{"hhash":"f4516f5562e07e45","ret":1}}
+"#;
+    let mut encoder = flate2_member(line);
+    bytes.append(&mut encoder);
+    std::fs::write(&file, bytes).unwrap_or_else(|error| panic!("{error}"));
+    let (indexed, notes, _) = query(&directory, "ts == 1795000009999999", &[]);
+    let (scanned, _, _) = query(&directory, "ts == 1795000009999999", &["--no-index"]);
+    assert_eq!(indexed, scanned);
+    assert_eq!(indexed.lines().count(), 1);
+    assert!(notes.contains("does not cover 1 of 6 files"), "{notes}");
+    let refreshed = ioscout(&["index", &text(&directory)]);
+    assert!(stdout(&refreshed).contains("1 files indexed, 5 unchanged"), "{}", stdout(&refreshed));
+}
+
+/// One gzip member holding `data` (stored, uncompressed deflate blocks: no dependency needed).
+fn flate2_member(data: &[u8]) -> Vec<u8> {
+    let mut member = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+    member.push(1);
+    let length = data.len() as u16;
+    member.extend_from_slice(&length.to_le_bytes());
+    member.extend_from_slice(&(!length).to_le_bytes());
+    member.extend_from_slice(data);
+    member.extend_from_slice(&crc32(data).to_le_bytes());
+    member.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    member
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in data {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xedb8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+#[test]
+fn damaged_indexes_are_reported_and_never_misread() {
+    for (name, damage) in [("garbage", 0usize), ("truncated", 1)] {
+        let directory = sample_copy(&format!("damaged-{name}"));
+        ioscout(&["index", &text(&directory)]);
+        let index = directory.join(".ioscout/index.redb");
+        if damage == 0 {
+            std::fs::write(&index, b"this is not an index").unwrap_or_else(|error| panic!("{error}"));
+        } else {
+            let bytes = std::fs::read(&index).unwrap_or_default();
+            std::fs::write(&index, &bytes[..bytes.len() / 3]).unwrap_or_else(|error| panic!("{error}"));
+        }
+        let (indexed, notes, code) = query(&directory, PREDICATES[1], &[]);
+        let (scanned, _, _) = query(&directory, PREDICATES[1], &["--no-index"]);
+        assert_eq!(code, Some(0), "{name}: {notes}");
+        assert_eq!(indexed, scanned, "{name}");
+        assert!(
+            notes.contains("is unreadable") && notes.contains("rebuild it with `ioscout index`"),
+            "{name}: {notes}"
+        );
+        let rebuilt = ioscout(&["index", &text(&directory)]);
+        assert_eq!(rebuilt.status.code(), Some(0));
+        assert!(stderr(&rebuilt).contains("rebuilding it"), "{name}: {}", stderr(&rebuilt));
+        let (_, notes, _) = query(&directory, PREDICATES[1], &[]);
+        assert!(notes.contains("from the index"), "{name}: {notes}");
+    }
+}
+
+#[test]
+fn an_index_of_a_newer_format_is_refused_not_misread() {
+    let directory = sample_copy("newer");
+    ioscout(&["index", &text(&directory)]);
+    let index = directory.join(".ioscout/index.redb");
+    {
+        let database = redb::Database::open(&index).unwrap_or_else(|error| panic!("{error}"));
+        let transaction = database.begin_write().unwrap_or_else(|error| panic!("{error}"));
+        {
+            let definition: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
+            let mut meta = transaction.open_table(definition).unwrap_or_else(|error| panic!("{error}"));
+            meta.insert("format", 99u32.to_le_bytes().as_slice()).unwrap_or_else(|error| panic!("{error}"));
+        }
+        transaction.commit().unwrap_or_else(|error| panic!("{error}"));
+    }
+    let (indexed, notes, code) = query(&directory, PREDICATES[0], &[]);
+    let (scanned, _, _) = query(&directory, PREDICATES[0], &["--no-index"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(indexed, scanned);
+    assert!(notes.contains("has format 99, newer than the 1"), "{notes}");
+    let refused = ioscout(&["index", &text(&directory)]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused).contains("--force"), "{}", stderr(&refused));
+    let forced = ioscout(&["index", "--force", &text(&directory)]);
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+}
+
+#[test]
+fn an_unwritable_directory_indexes_into_the_cache() {
+    let directory = sample_copy("unwritable");
+    // `.ioscout` taken by a file: the index cannot go there (this holds even for root, for
+    // whom permission bits do not stop writes).
+    std::fs::write(directory.join(".ioscout"), b"").unwrap_or_else(|error| panic!("{error}"));
+    let cache = temp_dir("unwritable-cache");
+    let output = ioscout_with(&["index", &text(&directory)], &[("XDG_CACHE_HOME", &cache)]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stderr(&output).contains("is not writable: the index goes to"), "{}", stderr(&output));
+    let arguments = ["query", &text(&directory), "--where", PREDICATES[0]];
+    let queried = ioscout_with(&arguments, &[("XDG_CACHE_HOME", &cache)]);
+    assert!(stderr(&queried).contains("from the index"), "{}", stderr(&queried));
+    // An explicit --index-dir works for both commands.
+    let elsewhere = temp_dir("index-dir");
+    let output = ioscout(&["index", "--index-dir", &text(&elsewhere), &text(&directory)]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let queried =
+        ioscout(&["query", "--index-dir", &text(&elsewhere), &text(&directory), "--where", PREDICATES[0]]);
+    assert!(stderr(&queried).contains("reading 1 of"), "{}", stderr(&queried));
+}
