@@ -13,6 +13,7 @@
 //! exact set of host tokens, and bloom filters over thread ids and file tokens. Counts by phase
 //! and bytes moved per I/O class serve aggregate queries.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use ioscout_model::{Event, Phase, PhaseCounts, RawValue};
@@ -173,7 +174,9 @@ pub struct ChunkStats {
     pub counts: PhaseCounts,
     /// Per (category, name): count, duration moments, bytes. Events without `cat` or `name` are
     /// keyed by an empty string.
-    pub calls: BTreeMap<(String, String), CallStats>,
+    pub calls: BTreeMap<String, BTreeMap<String, CallStats>>,
+    /// Number of (category, name) pairs in `calls`.
+    pub call_pairs: usize,
     /// `calls` overflowed [`EXACT_LIMIT`]: it is incomplete and must not be used.
     pub calls_overflow: bool,
     /// Events carrying `name`; events carrying `cat`.
@@ -225,12 +228,21 @@ impl ChunkStats {
     pub fn merge(&mut self, other: &ChunkStats) {
         self.counts.merge(&other.counts);
         if !self.calls_overflow {
-            for (key, stats) in &other.calls {
-                self.calls.entry(key.clone()).or_default().merge(stats);
+            for (cat, names) in &other.calls {
+                let mine = self.calls.entry(cat.clone()).or_default();
+                for (name, stats) in names {
+                    if let Some(existing) = mine.get_mut(name) {
+                        existing.merge(stats);
+                    } else {
+                        mine.insert(name.clone(), *stats);
+                        self.call_pairs += 1;
+                    }
+                }
             }
-            if self.calls.len() > EXACT_LIMIT || other.calls_overflow {
+            if self.call_pairs > EXACT_LIMIT || other.calls_overflow {
                 self.calls_overflow = true;
                 self.calls.clear();
+                self.call_pairs = 0;
             }
         }
         self.with_name += other.with_name;
@@ -311,14 +323,15 @@ impl Fold for StatsFold {
         if let Some(phase) = event.phase {
             stats.counts.add(phase);
         }
-        let args = Args::of(event);
+        let args = KeyArgs::of(event);
         let name = event.name.as_deref().unwrap_or_default();
         let cat = event.cat.as_deref().unwrap_or_default();
         stats.with_name += u64::from(event.name.is_some());
         stats.with_cat += u64::from(event.cat.is_some());
         let mut bytes = 0;
         if event.phase == Some(Phase::Complete) && matches!(cat, "POSIX" | "STDIO") {
-            let size = byte_count(args.get("ret")).or_else(|| byte_count(args.get("size_sum")));
+            // Size: `size_sum` (aggregated events) if present, else the returned byte count.
+            let size = byte_count(args.size_sum.as_ref()).or_else(|| byte_count(args.ret.as_ref()));
             match ioscout_model::io_class(name) {
                 ioscout_model::IoClass::Read => {
                     bytes = size.unwrap_or(0);
@@ -335,14 +348,22 @@ impl Fold for StatsFold {
             }
         }
         if !stats.calls_overflow {
-            let key = (cat.to_string(), name.to_string());
-            if let Some(call) = stats.calls.get_mut(&key) {
+            // Borrowed lookups: no allocation once a (category, name) pair is known.
+            if let Some(call) = stats.calls.get_mut(cat).and_then(|names| names.get_mut(name)) {
                 call.add(event.dur, bytes);
-            } else if stats.calls.len() >= EXACT_LIMIT {
+            } else if stats.call_pairs >= EXACT_LIMIT {
                 stats.calls_overflow = true;
                 stats.calls.clear();
+                stats.call_pairs = 0;
             } else {
-                stats.calls.entry(key).or_default().add(event.dur, bytes);
+                stats
+                    .calls
+                    .entry(cat.to_string())
+                    .or_default()
+                    .entry(name.to_string())
+                    .or_default()
+                    .add(event.dur, bytes);
+                stats.call_pairs += 1;
             }
         }
         if let Some(pid) = event.pid
@@ -371,8 +392,8 @@ impl Fold for StatsFold {
         }
         if let Some(file) = file_value(&args) {
             stats.with_file += 1;
-            if !self.file_values.contains(file.as_str()) {
-                self.file_values.insert(file);
+            if !self.file_values.contains(file.as_ref()) {
+                self.file_values.insert(file.into_owned());
             }
         }
         if event.phase == Some(Phase::Metadata) {
@@ -383,17 +404,72 @@ impl Fold for StatsFold {
 
 /// The raw host value of an event, as [`ioscout_read::resolve_host`] starts from it: the inline
 /// `hostname` of 2023 traces, else the `hhash` token.
-pub fn host_value(args: &Args<'_>) -> Option<String> {
-    if let Some(RawValue::Str(name)) = args.get("hostname") {
-        return Some(format!("={name}"));
+pub fn host_value<'a>(args: &'a KeyArgs<'_>) -> Option<Cow<'a, str>> {
+    if let Some(RawValue::Str(name)) = &args.hostname {
+        return Some(Cow::Owned(format!("={name}")));
     }
-    args.get("hhash").and_then(RawValue::as_hash_token).map(|token| token.0)
+    token(args.hhash.as_ref()?)
+}
+
+/// The text of a hash token, borrowed when possible.
+fn token<'a>(value: &'a RawValue<'_>) -> Option<Cow<'a, str>> {
+    match value {
+        RawValue::Str(text) => Some(Cow::Borrowed(text.as_ref())),
+        RawValue::Number(text) => Some(Cow::Borrowed(text)),
+        _ => None,
+    }
 }
 
 /// The raw file value of an event: the inline `fname`, else the `fhash` token.
-pub fn file_value(args: &Args<'_>) -> Option<String> {
-    if let Some(RawValue::Str(name)) = args.get("fname") {
-        return Some(format!("={name}"));
+pub fn file_value<'a>(args: &'a KeyArgs<'_>) -> Option<Cow<'a, str>> {
+    if let Some(RawValue::Str(name)) = &args.fname {
+        return Some(Cow::Owned(format!("={name}")));
     }
-    args.get("fhash").and_then(RawValue::as_hash_token).map(|token| token.0)
+    token(args.fhash.as_ref()?)
+}
+
+/// The arguments the statistics use, found in one pass over `args` (no allocation on the fast
+/// path). Repeated keys keep the last value, as [`Args::get`] does.
+#[derive(Debug, Default)]
+pub struct KeyArgs<'a> {
+    /// `hhash`.
+    pub hhash: Option<RawValue<'a>>,
+    /// `fhash`.
+    pub fhash: Option<RawValue<'a>>,
+    /// `ret`.
+    pub ret: Option<RawValue<'a>>,
+    /// `size_sum`.
+    pub size_sum: Option<RawValue<'a>>,
+    /// `hostname` (2023 traces).
+    pub hostname: Option<RawValue<'a>>,
+    /// `fname` (2023 traces).
+    pub fname: Option<RawValue<'a>>,
+}
+
+impl<'a> KeyArgs<'a> {
+    /// The key arguments of `event`.
+    pub fn of(event: &Event<'a>) -> KeyArgs<'a> {
+        let mut found = KeyArgs::default();
+        let Some(text) = event.args else { return found };
+        if ioscout_read::json::fast_fields_with(text, |(key, value)| found.set(&key, value)).is_none() {
+            found = KeyArgs::default();
+            for (key, value) in Args::of(event).fields() {
+                found.set(key, value.clone());
+            }
+        }
+        found
+    }
+
+    fn set(&mut self, key: &str, value: RawValue<'a>) {
+        let slot = match key.as_bytes() {
+            b"hhash" => &mut self.hhash,
+            b"fhash" => &mut self.fhash,
+            b"ret" => &mut self.ret,
+            b"size_sum" => &mut self.size_sum,
+            b"hostname" => &mut self.hostname,
+            b"fname" => &mut self.fname,
+            _ => return,
+        };
+        *slot = Some(value);
+    }
 }

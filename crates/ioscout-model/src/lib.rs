@@ -307,10 +307,8 @@ pub struct Event<'a> {
     pub ts: Option<i64>,
     /// `dur`: duration in the trace's time unit.
     pub dur: Option<i64>,
-    /// The raw `args` object, when present.
-    pub args: Option<RawValue<'a>>,
-    /// The raw `ph` value as written (`"X"`, `1`, ...).
-    pub raw_phase: Option<RawValue<'a>>,
+    /// The raw `args` object (its JSON text, braces included), when present.
+    pub args: Option<&'a str>,
     /// Top-level keys this model does not know, kept in order so nothing is dropped.
     pub extra: Vec<(Cow<'a, str>, RawValue<'a>)>,
     /// Evidence about the format generation gathered from this event.

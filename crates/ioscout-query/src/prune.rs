@@ -173,13 +173,13 @@ impl Pruner<'_> {
         match field {
             Field::Phase => self.phase(test),
             Field::Name if !stats.calls_overflow => over_values(
-                distinct(stats.calls.keys().map(|(_, name)| name.as_str())),
+                distinct(stats.calls.values().flat_map(|names| names.keys().map(String::as_str))),
                 stats.with_name,
                 self.total(),
                 test,
             ),
             Field::Cat if !stats.calls_overflow => over_values(
-                distinct(stats.calls.keys().map(|(cat, _)| cat.as_str())),
+                distinct(stats.calls.keys().map(String::as_str)),
                 stats.with_cat,
                 self.total(),
                 test,

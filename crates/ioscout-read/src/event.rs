@@ -37,10 +37,6 @@ impl std::fmt::Display for LineError {
 
 /// What one line holds.
 #[derive(Debug, PartialEq)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "returned by value once per line; boxing would allocate per event"
-)]
 pub enum Line<'a> {
     /// Whitespace only.
     Blank,
@@ -256,6 +252,8 @@ pub fn event_from_fields<'a>(fields: impl IntoIterator<Item = Field<'a>>) -> Res
 #[derive(Default)]
 struct EventBuilder<'a> {
     event: Event<'a>,
+    /// `ph` was written as a letter (else an integer).
+    phase_is_text: bool,
     strings_seen: bool,
     error: Option<LineError>,
 }
@@ -273,13 +271,25 @@ impl<'a> EventBuilder<'a> {
     fn apply(&mut self, key: Cow<'a, str>, value: RawValue<'a>) -> Result<(), LineError> {
         let event = &mut self.event;
         let strings_seen = &mut self.strings_seen;
-        // Byte-slice patterns compile to length and byte comparisons, not string compares.
-        match key.as_bytes() {
+        // Dispatch on the length first: the comparisons are then of 2, 3 or 4 bytes, without a
+        // call to memcmp per key.
+        let bytes = key.as_bytes();
+        let known = match bytes.len() {
+            2 => matches!(bytes, b"ph" | b"id" | b"ts"),
+            3 => matches!(bytes, b"pid" | b"tid" | b"dur" | b"cat"),
+            4 => matches!(bytes, b"type" | b"name" | b"args"),
+            _ => false,
+        };
+        if !known {
+            event.extra.push((key, value));
+            return Ok(());
+        }
+        match bytes {
             b"ph" => {
                 let phase = Phase::from_raw(&value)
                     .ok_or_else(|| LineError::NotAnEvent("ph is neither a string nor a number".into()))?;
                 event.phase = Some(phase);
-                event.raw_phase = Some(value);
+                self.phase_is_text = value.is_str();
             }
             b"id" => event.id = integer_field("id", &value, strings_seen)?,
             b"pid" => event.pid = integer_field("pid", &value, strings_seen)?,
@@ -290,11 +300,11 @@ impl<'a> EventBuilder<'a> {
             b"name" => event.name = text_field(value),
             b"cat" => event.cat = text_field(value),
             b"args" => match value {
-                RawValue::Object(_) => event.args = Some(value),
+                RawValue::Object(text) => event.args = Some(text),
                 RawValue::Null => event.args = None,
                 _ => return Err(LineError::NotAnEvent("args is not an object".into())),
             },
-            _ => event.extra.push((key, value)),
+            _ => {}
         }
         Ok(())
     }
@@ -307,14 +317,14 @@ impl<'a> EventBuilder<'a> {
         if self.strings_seen {
             event.evidence.add(GenerationEvidence(GenerationEvidence::STRING_NUMBERS));
         }
-        if matches!(event.raw_phase, Some(RawValue::Number(_))) {
+        if event.phase.is_some() && !self.phase_is_text {
             event.evidence.add(GenerationEvidence(GenerationEvidence::INTEGER_PHASE));
         }
         if event.phase.is_none() {
             return Err(LineError::NotAnEvent("no ph field".into()));
         }
         if event.phase == Some(Phase::Counter)
-            && matches!(event.raw_phase, Some(RawValue::Str(_)))
+            && self.phase_is_text
             && Args::of(&event).get("dft_cnt").is_some()
         {
             // DFTracer 2.0 wrote aggregated events as "C"; they carry dft_cnt.
@@ -355,9 +365,9 @@ pub struct Args<'a> {
 impl<'a> Args<'a> {
     /// Parses the `args` of `event` (empty when it has none).
     pub fn of(event: &Event<'a>) -> Args<'a> {
-        match &event.args {
-            Some(RawValue::Object(text)) => Args { fields: json::object_fields(text).unwrap_or_default() },
-            _ => Args::default(),
+        match event.args {
+            Some(text) => Args { fields: json::object_fields(text).unwrap_or_default() },
+            None => Args::default(),
         }
     }
 

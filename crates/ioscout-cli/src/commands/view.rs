@@ -121,9 +121,9 @@ fn write_json(out: &mut Vec<u8>, event: &Event<'_>, host: Option<&str>, file: Op
             json_string(out, value);
         }
     }
-    if let Some(args) = &event.args {
+    if let Some(args) = event.args {
         key(out, "args");
-        raw_json(out, args);
+        out.extend_from_slice(args.as_bytes());
     }
     for (name, value) in &event.extra {
         key(out, name);
@@ -157,7 +157,7 @@ fn write_csv(out: &mut Vec<u8>, event: &Event<'_>, host: Option<&str>, file: Opt
         event.phase.map(|phase| phase.letter().to_string()).unwrap_or_default(),
         host.unwrap_or_default().to_string(),
         file.unwrap_or_default().to_string(),
-        event.args.as_ref().map(|args| args.as_text().into_owned()).unwrap_or_default(),
+        event.args.unwrap_or_default().to_string(),
     ];
     for (index, field) in fields.iter().enumerate() {
         if index > 0 {
