@@ -73,7 +73,12 @@ scanned whole, with a message. --no-index forces the full scan.
 
 Examples:
   ioscout query traces/ --where 'host == \"node007\" and pid == 12345'
-  ioscout query traces/ --where 'name == \"pread\" and dur > 100000' --format csv --limit 100")]
+  ioscout query traces/ --where 'name == \"pread\" and dur > 100000' --format csv --limit 100
+  ioscout query traces/ --group-by name,cat --agg count,sum:dur,mean:dur,p99:dur,sum:size
+
+--group-by on name and cat with count, sum, mean, min and max of dur and sum of size is answered
+from the index's statistics alone when every chunk is either ruled out or wholly matched by
+--where; anything else scans the chunks that can match.")]
     Query(QueryArguments),
 }
 
@@ -140,12 +145,20 @@ pub(crate) struct QueryArguments {
     /// Stop after N matching events.
     #[arg(long, short = 'n', value_name = "N")]
     pub(crate) limit: Option<u64>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = ViewFormat::Jsonl)]
-    pub(crate) format: ViewFormat,
+    /// Output format (default: jsonl for events, an aligned table for --group-by).
+    #[arg(long, value_enum)]
+    pub(crate) format: Option<ViewFormat>,
     /// Ignore any index and scan everything.
     #[arg(long)]
     pub(crate) no_index: bool,
+    /// Aggregate instead of listing events: group by these keys (name, cat, pid, tid, ph, host,
+    /// file, args.<key>), comma-separated.
+    #[arg(long, value_name = "KEYS")]
+    pub(crate) group_by: Option<String>,
+    /// Reducers for --group-by: count, sum:F, mean:F, min:F, max:F, pNN:F with F = dur or size
+    /// (default count).
+    #[arg(long, value_name = "REDUCERS", default_value = "count")]
+    pub(crate) agg: String,
     /// Where indexes were put by `ioscout index --index-dir`.
     #[arg(long, value_name = "DIR")]
     pub(crate) index_dir: Option<PathBuf>,

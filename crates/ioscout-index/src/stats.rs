@@ -72,6 +72,8 @@ impl Range {
 pub struct CallStats {
     /// Events.
     pub count: u64,
+    /// Events carrying `dur`.
+    pub with_duration: u64,
     /// Sum of `dur`.
     pub duration_sum: i128,
     /// Smallest `dur` (of the events that carry one).
@@ -83,18 +85,22 @@ pub struct CallStats {
 }
 
 impl CallStats {
-    fn add(&mut self, duration: Option<i64>, bytes: u64) {
+    /// Adds one event.
+    pub fn add(&mut self, duration: Option<i64>, bytes: u64) {
         self.count += 1;
         self.bytes += bytes;
         if let Some(duration) = duration {
+            self.with_duration += 1;
             self.duration_sum += i128::from(duration);
             self.duration_min = Some(self.duration_min.map_or(duration, |min| min.min(duration)));
             self.duration_max = Some(self.duration_max.map_or(duration, |max| max.max(duration)));
         }
     }
 
-    fn merge(&mut self, other: &CallStats) {
+    /// Adds another pair's statistics.
+    pub fn merge(&mut self, other: &CallStats) {
         self.count += other.count;
+        self.with_duration += other.with_duration;
         self.bytes += other.bytes;
         self.duration_sum += other.duration_sum;
         self.duration_min = match (self.duration_min, other.duration_min) {
@@ -328,18 +334,14 @@ impl Fold for StatsFold {
         let cat = event.cat.as_deref().unwrap_or_default();
         stats.with_name += u64::from(event.name.is_some());
         stats.with_cat += u64::from(event.cat.is_some());
-        let mut bytes = 0;
+        let bytes = event_bytes(event, &args);
         if event.phase == Some(Phase::Complete) && matches!(cat, "POSIX" | "STDIO") {
-            // Size: `size_sum` (aggregated events) if present, else the returned byte count.
-            let size = byte_count(args.size_sum.as_ref()).or_else(|| byte_count(args.ret.as_ref()));
             match ioscout_model::io_class(name) {
                 ioscout_model::IoClass::Read => {
-                    bytes = size.unwrap_or(0);
                     stats.io.read_operations += 1;
                     stats.io.read_bytes += bytes;
                 }
                 ioscout_model::IoClass::Write => {
-                    bytes = size.unwrap_or(0);
                     stats.io.write_operations += 1;
                     stats.io.write_bytes += bytes;
                 }
@@ -399,6 +401,23 @@ impl Fold for StatsFold {
         if event.phase == Some(Phase::Metadata) {
             self.metadata.observe(event);
         }
+    }
+}
+
+/// Bytes an event moved: for a POSIX/STDIO read or write call, `size_sum` (aggregated events)
+/// if present, else the returned byte count; 0 for anything else. The index's statistics and
+/// scanned aggregates (`sum:size`) both use this rule.
+pub fn event_bytes(event: &Event<'_>, args: &KeyArgs<'_>) -> u64 {
+    let cat = event.cat.as_deref().unwrap_or_default();
+    if !matches!(event.phase, Some(Phase::Complete | Phase::Aggregated)) || !matches!(cat, "POSIX" | "STDIO")
+    {
+        return 0;
+    }
+    match ioscout_model::io_class(event.name.as_deref().unwrap_or_default()) {
+        ioscout_model::IoClass::Read | ioscout_model::IoClass::Write => {
+            byte_count(args.size_sum.as_ref()).or_else(|| byte_count(args.ret.as_ref())).unwrap_or(0)
+        }
+        _ => 0,
     }
 }
 

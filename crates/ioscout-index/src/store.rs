@@ -30,7 +30,7 @@ use crate::fingerprint::Fingerprint;
 use crate::stats::ChunkStats;
 
 /// Version of the index format this build reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");

@@ -35,6 +35,7 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
+pub mod aggregate;
 pub mod prune;
 
 use ioscout_model::{Event, HashTables, Phase, RawValue};

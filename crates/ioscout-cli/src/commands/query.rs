@@ -11,11 +11,12 @@ use std::process::ExitCode;
 use ioscout_index::{Fingerprint, TraceIndex, store};
 use ioscout_model::HashTables;
 use ioscout_query::Predicate;
+use ioscout_query::aggregate::{GroupFold, GroupSpec, Groups};
 use ioscout_read::{Chunk, TraceFile};
 
 use super::index::by_directory;
 use super::view::{Emitter, ViewFold, gather_metadata, scan_and_print};
-use crate::cli::QueryArguments;
+use crate::cli::{QueryArguments, ViewFormat};
 use crate::common;
 
 /// What the index offers for one file.
@@ -28,18 +29,13 @@ enum Source {
 
 pub(crate) fn run(arguments: &QueryArguments) -> anyhow::Result<ExitCode> {
     let predicate = arguments.filter.as_deref().map(Predicate::parse).transpose()?;
+    let spec =
+        arguments.group_by.as_deref().map(|keys| GroupSpec::parse(keys, &arguments.agg)).transpose()?;
     let (files, input_problems) = common::discover(&arguments.input);
     let input = &arguments.input;
+    let format = arguments.format.unwrap_or(ViewFormat::Jsonl);
     if arguments.no_index {
-        let report = scan_and_print(
-            &files,
-            &input_problems,
-            input,
-            predicate.as_ref(),
-            arguments.limit,
-            arguments.format,
-        )?;
-        return Ok(common::finish(&report, input));
+        return full_scan(arguments, &files, &input_problems, predicate.as_ref(), spec.as_ref());
     }
     let mut notes = Vec::new();
     let mut tables = HashTables::default();
@@ -56,15 +52,7 @@ pub(crate) fn run(arguments: &QueryArguments) -> anyhow::Result<ExitCode> {
                 "ioscout: no usable index: full scan (`ioscout index PATH` makes such queries faster)"
             )?;
         }
-        let report = scan_and_print(
-            &files,
-            &input_problems,
-            input,
-            predicate.as_ref(),
-            arguments.limit,
-            arguments.format,
-        )?;
-        return Ok(common::finish(&report, input));
+        return full_scan(arguments, &files, &input_problems, predicate.as_ref(), spec.as_ref());
     }
     let scanner = common::scanner(input);
     let mut whole = Vec::new();
@@ -76,6 +64,33 @@ pub(crate) fn run(arguments: &QueryArguments) -> anyhow::Result<ExitCode> {
     }
     if !whole.is_empty() {
         tables.merge(gather_metadata(&scanner, &whole).tables);
+    }
+    if let Some(spec) = &spec
+        && whole.is_empty()
+    {
+        let statistics = sources.iter().filter_map(|source| match source {
+            Source::Indexed(record) => Some(record.chunks.iter().map(|chunk| &chunk.stats)),
+            Source::Whole => None,
+        });
+        if let Some(groups) = Groups::from_statistics(spec, predicate.as_ref(), statistics.flatten(), &tables)
+        {
+            if !input.quiet {
+                let mut stderr = std::io::stderr().lock();
+                for note in &notes {
+                    writeln!(stderr, "ioscout: {note}")?;
+                }
+                writeln!(stderr, "ioscout: answered from the index statistics (no trace bytes read)")?;
+            }
+            print_groups(spec, &groups, arguments.format)?;
+            let report = scanner.scan_chunks(
+                &files,
+                &input_problems,
+                &[],
+                |_| ioscout_read::NoFold,
+                |_, _| std::ops::ControlFlow::Continue(()),
+            );
+            return Ok(common::finish(&report, input));
+        }
     }
     let mut chunks = Vec::new();
     let mut total_chunks = 0;
@@ -118,17 +133,136 @@ pub(crate) fn run(arguments: &QueryArguments) -> anyhow::Result<ExitCode> {
             files.len()
         )?;
     }
-    let mut emitter = Emitter::new(arguments.format, arguments.limit)?;
+    if let Some(spec) = &spec {
+        let mut groups = Groups::default();
+        let report = scanner.scan_chunks(
+            &files,
+            &input_problems,
+            &chunks,
+            |_| GroupFold::new(spec, predicate.as_ref(), &tables),
+            |_, fold| {
+                groups.merge(fold.groups);
+                std::ops::ControlFlow::Continue(())
+            },
+        );
+        print_groups(spec, &groups, arguments.format)?;
+        return Ok(common::finish(&report, input));
+    }
+    let mut emitter = Emitter::new(format, arguments.limit)?;
     let limit = emitter.limit;
     let report = scanner.scan_chunks(
         &files,
         &input_problems,
         if limit == 0 { &[] } else { &chunks },
-        |_| ViewFold::new(predicate.as_ref(), &tables, arguments.format, limit),
+        |_| ViewFold::new(predicate.as_ref(), &tables, format, limit),
         |_, fold| emitter.take(&fold),
     );
     emitter.finish()?;
     Ok(common::finish(&report, input))
+}
+
+/// The query without the index: a parallel scan of every file.
+fn full_scan(
+    arguments: &QueryArguments,
+    files: &[TraceFile],
+    input_problems: &[ioscout_read::InputProblem],
+    predicate: Option<&Predicate>,
+    spec: Option<&GroupSpec>,
+) -> anyhow::Result<ExitCode> {
+    let input = &arguments.input;
+    let Some(spec) = spec else {
+        let format = arguments.format.unwrap_or(ViewFormat::Jsonl);
+        let report = scan_and_print(files, input_problems, input, predicate, arguments.limit, format)?;
+        return Ok(common::finish(&report, input));
+    };
+    let scanner = common::scanner(input);
+    let tables = gather_metadata(&scanner, files).tables;
+    let mut groups = Groups::default();
+    let report = scanner.scan(
+        files,
+        input_problems,
+        |_| GroupFold::new(spec, predicate, &tables),
+        |_, fold, _| {
+            groups.merge(fold.groups);
+            std::ops::ControlFlow::Continue(())
+        },
+    );
+    print_groups(spec, &groups, arguments.format)?;
+    Ok(common::finish(&report, input))
+}
+
+/// Prints aggregate rows: an aligned table by default, else JSON lines or CSV.
+fn print_groups(spec: &GroupSpec, groups: &Groups, format: Option<ViewFormat>) -> anyhow::Result<()> {
+    let columns = spec.columns();
+    let rows = groups.rows(spec);
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let cell = |value: &serde_json::Value| match value {
+        serde_json::Value::String(text) => text.clone(),
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::Number(number) => match number.as_f64() {
+            Some(float) if number.is_f64() => format!("{float:.3}"),
+            _ => number.to_string(),
+        },
+        other => other.to_string(),
+    };
+    match format {
+        Some(ViewFormat::Jsonl) => {
+            for row in &rows {
+                let object: serde_json::Map<String, serde_json::Value> =
+                    columns.iter().cloned().zip(row.iter().cloned()).collect();
+                serde_json::to_writer(&mut stdout, &object)?;
+                writeln!(stdout)?;
+            }
+        }
+        Some(ViewFormat::Csv) => {
+            writeln!(stdout, "{}", columns.join(","))?;
+            for row in &rows {
+                let cells: Vec<String> = row
+                    .iter()
+                    .map(|value| {
+                        let text = cell(value);
+                        if text.contains([',', '"', '\n']) {
+                            format!("\"{}\"", text.replace('"', "\"\""))
+                        } else {
+                            text
+                        }
+                    })
+                    .collect();
+                writeln!(stdout, "{}", cells.join(","))?;
+            }
+        }
+        None => {
+            let cells: Vec<Vec<String>> = rows.iter().map(|row| row.iter().map(cell).collect()).collect();
+            let widths: Vec<usize> = columns
+                .iter()
+                .enumerate()
+                .map(|(index, column)| {
+                    cells.iter().map(|row| row[index].len()).chain([column.len()]).max().unwrap_or(0)
+                })
+                .collect();
+            let keys = spec.keys.len();
+            let line = |out: &mut dyn Write, values: &[String]| -> std::io::Result<()> {
+                for (index, value) in values.iter().enumerate() {
+                    let width = widths[index];
+                    if index > 0 {
+                        write!(out, "  ")?;
+                    }
+                    if index < keys {
+                        write!(out, "{value:<width$}")?;
+                    } else {
+                        write!(out, "{value:>width$}")?;
+                    }
+                }
+                writeln!(out)
+            };
+            line(&mut stdout, &columns)?;
+            for row in &cells {
+                line(&mut stdout, row)?;
+            }
+        }
+    }
+    stdout.flush()?;
+    Ok(())
 }
 
 /// For each file, its fresh index record, or `Whole` with a note saying why.

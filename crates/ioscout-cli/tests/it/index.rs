@@ -168,7 +168,7 @@ fn an_index_of_a_newer_format_is_refused_not_misread() {
     let (scanned, _, _) = query(&directory, PREDICATES[0], &["--no-index"]);
     assert_eq!(code, Some(0));
     assert_eq!(indexed, scanned);
-    assert!(notes.contains("has format 99, newer than the 1"), "{notes}");
+    assert!(notes.contains("has format 99, newer than the"), "{notes}");
     let refused = ioscout(&["index", &text(&directory)]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(stderr(&refused).contains("--force"), "{}", stderr(&refused));
@@ -196,4 +196,73 @@ fn an_unwritable_directory_indexes_into_the_cache() {
     let queried =
         ioscout(&["query", "--index-dir", &text(&elsewhere), &text(&directory), "--where", PREDICATES[0]]);
     assert!(stderr(&queried).contains("reading 1 of"), "{}", stderr(&queried));
+}
+
+#[test]
+fn group_by_from_statistics_equals_the_scan() {
+    let directory = sample_copy("group-by");
+    ioscout(&["index", &text(&directory)]);
+    for (predicate, agg) in [
+        (None, "count,sum:dur,mean:dur,min:dur,max:dur,sum:size"),
+        (Some("cat == \"POSIX\""), "count,sum:dur,sum:size"),
+        (Some("host == \"node01\""), "count,max:dur"),
+        (Some("name == \"read\" and dur > 20000"), "count,mean:dur,p50:dur,mean:size"),
+    ] {
+        for keys in ["name,cat", "cat", "name", "pid,ph"] {
+            let mut arguments = vec![
+                "query".to_string(),
+                text(&directory),
+                "--group-by".into(),
+                keys.into(),
+                "--agg".into(),
+                agg.into(),
+                "--format".into(),
+                "jsonl".into(),
+            ];
+            if let Some(predicate) = predicate {
+                arguments.extend(["--where".to_string(), predicate.to_string()]);
+            }
+            let borrowed: Vec<&str> = arguments.iter().map(String::as_str).collect();
+            let indexed = ioscout(&borrowed);
+            let mut scanned_arguments = borrowed.clone();
+            scanned_arguments.push("--no-index");
+            let scanned = ioscout(&scanned_arguments);
+            assert_eq!(indexed.status.code(), Some(0), "{}", stderr(&indexed));
+            assert_eq!(stdout(&indexed), stdout(&scanned), "{keys} / {agg} / {predicate:?}");
+            assert!(!stdout(&indexed).is_empty());
+        }
+    }
+    let output = ioscout(&["query", &text(&directory), "--group-by", "name,cat", "--agg", "count,sum:dur"]);
+    assert!(stderr(&output).contains("answered from the index statistics"), "{}", stderr(&output));
+    let table = stdout(&output);
+    assert!(table.lines().next().unwrap_or_default().starts_with("name"), "{table}");
+    assert!(table.lines().any(|line| line.starts_with("read ") && line.contains(" POSIX ")), "{table}");
+    let csv = ioscout(&["query", &text(&directory), "--group-by", "cat", "--format", "csv"]);
+    assert_eq!(stdout(&csv).lines().next(), Some("cat,count"));
+    let bad = ioscout(&["query", &text(&directory), "--group-by", "colour"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("unknown --group-by key"), "{}", stderr(&bad));
+}
+
+#[test]
+fn an_index_of_an_older_format_is_rebuilt_with_a_message() {
+    let directory = sample_copy("older");
+    ioscout(&["index", &text(&directory)]);
+    let index = directory.join(".ioscout/index.redb");
+    {
+        let database = redb::Database::open(&index).unwrap_or_else(|error| panic!("{error}"));
+        let transaction = database.begin_write().unwrap_or_else(|error| panic!("{error}"));
+        {
+            let definition: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
+            let mut meta = transaction.open_table(definition).unwrap_or_else(|error| panic!("{error}"));
+            meta.insert("format", 1u32.to_le_bytes().as_slice()).unwrap_or_else(|error| panic!("{error}"));
+        }
+        transaction.commit().unwrap_or_else(|error| panic!("{error}"));
+    }
+    let (rows, notes, _) = query(&directory, PREDICATES[0], &[]);
+    assert!(!rows.is_empty());
+    assert!(notes.contains("no usable index"), "{notes}");
+    let rebuilt = ioscout(&["index", &text(&directory)]);
+    assert!(stderr(&rebuilt).contains("has the older format 1: rebuilding it"), "{}", stderr(&rebuilt));
+    assert!(stdout(&rebuilt).contains("6 files indexed"), "{}", stdout(&rebuilt));
 }
