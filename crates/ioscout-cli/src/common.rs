@@ -1,7 +1,9 @@
 //! Plumbing shared by the commands: input discovery, the scanner, problem reporting on stderr,
 //! exit codes and JSON helpers.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+
+use indicatif::{ProgressBar, ProgressStyle};
 use std::process::ExitCode;
 
 use ioscout_read::{InputProblem, ScanOptions, ScanReport, Scanner, TraceFile};
@@ -15,11 +17,45 @@ pub(crate) fn discover(input: &InputArguments) -> (Vec<TraceFile>, Vec<InputProb
 
 /// A scanner configured from the command line.
 pub(crate) fn scanner(input: &InputArguments) -> Scanner {
-    Scanner::new(ScanOptions {
+    Scanner::new(scan_options(input, None))
+}
+
+/// Scan options from the command line, reporting to `bar` if given.
+pub(crate) fn scan_options(input: &InputArguments, bar: Option<&ProgressBar>) -> ScanOptions {
+    ScanOptions {
         threads: input.threads,
         max_reported_problems: input.max_problems,
+        progress: bar.map(|bar| {
+            let bar = bar.clone();
+            ioscout_read::Progress(std::sync::Arc::new(move |bytes| bar.inc(bytes)))
+        }),
         ..ScanOptions::default()
-    })
+    }
+}
+
+/// A progress bar over `total` stored bytes on stderr, only when stderr is a terminal and
+/// `--quiet` is off; `None` otherwise (pipes and CI logs stay clean).
+pub(crate) fn progress_bar(input: &InputArguments, total: u64, message: &str) -> Option<ProgressBar> {
+    if input.quiet || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let style =
+        ProgressStyle::with_template("{msg:>10} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
+            .ok()?
+            .progress_chars("=> ");
+    let bar = ProgressBar::new(total).with_style(style);
+    bar.set_message(message.to_string());
+    Some(bar)
+}
+
+/// A scanner with a progress bar over `files` (see [`progress_bar`]).
+pub(crate) fn scanner_with_progress(
+    input: &InputArguments,
+    files: &[TraceFile],
+    message: &str,
+) -> (Scanner, Option<ProgressBar>) {
+    let bar = progress_bar(input, files.iter().map(|file| file.size).sum(), message);
+    (Scanner::new(scan_options(input, bar.as_ref())), bar)
 }
 
 /// Reports bad input on stderr and decides the exit code: 2 when `--strict` and anything was bad,

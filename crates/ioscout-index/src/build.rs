@@ -29,6 +29,8 @@ pub struct BuildOptions {
     pub index_dir: Option<PathBuf>,
     /// Rebuild every file, even unchanged ones.
     pub force: bool,
+    /// Told the stored bytes of each unit as it is indexed.
+    pub progress: Option<ioscout_read::Progress>,
 }
 
 /// What a build did.
@@ -200,6 +202,7 @@ fn scan_files(
         threads: options.threads,
         unit_bytes: if options.chunk_bytes == 0 { 1 << 20 } else { options.chunk_bytes },
         max_reported_problems: 20,
+        progress: options.progress.clone(),
         ..ScanOptions::default()
     });
     let mut builders: Vec<FileBuilder> = files.iter().map(|_| FileBuilder::default()).collect();

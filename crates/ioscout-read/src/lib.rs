@@ -35,5 +35,5 @@ pub mod scan;
 
 pub use input::{Compression, InputProblem, TraceFile, discover};
 pub use metadata::{MetadataFold, ProcessInfo, TraceMetadata, resolve_file, resolve_host};
-pub use scan::Chunk;
+pub use scan::{Chunk, Progress};
 pub use scan::{FileSummary, Fold, NoFold, Problem, ProblemKind, ScanOptions, ScanReport, Scanner, UnitSpan};

@@ -77,11 +77,29 @@ pub struct ScanOptions {
     pub max_line_bytes: usize,
     /// Problems kept per file with full detail (all are counted).
     pub max_reported_problems: usize,
+    /// Told the stored bytes of every unit or chunk as it is merged (for progress bars).
+    pub progress: Option<Progress>,
+}
+
+/// A progress callback: receives stored (compressed) bytes done.
+#[derive(Clone)]
+pub struct Progress(pub std::sync::Arc<dyn Fn(u64) + Send + Sync>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("Progress")
+    }
 }
 
 impl Default for ScanOptions {
     fn default() -> Self {
-        ScanOptions { threads: 0, unit_bytes: 4 << 20, max_line_bytes: 1 << 20, max_reported_problems: 20 }
+        ScanOptions {
+            threads: 0,
+            unit_bytes: 4 << 20,
+            max_line_bytes: 1 << 20,
+            max_reported_problems: 20,
+            progress: None,
+        }
     }
 }
 
@@ -401,6 +419,9 @@ impl Scanner {
                 let open = &open_files[unit.file];
                 let flow =
                     self.merge_unit(open, unit, result, &mut merges[unit.file], summary, make, consume);
+                if let Some(progress) = &self.options.progress {
+                    (progress.0)(unit.end - unit.start);
+                }
                 if flow.is_break() {
                     report.stopped = true;
                     break 'windows;
@@ -487,6 +508,9 @@ impl Scanner {
                 position += 1;
                 let summary = &mut report.files[first_file + chunk.file];
                 let fold = merge_chunk(&open_files[chunk.file].trace.path, chunk, result, summary, keep);
+                if let Some(progress) = &self.options.progress {
+                    (progress.0)(chunk.end - chunk.start);
+                }
                 if consume(chunk.file, fold).is_break() {
                     report.stopped = true;
                     break 'windows;

@@ -102,8 +102,18 @@ fn scan(
 ) -> (PhaseCounts, Vec<Option<i64>>, Vec<(u64, u64)>) {
     let (files, problems) = discover(&[path]);
     assert!(problems.is_empty(), "{problems:?}");
-    let scanner =
-        Scanner::new(ScanOptions { threads, unit_bytes, max_line_bytes, max_reported_problems: usize::MAX });
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counter = done.clone();
+    let progress: std::sync::Arc<dyn Fn(u64) + Send + Sync> = std::sync::Arc::new(move |bytes| {
+        counter.fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
+    });
+    let scanner = Scanner::new(ScanOptions {
+        threads,
+        unit_bytes,
+        max_line_bytes,
+        max_reported_problems: usize::MAX,
+        progress: Some(ioscout_read::Progress(progress.clone())),
+    });
     let mut order = Vec::new();
     let mut spans = Vec::new();
     let report = scanner.scan(
@@ -117,6 +127,7 @@ fn scan(
         },
     );
     assert_eq!(report.totals().invalid, report.problem_count(), "every problem is counted once");
+    assert_eq!(done.load(std::sync::atomic::Ordering::Relaxed), files[0].size, "progress covers the file");
     check_chunks(&scanner, &files, &spans, &report, &order);
     // A fold that wants one phase sees exactly those events, and the counts do not change.
     let mut metadata = 0;

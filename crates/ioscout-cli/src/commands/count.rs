@@ -28,8 +28,11 @@ struct CountOutput<'a> {
 
 pub(crate) fn run(arguments: &CountArguments) -> anyhow::Result<ExitCode> {
     let (files, input_problems) = common::discover(&arguments.input);
-    let scanner = common::scanner(&arguments.input);
+    let (scanner, bar) = common::scanner_with_progress(&arguments.input, &files, "counting");
     let report = scanner.scan(&files, &input_problems, |_| NoFold, |_, _, _| ControlFlow::Continue(()));
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     let total = report.totals();
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     if arguments.json {

@@ -50,11 +50,13 @@ pub(crate) fn run(arguments: &IndexArguments) -> anyhow::Result<ExitCode> {
         writeln!(stderr, "ioscout: error: no trace file to index")?;
         return Ok(ExitCode::from(2));
     }
+    let bar = common::progress_bar(&arguments.input, files.iter().map(|file| file.size).sum(), "indexing");
     let options = BuildOptions {
         threads: arguments.input.threads,
         chunk_bytes: 0,
         index_dir: arguments.index_dir.clone(),
         force: arguments.force,
+        progress: common::scan_options(&arguments.input, bar.as_ref()).progress,
     };
     let mut outcomes = Vec::new();
     let mut failed = false;
@@ -94,6 +96,9 @@ pub(crate) fn run(arguments: &IndexArguments) -> anyhow::Result<ExitCode> {
         }
     }
     drop(stderr);
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     if arguments.json {
         serde_json::to_writer_pretty(&mut stdout, &outcomes)?;

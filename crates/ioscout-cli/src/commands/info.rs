@@ -171,7 +171,7 @@ struct InfoOutput<'a> {
 
 pub(crate) fn run(arguments: &InfoArguments) -> anyhow::Result<ExitCode> {
     let (files, input_problems) = common::discover(&arguments.input);
-    let scanner = common::scanner(&arguments.input);
+    let (scanner, bar) = common::scanner_with_progress(&arguments.input, &files, "reading");
     let mut per_file: Vec<InfoFold> = (0..files.len()).map(|_| InfoFold::default()).collect();
     let report = scanner.scan(
         &files,
@@ -182,6 +182,9 @@ pub(crate) fn run(arguments: &InfoArguments) -> anyhow::Result<ExitCode> {
             ControlFlow::Continue(())
         },
     );
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     let skipped = input_problems.len();
     let mut records = Vec::new();
     let mut total = InfoFold::default();

@@ -133,6 +133,9 @@ pub(crate) fn run(arguments: &QueryArguments) -> anyhow::Result<ExitCode> {
             files.len()
         )?;
     }
+    let bar =
+        common::progress_bar(input, chunks.iter().map(|chunk| chunk.end - chunk.start).sum(), "querying");
+    let scanner = ioscout_read::Scanner::new(common::scan_options(input, bar.as_ref()));
     if let Some(spec) = &spec {
         let mut groups = Groups::default();
         let report = scanner.scan_chunks(
@@ -145,6 +148,9 @@ pub(crate) fn run(arguments: &QueryArguments) -> anyhow::Result<ExitCode> {
                 std::ops::ControlFlow::Continue(())
             },
         );
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+        }
         print_groups(spec, &groups, arguments.format)?;
         return Ok(common::finish(&report, input));
     }
@@ -157,6 +163,9 @@ pub(crate) fn run(arguments: &QueryArguments) -> anyhow::Result<ExitCode> {
         |_| ViewFold::new(predicate.as_ref(), &tables, format, limit),
         |_, fold| emitter.take(&fold),
     );
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     emitter.finish()?;
     Ok(common::finish(&report, input))
 }
