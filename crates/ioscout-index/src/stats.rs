@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use ioscout_model::{Event, Phase, PhaseCounts, RawValue};
-use ioscout_read::event::Args;
+use ioscout_read::fields::{EventFields, KeyArgs};
 use ioscout_read::{Fold, TraceMetadata};
 use serde::{Deserialize, Serialize};
 
@@ -325,17 +325,34 @@ impl StatsFold {
 
 impl Fold for StatsFold {
     fn event(&mut self, event: &Event<'_>) {
-        let stats = &mut self.stats;
-        if let Some(phase) = event.phase {
-            stats.counts.add(phase);
+        if let Some(fields) = EventFields::from_event(event) {
+            self.add(&fields);
         }
-        let args = KeyArgs::of(event);
-        let name = event.name.as_deref().unwrap_or_default();
-        let cat = event.cat.as_deref().unwrap_or_default();
+        if event.phase == Some(Phase::Metadata) {
+            self.metadata.observe(event);
+        }
+    }
+
+    fn wants_fields(&self) -> bool {
+        true
+    }
+
+    fn fields(&mut self, fields: &EventFields<'_>) {
+        self.add(fields);
+    }
+}
+
+impl StatsFold {
+    /// Adds one event's fields to the statistics.
+    fn add(&mut self, event: &EventFields<'_>) {
+        let stats = &mut self.stats;
+        stats.counts.add(event.phase);
+        let name = event.name.unwrap_or_default();
+        let cat = event.cat.unwrap_or_default();
         stats.with_name += u64::from(event.name.is_some());
         stats.with_cat += u64::from(event.cat.is_some());
-        let bytes = event_bytes(event, &args);
-        if event.phase == Some(Phase::Complete) && matches!(cat, "POSIX" | "STDIO") {
+        let bytes = event_bytes(event);
+        if event.phase == Phase::Complete && matches!(cat, "POSIX" | "STDIO") {
             match ioscout_model::io_class(name) {
                 ioscout_model::IoClass::Read => {
                     stats.io.read_operations += 1;
@@ -383,23 +400,20 @@ impl Fold for StatsFold {
         stats.dur.add(event.dur);
         stats.id.add(event.id);
         stats.kind.add(event.kind);
-        stats.end.add(event.end().filter(|_| event.ts.is_some()));
+        stats.end.add(event.end());
         if let Some(tid) = event.tid {
             self.tids.insert(tid);
         }
-        stats.with_args += u64::from(event.args.is_some());
-        if let Some(host) = host_value(&args) {
+        stats.with_args += u64::from(event.has_args);
+        if let Some(host) = host_value(&event.args) {
             stats.with_host += 1;
             stats.hosts.insert(&host);
         }
-        if let Some(file) = file_value(&args) {
+        if let Some(file) = file_value(&event.args) {
             stats.with_file += 1;
             if !self.file_values.contains(file.as_ref()) {
                 self.file_values.insert(file.into_owned());
             }
-        }
-        if event.phase == Some(Phase::Metadata) {
-            self.metadata.observe(event);
         }
     }
 }
@@ -407,15 +421,16 @@ impl Fold for StatsFold {
 /// Bytes an event moved: for a POSIX/STDIO read or write call, `size_sum` (aggregated events)
 /// if present, else the returned byte count; 0 for anything else. The index's statistics and
 /// scanned aggregates (`sum:size`) both use this rule.
-pub fn event_bytes(event: &Event<'_>, args: &KeyArgs<'_>) -> u64 {
-    let cat = event.cat.as_deref().unwrap_or_default();
-    if !matches!(event.phase, Some(Phase::Complete | Phase::Aggregated)) || !matches!(cat, "POSIX" | "STDIO")
-    {
+pub fn event_bytes(event: &EventFields<'_>) -> u64 {
+    let cat = event.cat.unwrap_or_default();
+    if !matches!(event.phase, Phase::Complete | Phase::Aggregated) || !matches!(cat, "POSIX" | "STDIO") {
         return 0;
     }
-    match ioscout_model::io_class(event.name.as_deref().unwrap_or_default()) {
+    match ioscout_model::io_class(event.name.unwrap_or_default()) {
         ioscout_model::IoClass::Read | ioscout_model::IoClass::Write => {
-            byte_count(args.size_sum.as_ref()).or_else(|| byte_count(args.ret.as_ref())).unwrap_or(0)
+            byte_count(event.args.size_sum.as_ref())
+                .or_else(|| byte_count(event.args.ret.as_ref()))
+                .unwrap_or(0)
         }
         _ => 0,
     }
@@ -445,50 +460,4 @@ pub fn file_value<'a>(args: &'a KeyArgs<'_>) -> Option<Cow<'a, str>> {
         return Some(Cow::Owned(format!("={name}")));
     }
     token(args.fhash.as_ref()?)
-}
-
-/// The arguments the statistics use, found in one pass over `args` (no allocation on the fast
-/// path). Repeated keys keep the last value, as [`Args::get`] does.
-#[derive(Debug, Default)]
-pub struct KeyArgs<'a> {
-    /// `hhash`.
-    pub hhash: Option<RawValue<'a>>,
-    /// `fhash`.
-    pub fhash: Option<RawValue<'a>>,
-    /// `ret`.
-    pub ret: Option<RawValue<'a>>,
-    /// `size_sum`.
-    pub size_sum: Option<RawValue<'a>>,
-    /// `hostname` (2023 traces).
-    pub hostname: Option<RawValue<'a>>,
-    /// `fname` (2023 traces).
-    pub fname: Option<RawValue<'a>>,
-}
-
-impl<'a> KeyArgs<'a> {
-    /// The key arguments of `event`.
-    pub fn of(event: &Event<'a>) -> KeyArgs<'a> {
-        let mut found = KeyArgs::default();
-        let Some(text) = event.args else { return found };
-        if ioscout_read::json::fast_fields_with(text, |(key, value)| found.set(&key, value)).is_none() {
-            found = KeyArgs::default();
-            for (key, value) in Args::of(event).fields() {
-                found.set(key, value.clone());
-            }
-        }
-        found
-    }
-
-    fn set(&mut self, key: &str, value: RawValue<'a>) {
-        let slot = match key.as_bytes() {
-            b"hhash" => &mut self.hhash,
-            b"fhash" => &mut self.fhash,
-            b"ret" => &mut self.ret,
-            b"size_sum" => &mut self.size_sum,
-            b"hostname" => &mut self.hostname,
-            b"fname" => &mut self.fname,
-            _ => return,
-        };
-        *slot = Some(value);
-    }
 }

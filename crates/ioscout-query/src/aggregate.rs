@@ -17,10 +17,11 @@
 use std::collections::BTreeMap;
 
 use ioscout_index::ChunkStats;
-use ioscout_index::stats::{KeyArgs, event_bytes};
+use ioscout_index::stats::event_bytes;
 use ioscout_model::{Event, HashTables};
 use ioscout_read::Fold;
 use ioscout_read::event::Args;
+use ioscout_read::fields::EventFields;
 
 use crate::Predicate;
 use crate::prune::Truth;
@@ -468,7 +469,11 @@ impl Fold for GroupFold<'_> {
             })
             .collect();
         let sketch = self.spec.needs_sketch();
-        let bytes = if self.spec.needs_args() { event_bytes(event, &KeyArgs::of(event)) } else { 0 };
+        let bytes = if self.spec.needs_args() {
+            EventFields::from_event(event).map_or(0, |fields| event_bytes(&fields))
+        } else {
+            0
+        };
         let partial = self.groups.groups.entry(key).or_default();
         partial.count += 1;
         if let Some(duration) = event.dur {

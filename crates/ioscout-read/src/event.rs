@@ -236,6 +236,15 @@ pub fn decoders_agree(line: &[u8]) -> Result<bool, String> {
             shown()
         ));
     }
+    if let Some(fields) = crate::fields::decode_fields(line) {
+        let Ok((Line::Event(event), _)) = &full else {
+            return Err(format!("decode_fields accepted {:?}, which is not an event", shown()));
+        };
+        let expected = crate::fields::EventFields::from_event(event);
+        if expected.as_ref() != Some(&fields) {
+            return Err(format!("decode_fields disagrees on {:?}: {fields:?} / {expected:?}", shown()));
+        }
+    }
     Ok(matches!(fast, Ok((_, Decoder::Fast))))
 }
 

@@ -27,6 +27,7 @@
 //! ```
 
 pub mod event;
+pub mod fields;
 pub mod gzip;
 pub mod input;
 pub mod json;

@@ -29,6 +29,7 @@ use ioscout_model::{Event, GenerationEvidence, Phase, PhaseCounts};
 use rayon::prelude::*;
 
 use crate::event::{Args, Line, LineError, LinePhase, decode_line, decode_phase, hash_evidence};
+use crate::fields::{EventFields, decode_fields};
 use crate::gzip::{self, InflateProblem};
 use crate::input::{Compression, InputProblem, TraceFile};
 
@@ -51,6 +52,18 @@ pub trait Fold: Send {
     fn wants(&self, phase: Phase) -> bool {
         let _ = phase;
         true
+    }
+
+    /// Whether this fold can work from [`EventFields`] alone. When it can, common lines are
+    /// decoded by [`crate::fields::decode_fields`] and given to [`Fold::fields`]; the others still
+    /// go to [`Fold::event`].
+    fn wants_fields(&self) -> bool {
+        false
+    }
+
+    /// Called instead of [`Fold::event`] for lines decoded by the fields path.
+    fn fields(&mut self, fields: &EventFields<'_>) {
+        let _ = fields;
     }
 }
 
@@ -942,6 +955,8 @@ impl LocalProblem {
 /// Decodes lines and feeds events to a fold, keeping the unit's counters.
 struct LineProcessor<F> {
     fold: F,
+    /// The fold takes [`EventFields`].
+    wants_fields: bool,
     /// Whether every phase goes through the full decode.
     wants_all: bool,
     /// Per phase ([`Phase::index`]), whether the fold wants its events.
@@ -963,6 +978,7 @@ impl<F: Fold> LineProcessor<F> {
         let needs_events = fold.needs_events();
         let wanted = Phase::ALL.map(|phase| needs_events && fold.wants(phase));
         LineProcessor {
+            wants_fields: fold.wants_fields(),
             wants_all: wanted.iter().all(|&wanted| wanted),
             wanted,
             fold,
@@ -978,6 +994,19 @@ impl<F: Fold> LineProcessor<F> {
 
     /// Decodes one line; `Err` carries the problem for the caller to locate.
     fn line(&mut self, bytes: &[u8]) -> Result<(), (ProblemKind, String)> {
+        if self.wants_fields
+            && let Some(fields) = decode_fields(bytes)
+        {
+            self.counts.add(fields.phase);
+            if self.evidence_samples < EVIDENCE_SAMPLES {
+                self.evidence_samples += 1;
+                self.evidence.add(fields_evidence(&fields));
+            } else if fields.integer_phase {
+                self.evidence.add(GenerationEvidence(GenerationEvidence::INTEGER_PHASE));
+            }
+            self.fold.fields(&fields);
+            return Ok(());
+        }
         if !self.wants_all {
             return match decode_phase(bytes) {
                 Ok(LinePhase::Event(phase, _)) if self.wanted[phase.index()] => self.event_line(bytes),
@@ -1059,6 +1088,28 @@ impl<F: Fold> LineProcessor<F> {
             self.problems.push(problem);
         }
     }
+}
+
+/// Generation evidence of a line decoded by the fields path: integer `ph`, the type of `hhash`,
+/// inline names.
+fn fields_evidence(fields: &EventFields<'_>) -> GenerationEvidence {
+    let mut evidence = GenerationEvidence::default();
+    if fields.integer_phase {
+        evidence.add(GenerationEvidence(GenerationEvidence::INTEGER_PHASE));
+    }
+    match fields.args.hhash {
+        Some(ioscout_model::RawValue::Number(_)) => {
+            evidence.add(GenerationEvidence(GenerationEvidence::INTEGER_HASH));
+        }
+        Some(ioscout_model::RawValue::Str(_)) => {
+            evidence.add(GenerationEvidence(GenerationEvidence::STRING_HASH));
+        }
+        _ => {}
+    }
+    if fields.args.hostname.is_some() || fields.args.fname.is_some() {
+        evidence.add(GenerationEvidence(GenerationEvidence::INLINE_NAMES));
+    }
+    evidence
 }
 
 /// Decodes a line stitched on the merge thread and records its problem with absolute position.

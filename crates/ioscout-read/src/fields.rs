@@ -1,0 +1,289 @@
+//! The fields most stages need from an event, decoded straight from the line's bytes.
+//!
+//! # Overview
+//!
+//! [`EventFields`] holds an event's phase, name, category, numeric fields and the arguments that
+//! locate and size I/O ([`KeyArgs`]: `hhash`, `fhash`, `ret`, `size_sum`, and the inline
+//! `hostname`/`fname` of 2023 traces). [`decode_fields`] fills it in one pass over an ASCII line
+//! without escapes, validating the JSON as it goes and building no [`Event`]; it declines (returns
+//! `None`) anything else, including every invalid line and every metadata or `C` event, and the
+//! caller falls back to [`crate::event::decode_line`] and [`EventFields::from_event`]. The
+//! differential tests and the fuzz target check that both routes give the same fields.
+
+use ioscout_model::{Event, Phase, RawValue};
+
+use crate::event::Args;
+use crate::json;
+
+/// The arguments that locate and size I/O. Repeated keys keep the last value, as
+/// [`Args::get`] does.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KeyArgs<'a> {
+    /// `hhash`.
+    pub hhash: Option<RawValue<'a>>,
+    /// `fhash`.
+    pub fhash: Option<RawValue<'a>>,
+    /// `ret`.
+    pub ret: Option<RawValue<'a>>,
+    /// `size_sum`.
+    pub size_sum: Option<RawValue<'a>>,
+    /// `hostname` (2023 traces).
+    pub hostname: Option<RawValue<'a>>,
+    /// `fname` (2023 traces).
+    pub fname: Option<RawValue<'a>>,
+}
+
+impl<'a> KeyArgs<'a> {
+    /// The key arguments of `event`, in one pass over its `args` (no allocation on the fast
+    /// path).
+    pub fn of(event: &Event<'a>) -> KeyArgs<'a> {
+        let mut found = KeyArgs::default();
+        let Some(text) = event.args else { return found };
+        if json::fast_fields_with(text, |(key, value)| found.set(&key, value)).is_none() {
+            found = KeyArgs::default();
+            for (key, value) in Args::of(event).fields() {
+                found.set(key, value.clone());
+            }
+        }
+        found
+    }
+
+    /// Records `value` if `key` is one of the key arguments.
+    pub fn set(&mut self, key: &str, value: RawValue<'a>) {
+        let slot = match key.as_bytes() {
+            b"hhash" => &mut self.hhash,
+            b"fhash" => &mut self.fhash,
+            b"ret" => &mut self.ret,
+            b"size_sum" => &mut self.size_sum,
+            b"hostname" => &mut self.hostname,
+            b"fname" => &mut self.fname,
+            _ => return,
+        };
+        *slot = Some(value);
+    }
+}
+
+/// The fields of one event that statistics and aggregates need.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventFields<'a> {
+    /// Phase.
+    pub phase: Phase,
+    /// `ph` was written as an integer (DFTracer 2.2).
+    pub integer_phase: bool,
+    /// `name`.
+    pub name: Option<&'a str>,
+    /// `cat`.
+    pub cat: Option<&'a str>,
+    /// `pid`.
+    pub pid: Option<i64>,
+    /// `tid`.
+    pub tid: Option<i64>,
+    /// `ts`.
+    pub ts: Option<i64>,
+    /// `dur`.
+    pub dur: Option<i64>,
+    /// `id`.
+    pub id: Option<i64>,
+    /// `type`.
+    pub kind: Option<i64>,
+    /// The event has `args`.
+    pub has_args: bool,
+    /// Key arguments.
+    pub args: KeyArgs<'a>,
+}
+
+impl<'a> EventFields<'a> {
+    /// The fields of a decoded event (`None` when it has no phase).
+    pub fn from_event(event: &'a Event<'_>) -> Option<EventFields<'a>> {
+        Some(EventFields {
+            phase: event.phase?,
+            integer_phase: event.evidence.has(ioscout_model::GenerationEvidence::INTEGER_PHASE),
+            name: event.name.as_deref(),
+            cat: event.cat.as_deref(),
+            pid: event.pid,
+            tid: event.tid,
+            ts: event.ts,
+            dur: event.dur,
+            id: event.id,
+            kind: event.kind,
+            has_args: event.args.is_some(),
+            args: KeyArgs::of(event),
+        })
+    }
+
+    /// `ts + dur`, when `ts` is known.
+    pub fn end(&self) -> Option<i64> {
+        Some(self.ts?.saturating_add(self.dur.unwrap_or(0)))
+    }
+}
+
+/// A plain integer value (at most 18 digits) at `index`: its end and value.
+fn plain_integer(bytes: &[u8], index: usize) -> Option<(usize, i64)> {
+    let end = json::scan_plain_integer(bytes, index)?;
+    let value = bytes[index..end].iter().fold(0i64, |value, digit| value * 10 + i64::from(digit - b'0'));
+    Some((end, value))
+}
+
+/// A string value at `index` (no escapes: the line was checked): its end and content.
+fn string(text: &str, index: usize) -> Option<(usize, &str)> {
+    let bytes = text.as_bytes();
+    if bytes.get(index) != Some(&b'"') {
+        return None;
+    }
+    let end = json::find_quote(bytes, index + 1)?;
+    Some((end + 1, text.get(index + 1..end)?))
+}
+
+/// Decodes the fields of a common line straight from its bytes, or `None` (see the module
+/// documentation) to leave the line to the full decoder.
+pub fn decode_fields(line: &[u8]) -> Option<EventFields<'_>> {
+    let mut end = line.len();
+    while end > 0 && matches!(line[end - 1], b' ' | b'\t' | b'\r' | b',') {
+        end -= 1;
+    }
+    let bytes = &line[..end];
+    if bytes.first() != Some(&b'{') || bytes.last() != Some(&b'}') || json::has_special_or_non_ascii(bytes) {
+        return None;
+    }
+    // ASCII was checked: this cannot fail, and costs no second pass.
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut fields = EventFields {
+        phase: Phase::Other,
+        integer_phase: false,
+        name: None,
+        cat: None,
+        pid: None,
+        tid: None,
+        ts: None,
+        dur: None,
+        id: None,
+        kind: None,
+        has_args: false,
+        args: KeyArgs::default(),
+    };
+    let mut phase_seen = false;
+    let mut index = json::skip_space(bytes, 1);
+    if bytes.get(index) == Some(&b'}') {
+        return None;
+    }
+    loop {
+        let (key_end, key) = string(text, index)?;
+        index = json::skip_space(bytes, key_end);
+        if bytes.get(index) != Some(&b':') {
+            return None;
+        }
+        index = json::skip_space(bytes, index + 1);
+        let first = *bytes.get(index)?;
+        index = match key.as_bytes() {
+            b"ph" if first == b'"' => {
+                let (value_end, value) = string(text, index)?;
+                fields.phase = match value {
+                    "X" => Phase::Complete,
+                    "A" => Phase::Aggregated,
+                    // Metadata needs the whole event; "C" may be aggregated (dft_cnt).
+                    "M" | "C" => return None,
+                    _ => Phase::Other,
+                };
+                fields.integer_phase = false;
+                phase_seen = true;
+                value_end
+            }
+            b"ph" => {
+                let value_end = json::scan_number(bytes, index)?;
+                fields.phase = match &bytes[index..value_end] {
+                    b"1" => Phase::Complete,
+                    b"2" => Phase::Counter,
+                    b"3" => Phase::Aggregated,
+                    b"4" => return None,
+                    _ => Phase::Other,
+                };
+                fields.integer_phase = true;
+                phase_seen = true;
+                value_end
+            }
+            b"name" | b"cat" => {
+                let (value_end, value) = string(text, index)?;
+                if key == "name" {
+                    fields.name = Some(value);
+                } else {
+                    fields.cat = Some(value);
+                }
+                value_end
+            }
+            b"id" | b"pid" | b"tid" | b"ts" | b"dur" | b"type" => {
+                let (value_end, value) = if first == b'n' {
+                    (json::literal(bytes, index, b"null")?, None)
+                } else {
+                    let (value_end, value) = plain_integer(bytes, index)?;
+                    (value_end, Some(value))
+                };
+                match key.as_bytes() {
+                    b"id" => fields.id = value,
+                    b"pid" => fields.pid = value,
+                    b"tid" => fields.tid = value,
+                    b"ts" => fields.ts = value,
+                    b"dur" => fields.dur = value,
+                    _ => fields.kind = value,
+                }
+                value_end
+            }
+            b"args" if first == b'{' => {
+                fields.has_args = true;
+                fields.args = KeyArgs::default();
+                args(text, index, &mut fields.args)?
+            }
+            b"args" if first == b'n' => {
+                fields.has_args = false;
+                fields.args = KeyArgs::default();
+                json::literal(bytes, index, b"null")?
+            }
+            b"args" => return None,
+            _ => json::skip_value(bytes, index)?,
+        };
+        index = json::skip_space(bytes, index);
+        match bytes.get(index) {
+            Some(b',') => index = json::skip_space(bytes, index + 1),
+            Some(b'}') if index + 1 == bytes.len() => break,
+            _ => return None,
+        }
+    }
+    phase_seen.then_some(fields)
+}
+
+/// Walks the `args` object at `index`, validating it and keeping the key arguments; returns the
+/// index after it.
+fn args<'a>(text: &'a str, mut index: usize, found: &mut KeyArgs<'a>) -> Option<usize> {
+    let bytes = text.as_bytes();
+    index = json::skip_space(bytes, index + 1);
+    if bytes.get(index) == Some(&b'}') {
+        return Some(index + 1);
+    }
+    loop {
+        let (key_end, key) = string(text, index)?;
+        index = json::skip_space(bytes, key_end);
+        if bytes.get(index) != Some(&b':') {
+            return None;
+        }
+        index = json::skip_space(bytes, index + 1);
+        let wanted = matches!(key, "hhash" | "fhash" | "ret" | "size_sum" | "hostname" | "fname");
+        let end = json::skip_value(bytes, index)?;
+        if wanted {
+            let value = match bytes[index] {
+                b'"' => RawValue::Str(std::borrow::Cow::Borrowed(text.get(index + 1..end - 1)?)),
+                b'{' => RawValue::Object(text.get(index..end)?),
+                b'[' => RawValue::Array(text.get(index..end)?),
+                b't' => RawValue::Bool(true),
+                b'f' => RawValue::Bool(false),
+                b'n' => RawValue::Null,
+                _ => RawValue::Number(text.get(index..end)?),
+            };
+            found.set(key, value);
+        }
+        index = json::skip_space(bytes, end);
+        match bytes.get(index) {
+            Some(b',') => index = json::skip_space(bytes, index + 1),
+            Some(b'}') => return Some(index + 1),
+            _ => return None,
+        }
+    }
+}
