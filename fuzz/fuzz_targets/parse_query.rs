@@ -1,5 +1,6 @@
 //! Any `--where` text parses or fails with a located error; never a panic. A parsed predicate
-//! evaluates on a fixed event without panicking.
+//! evaluates on a fixed event without panicking. The same text split at `|` as `--group-by` and
+//! `--agg` parses or fails cleanly.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -13,4 +14,7 @@ fuzz_target!(|text: &str| {
     } else if let Err(error) = ioscout_query::Predicate::parse(text) {
         assert!(error.position <= text.len());
     }
+    // --group-by and --agg specifications parse or fail cleanly.
+    let (keys, reducers) = text.split_once('|').unwrap_or((text, ""));
+    let _ = ioscout_query::aggregate::GroupSpec::parse(keys, reducers);
 });
