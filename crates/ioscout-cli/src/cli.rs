@@ -145,6 +145,10 @@ pub(crate) struct QueryArguments {
     /// Stop after N matching events.
     #[arg(long, short = 'n', value_name = "N")]
     pub(crate) limit: Option<u64>,
+    /// Only these columns, in this order (id, pid, tid, ts, dur, name, cat, ph, type, host,
+    /// file, args, args.<key>), comma-separated.
+    #[arg(long, value_name = "COLUMNS")]
+    pub(crate) select: Option<String>,
     /// Output format (default: jsonl for events, an aligned table for --group-by).
     #[arg(long, value_enum)]
     pub(crate) format: Option<ViewFormat>,
@@ -182,6 +186,10 @@ pub(crate) struct ViewArguments {
     /// Stop after N matching events.
     #[arg(long, short = 'n', value_name = "N")]
     pub(crate) limit: Option<u64>,
+    /// Only these columns, in this order (id, pid, tid, ts, dur, name, cat, ph, type, host,
+    /// file, args, args.<key>), comma-separated.
+    #[arg(long, value_name = "COLUMNS")]
+    pub(crate) select: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ViewFormat::Jsonl)]
     pub(crate) format: ViewFormat,

@@ -15,7 +15,7 @@ use ioscout_query::aggregate::{GroupFold, GroupSpec, Groups};
 use ioscout_read::{Chunk, TraceFile};
 
 use super::index::by_directory;
-use super::view::{Emitter, ViewFold, gather_metadata, scan_and_print};
+use super::view::{Emitter, Output, ViewFold, gather_metadata, scan_and_print};
 use crate::cli::{QueryArguments, ViewFormat};
 use crate::common;
 
@@ -33,7 +33,7 @@ pub(crate) fn run(arguments: &QueryArguments) -> anyhow::Result<ExitCode> {
         arguments.group_by.as_deref().map(|keys| GroupSpec::parse(keys, &arguments.agg)).transpose()?;
     let (files, input_problems) = common::discover(&arguments.input);
     let input = &arguments.input;
-    let format = arguments.format.unwrap_or(ViewFormat::Jsonl);
+    let output = Output::new(arguments.format.unwrap_or(ViewFormat::Jsonl), arguments.select.as_deref())?;
     if arguments.no_index {
         return full_scan(arguments, &files, &input_problems, predicate.as_ref(), spec.as_ref());
     }
@@ -154,13 +154,13 @@ pub(crate) fn run(arguments: &QueryArguments) -> anyhow::Result<ExitCode> {
         print_groups(spec, &groups, arguments.format)?;
         return Ok(common::finish(&report, input));
     }
-    let mut emitter = Emitter::new(format, arguments.limit)?;
+    let mut emitter = Emitter::new(&output, arguments.limit)?;
     let limit = emitter.limit;
     let report = scanner.scan_chunks(
         &files,
         &input_problems,
         if limit == 0 { &[] } else { &chunks },
-        |_| ViewFold::new(predicate.as_ref(), &tables, format, limit),
+        |_| ViewFold::new(predicate.as_ref(), &tables, &output, limit),
         |_, fold| emitter.take(&fold),
     );
     if let Some(bar) = bar {
@@ -180,8 +180,8 @@ fn full_scan(
 ) -> anyhow::Result<ExitCode> {
     let input = &arguments.input;
     let Some(spec) = spec else {
-        let format = arguments.format.unwrap_or(ViewFormat::Jsonl);
-        let report = scan_and_print(files, input_problems, input, predicate, arguments.limit, format)?;
+        let output = Output::new(arguments.format.unwrap_or(ViewFormat::Jsonl), arguments.select.as_deref())?;
+        let report = scan_and_print(files, input_problems, input, predicate, arguments.limit, &output)?;
         return Ok(common::finish(&report, input));
     };
     let scanner = common::scanner(input);

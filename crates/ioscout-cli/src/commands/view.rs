@@ -22,10 +22,10 @@ use crate::common;
 pub(crate) struct ViewFold<'s> {
     predicate: Option<&'s Predicate>,
     tables: &'s HashTables,
-    format: ViewFormat,
+    output: &'s Output,
     limit: u64,
     matched: u64,
-    output: Vec<u8>,
+    buffer: Vec<u8>,
     line_ends: Vec<usize>,
 }
 
@@ -34,10 +34,10 @@ impl<'s> ViewFold<'s> {
     pub(crate) fn new(
         predicate: Option<&'s Predicate>,
         tables: &'s HashTables,
-        format: ViewFormat,
+        output: &'s Output,
         limit: u64,
     ) -> Self {
-        ViewFold { predicate, tables, format, limit, matched: 0, output: Vec::new(), line_ends: Vec::new() }
+        ViewFold { predicate, tables, output, limit, matched: 0, buffer: Vec::new(), line_ends: Vec::new() }
     }
 }
 
@@ -62,11 +62,22 @@ impl Fold for ViewFold<'_> {
         self.matched += 1;
         let host = resolve_host(&args, self.tables);
         let file = resolve_file(&args, self.tables);
-        match self.format {
-            ViewFormat::Jsonl => write_json(&mut self.output, event, host.as_deref(), file.as_deref()),
-            ViewFormat::Csv => write_csv(&mut self.output, event, host.as_deref(), file.as_deref()),
+        match (&self.output.select, self.output.format) {
+            (Some(columns), _) => write_selected(
+                &mut self.buffer,
+                self.output,
+                columns,
+                event,
+                &args,
+                host.as_deref(),
+                file.as_deref(),
+            ),
+            (None, ViewFormat::Jsonl) => {
+                write_json(&mut self.buffer, event, host.as_deref(), file.as_deref());
+            }
+            (None, ViewFormat::Csv) => write_csv(&mut self.buffer, event, host.as_deref(), file.as_deref()),
         }
-        self.line_ends.push(self.output.len());
+        self.line_ends.push(self.buffer.len());
     }
 }
 
@@ -132,6 +143,143 @@ fn write_json(out: &mut Vec<u8>, event: &Event<'_>, host: Option<&str>, file: Op
     out.extend_from_slice(b"}\n");
 }
 
+/// How events are printed: the format and, with `--select`, the columns.
+pub(crate) struct Output {
+    /// JSON lines or CSV.
+    pub(crate) format: ViewFormat,
+    /// Only these columns, in this order.
+    pub(crate) select: Option<Vec<Column>>,
+}
+
+/// A column `--select` can name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Column {
+    /// A top-level field or a resolved name: id, pid, tid, ts, dur, name, cat, ph, type, host,
+    /// file, args.
+    Field(&'static str),
+    /// `args.<key>`.
+    Arg(String),
+}
+
+impl Output {
+    /// Parses `--select` (comma-separated columns).
+    pub(crate) fn new(format: ViewFormat, select: Option<&str>) -> anyhow::Result<Output> {
+        const FIELDS: [&str; 12] =
+            ["id", "pid", "tid", "ts", "dur", "name", "cat", "ph", "type", "host", "file", "args"];
+        let select = select
+            .map(|text| {
+                text.split(',')
+                    .map(str::trim)
+                    .filter(|column| !column.is_empty())
+                    .map(|column| {
+                        if let Some(field) = FIELDS.iter().find(|field| **field == column) {
+                            return Ok(Column::Field(field));
+                        }
+                        match column.strip_prefix("args.") {
+                            Some(key) if !key.is_empty() => Ok(Column::Arg(key.to_string())),
+                            _ => Err(anyhow::anyhow!(
+                                "unknown --select column {column:?} (columns: {}, args.<key>)",
+                                FIELDS.join(", ")
+                            )),
+                        }
+                    })
+                    .collect::<anyhow::Result<Vec<_>>>()
+            })
+            .transpose()?;
+        Ok(Output { format, select })
+    }
+
+    fn header(&self) -> String {
+        match &self.select {
+            Some(columns) => {
+                let names: Vec<String> = columns
+                    .iter()
+                    .map(|column| match column {
+                        Column::Field(field) => (*field).to_string(),
+                        Column::Arg(key) => format!("args.{key}"),
+                    })
+                    .collect();
+                format!("{}\n", names.join(","))
+            }
+            None => CSV_HEADER.to_string(),
+        }
+    }
+}
+
+/// One selected column of an event as JSON text (`None` when the event lacks it).
+fn column_json(
+    column: &Column,
+    event: &Event<'_>,
+    args: &Args<'_>,
+    host: Option<&str>,
+    file: Option<&str>,
+) -> Option<String> {
+    let quoted = |text: &str| serde_json::to_string(text).unwrap_or_default();
+    match column {
+        Column::Field("id") => event.id.map(|value| value.to_string()),
+        Column::Field("pid") => event.pid.map(|value| value.to_string()),
+        Column::Field("tid") => event.tid.map(|value| value.to_string()),
+        Column::Field("ts") => event.ts.map(|value| value.to_string()),
+        Column::Field("dur") => event.dur.map(|value| value.to_string()),
+        Column::Field("type") => event.kind.map(|value| value.to_string()),
+        Column::Field("name") => event.name.as_deref().map(quoted),
+        Column::Field("cat") => event.cat.as_deref().map(quoted),
+        Column::Field("ph") => event.phase.map(|phase| quoted(phase.letter())),
+        Column::Field("host") => host.map(quoted),
+        Column::Field("file") => file.map(quoted),
+        Column::Field("args") => event.args.map(str::to_string),
+        Column::Field(_) => None,
+        Column::Arg(key) => args.get(key).map(|value| match value {
+            RawValue::Str(text) => quoted(text),
+            other => other.as_text().into_owned(),
+        }),
+    }
+}
+
+fn write_selected(
+    out: &mut Vec<u8>,
+    output: &Output,
+    columns: &[Column],
+    event: &Event<'_>,
+    args: &Args<'_>,
+    host: Option<&str>,
+    file: Option<&str>,
+) {
+    let values: Vec<Option<String>> =
+        columns.iter().map(|column| column_json(column, event, args, host, file)).collect();
+    match output.format {
+        ViewFormat::Jsonl => {
+            out.push(b'{');
+            for (index, (column, value)) in columns.iter().zip(&values).enumerate() {
+                if index > 0 {
+                    out.push(b',');
+                }
+                let name = match column {
+                    Column::Field(field) => (*field).to_string(),
+                    Column::Arg(key) => format!("args.{key}"),
+                };
+                json_string(out, &name);
+                out.push(b':');
+                out.extend_from_slice(value.as_deref().unwrap_or("null").as_bytes());
+            }
+            out.extend_from_slice(b"}\n");
+        }
+        ViewFormat::Csv => {
+            for (index, value) in values.iter().enumerate() {
+                if index > 0 {
+                    out.push(b',');
+                }
+                // Strings appear unquoted from JSON in CSV; other values as written.
+                let text = value
+                    .as_deref()
+                    .map(|value| serde_json::from_str::<String>(value).unwrap_or_else(|_| value.to_string()));
+                csv_field(out, text.as_deref().unwrap_or_default());
+            }
+            out.push(b'\n');
+        }
+    }
+}
+
 /// The CSV header, matching [`write_csv`].
 const CSV_HEADER: &str = "name,cat,pid,tid,ts,dur,ph,host,file,args\n";
 
@@ -170,6 +318,7 @@ fn write_csv(out: &mut Vec<u8>, event: &Event<'_>, host: Option<&str>, file: Opt
 
 pub(crate) fn run(arguments: &ViewArguments) -> anyhow::Result<ExitCode> {
     let predicate = arguments.filter.as_deref().map(Predicate::parse).transpose()?;
+    let output = Output::new(arguments.format, arguments.select.as_deref())?;
     let (files, input_problems) = common::discover(&arguments.input);
     let report = scan_and_print(
         &files,
@@ -177,7 +326,7 @@ pub(crate) fn run(arguments: &ViewArguments) -> anyhow::Result<ExitCode> {
         &arguments.input,
         predicate.as_ref(),
         arguments.limit,
-        arguments.format,
+        &output,
     )?;
     Ok(common::finish(&report, &arguments.input))
 }
@@ -207,16 +356,16 @@ pub(crate) fn scan_and_print(
     input: &crate::cli::InputArguments,
     predicate: Option<&Predicate>,
     limit: Option<u64>,
-    format: ViewFormat,
+    output: &Output,
 ) -> anyhow::Result<ioscout_read::ScanReport> {
     let scanner = common::scanner(input);
     let metadata = gather_metadata(&scanner, files);
-    let mut emitter = Emitter::new(format, limit)?;
+    let mut emitter = Emitter::new(output, limit)?;
     let report = if emitter.limit == 0 {
         scanner.scan(files, input_problems, |_| NoFold, |_, _, _| ControlFlow::Break(()))
     } else {
         let limit = emitter.limit;
-        let make = |_| ViewFold::new(predicate, &metadata.tables, format, limit);
+        let make = |_| ViewFold::new(predicate, &metadata.tables, output, limit);
         scanner.scan(files, input_problems, make, |_, fold, _| emitter.take(&fold))
     };
     emitter.finish()?;
@@ -234,10 +383,10 @@ pub(crate) struct Emitter {
 
 impl Emitter {
     /// Starts the output (the CSV header).
-    pub(crate) fn new(format: ViewFormat, limit: Option<u64>) -> anyhow::Result<Emitter> {
+    pub(crate) fn new(output: &Output, limit: Option<u64>) -> anyhow::Result<Emitter> {
         let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        if format == ViewFormat::Csv {
-            stdout.write_all(CSV_HEADER.as_bytes())?;
+        if output.format == ViewFormat::Csv {
+            stdout.write_all(output.header().as_bytes())?;
         }
         Ok(Emitter { stdout, emitted: 0, limit: limit.unwrap_or(u64::MAX), error: None })
     }
@@ -246,7 +395,7 @@ impl Emitter {
     pub(crate) fn take(&mut self, fold: &ViewFold<'_>) -> ControlFlow<()> {
         let take = usize::try_from((self.limit - self.emitted).min(fold.line_ends.len() as u64)).unwrap_or(0);
         let end = if take == 0 { 0 } else { fold.line_ends[take - 1] };
-        if let Err(error) = self.stdout.write_all(&fold.output[..end]) {
+        if let Err(error) = self.stdout.write_all(&fold.buffer[..end]) {
             self.error = Some(error);
             return ControlFlow::Break(());
         }

@@ -124,3 +124,28 @@ fn a_closed_pipe_ends_quietly() {
     assert_eq!(status.code(), Some(0), "{message}");
     assert!(!message.contains("error"), "{message}");
 }
+
+#[test]
+fn select_projects_columns_in_order() {
+    let found = lines(&[
+        "view",
+        "testdata/sample",
+        "--where",
+        r#"name == "write""#,
+        "--select",
+        "ts,file,args.ret,args.nope",
+        "--limit",
+        "1",
+    ]);
+    let keys: Vec<&String> = found[0].as_object().map(|object| object.keys().collect()).unwrap_or_default();
+    assert_eq!(keys.len(), 4);
+    assert_eq!(found[0]["args.ret"], 4_194_304);
+    assert_eq!(found[0]["args.nope"], serde_json::Value::Null);
+    assert!(found[0]["file"].as_str().is_some_and(|file| file.ends_with("model.pt")));
+    let output =
+        ioscout(&["view", "testdata/sample", "--select", "ph,name", "--format", "csv", "--limit", "1"]);
+    assert_eq!(stdout(&output), "ph,name\nM,HH\n");
+    let bad = ioscout(&["view", "testdata/sample", "--select", "colour"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("unknown --select column"), "{}", stderr(&bad));
+}
