@@ -325,7 +325,10 @@ struct Unit {
 
 struct OpenFile {
     trace: TraceFile,
-    handle: Option<File>,
+    /// The file could be opened when the scan was planned. Handles are opened per unit, not
+    /// held for the whole scan: a trace of tens of thousands of per-process files must not run
+    /// out of file descriptors.
+    readable: bool,
     candidates: Arc<Vec<u64>>,
 }
 
@@ -481,14 +484,14 @@ impl Scanner {
             .iter()
             .map(|trace| OpenFile {
                 trace: trace.clone(),
-                handle: File::open(&trace.path).ok(),
+                readable: File::open(&trace.path).is_ok(),
                 candidates: Arc::default(),
             })
             .collect();
         for (index, (open, summary)) in
             open_files.iter().zip(report.files[first_file..].iter_mut()).enumerate()
         {
-            if open.handle.is_none() && chunks.iter().any(|chunk| chunk.file == index) {
+            if !open.readable && chunks.iter().any(|chunk| chunk.file == index) {
                 summary.add_problem(
                     Problem {
                         path: open.trace.path.clone(),
@@ -549,12 +552,12 @@ impl Scanner {
         let handle = match File::open(&trace.path) {
             Ok(handle) => handle,
             Err(error) => {
-                let open = OpenFile { trace: trace.clone(), handle: None, candidates: Arc::default() };
+                let open = OpenFile { trace: trace.clone(), readable: false, candidates: Arc::default() };
                 return (open, Vec::new(), Some(problem(ProblemKind::Unreadable, error.to_string())));
             }
         };
         if trace.size == 0 {
-            let open = OpenFile { trace: trace.clone(), handle: Some(handle), candidates: Arc::default() };
+            let open = OpenFile { trace: trace.clone(), readable: true, candidates: Arc::default() };
             return (open, Vec::new(), Some(problem(ProblemKind::EmptyFile, "empty file: no events".into())));
         }
         let unit_bytes = self.options.unit_bytes.max(1);
@@ -604,7 +607,7 @@ impl Scanner {
                 end: starts.get(position + 1).copied().unwrap_or(trace.size),
             })
             .collect();
-        let open = OpenFile { trace: trace.clone(), handle: Some(handle), candidates: Arc::new(candidates) };
+        let open = OpenFile { trace: trace.clone(), readable: true, candidates: Arc::new(candidates) };
         (open, units, failure)
     }
 
@@ -618,9 +621,17 @@ impl Scanner {
     ) -> UnitResult<F> {
         let mut processor = LineProcessor::new(fold);
         let mut splitter = Splitter::new(defer_first, self.options.max_line_bytes);
-        let Some(handle) = &open.handle else {
+        if !open.readable {
             return splitter.finish(processor, unit.end, 0, Vec::new());
+        }
+        let handle = match File::open(&open.trace.path) {
+            Ok(handle) => handle,
+            Err(error) => {
+                let problem = InflateProblem::Io { offset: unit.start, detail: error.to_string() };
+                return splitter.finish(processor, unit.end, 0, vec![problem]);
+            }
         };
+        let handle = &handle;
         match open.trace.compression {
             Compression::Gzip => {
                 let outcome = gzip::inflate_range(

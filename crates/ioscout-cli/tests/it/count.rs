@@ -73,3 +73,28 @@ fn the_table_ends_with_a_total_row() {
     assert!(last.starts_with("total (6 files)"), "{text}");
     assert!(last.contains("2,306"), "{text}");
 }
+
+#[test]
+fn many_files_do_not_exhaust_file_descriptors() {
+    // Per-process traces come by the tens of thousands; handles must not be held for the whole
+    // scan. 300 files under a limit of 64 open files.
+    let directory = crate::temp_dir("many-files");
+    let source = root().join("testdata/generations/ndjson-2.2.pfw.gz");
+    for index in 0..300 {
+        std::fs::copy(&source, directory.join(format!("trace-{index}.pfw.gz")))
+            .unwrap_or_else(|error| panic!("{error}"));
+    }
+    let script = format!(
+        "ulimit -n 64 && exec {} count --json {}",
+        env!("CARGO_BIN_EXE_ioscout"),
+        directory.display()
+    );
+    let output = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .output()
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let found: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
+    assert_eq!(found["total"]["complete"], 300 * 30);
+    assert_eq!(found["total"]["invalid"], 0, "{}", String::from_utf8_lossy(&output.stderr));
+}
