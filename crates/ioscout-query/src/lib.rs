@@ -605,15 +605,19 @@ impl Context<'_, '_> {
             }
             Value::Text(text) => Some(text.as_ref().cmp(literal.text())),
         };
-        let Some(ordering) = ordering else { return false };
-        match operator {
-            Operator::Equal => ordering == Ordering::Equal,
-            Operator::NotEqual => ordering != Ordering::Equal,
-            Operator::Less => ordering == Ordering::Less,
-            Operator::LessOrEqual => ordering != Ordering::Greater,
-            Operator::Greater => ordering == Ordering::Greater,
-            Operator::GreaterOrEqual => ordering != Ordering::Less,
-        }
+        ordering.is_some_and(|ordering| ordering_holds(operator, ordering))
+    }
+}
+
+/// Whether `operator` holds for two values that compare as `ordering`.
+pub(crate) fn ordering_holds(operator: Operator, ordering: Ordering) -> bool {
+    match operator {
+        Operator::Equal => ordering == Ordering::Equal,
+        Operator::NotEqual => ordering != Ordering::Equal,
+        Operator::Less => ordering == Ordering::Less,
+        Operator::LessOrEqual => ordering != Ordering::Greater,
+        Operator::Greater => ordering == Ordering::Greater,
+        Operator::GreaterOrEqual => ordering != Ordering::Less,
     }
 }
 

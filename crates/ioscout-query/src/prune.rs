@@ -21,7 +21,7 @@ use ioscout_index::ChunkStats;
 use ioscout_model::{HashTables, HashToken, Phase};
 
 use crate::{
-    Expression, Field, Literal, Number, Operator, Predicate, compare_numbers, literal_number,
+    Expression, Field, Literal, Number, Operator, Predicate, compare_numbers, literal_number, ordering_holds,
     phase_of_literal,
 };
 
@@ -95,18 +95,6 @@ impl Test<'_> {
             Test::Compare(operator, literal) => ordering_holds(*operator, value.cmp(literal.text())),
             Test::Regex(regex) => regex.is_match(value),
         }
-    }
-}
-
-fn ordering_holds(operator: Operator, ordering: std::cmp::Ordering) -> bool {
-    use std::cmp::Ordering;
-    match operator {
-        Operator::Equal => ordering == Ordering::Equal,
-        Operator::NotEqual => ordering != Ordering::Equal,
-        Operator::Less => ordering == Ordering::Less,
-        Operator::LessOrEqual => ordering != Ordering::Greater,
-        Operator::Greater => ordering == Ordering::Greater,
-        Operator::GreaterOrEqual => ordering != Ordering::Less,
     }
 }
 

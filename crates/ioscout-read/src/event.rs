@@ -117,14 +117,7 @@ pub fn decode_phase(line: &[u8]) -> Result<LinePhase, LineError> {
 /// one object whose numeric fields are plain integers. Returns `None` for anything else (and for
 /// every invalid line), leaving the decision to the general path.
 fn fast_phase(line: &[u8]) -> Option<LinePhase> {
-    let mut end = line.len();
-    while end > 0 && matches!(line[end - 1], b' ' | b'\t' | b'\r' | b',') {
-        end -= 1;
-    }
-    let bytes = &line[..end];
-    if bytes.first() != Some(&b'{') || bytes.last() != Some(&b'}') || json::has_special_or_non_ascii(bytes) {
-        return None;
-    }
+    let bytes = json::plain_object_line(line)?;
     let mut phase = None;
     let mut integer_phase = false;
     let mut index = json::skip_space(bytes, 1);

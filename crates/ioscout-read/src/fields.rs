@@ -137,14 +137,7 @@ fn string(text: &str, index: usize) -> Option<(usize, &str)> {
 /// Decodes the fields of a common line straight from its bytes, or `None` (see the module
 /// documentation) to leave the line to the full decoder.
 pub fn decode_fields(line: &[u8]) -> Option<EventFields<'_>> {
-    let mut end = line.len();
-    while end > 0 && matches!(line[end - 1], b' ' | b'\t' | b'\r' | b',') {
-        end -= 1;
-    }
-    let bytes = &line[..end];
-    if bytes.first() != Some(&b'{') || bytes.last() != Some(&b'}') || json::has_special_or_non_ascii(bytes) {
-        return None;
-    }
+    let bytes = json::plain_object_line(line)?;
     // ASCII was checked: this cannot fail, and costs no second pass.
     let text = std::str::from_utf8(bytes).ok()?;
     let mut fields = EventFields {

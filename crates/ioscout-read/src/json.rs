@@ -342,6 +342,20 @@ pub(crate) fn skip_nested(bytes: &[u8], mut index: usize) -> Option<usize> {
     }
 }
 
+/// The bytes of a line that is exactly one JSON object (trailing spaces and commas trimmed) and
+/// plain ASCII without escapes or control characters: the form the byte-level paths take.
+/// `None` for anything else (blank, wrapper, non-ASCII, escaped, not an object).
+pub(crate) fn plain_object_line(line: &[u8]) -> Option<&[u8]> {
+    let mut end = line.len();
+    while end > 0 && matches!(line[end - 1], b' ' | b'\t' | b'\r' | b',') {
+        end -= 1;
+    }
+    let bytes = &line[..end];
+    let plain =
+        bytes.first() == Some(&b'{') && bytes.last() == Some(&b'}') && !has_special_or_non_ascii(bytes);
+    plain.then_some(bytes)
+}
+
 /// Whether any byte is a backslash, a control character or not ASCII.
 #[inline]
 pub(crate) fn has_special_or_non_ascii(bytes: &[u8]) -> bool {

@@ -221,6 +221,33 @@ impl FileSummary {
         }
     }
 
+    /// Adds a decoded unit's counters and its problems, located from the unit's first line and
+    /// decompressed offset (its lines are added by the caller: stitching decides them).
+    fn absorb<F>(
+        &mut self,
+        result: &mut UnitResult<F>,
+        path: &std::path::Path,
+        line_base: u64,
+        offset_base: u64,
+        keep: usize,
+    ) {
+        self.members += result.members;
+        self.uncompressed_bytes += result.bytes;
+        self.wrapper_lines += result.wrapper_lines;
+        self.blank_lines += result.blank_lines;
+        self.counts.merge(&result.counts);
+        self.evidence.add(result.evidence);
+        self.problem_count += result.problem_count;
+        for local in result.problems.drain(..) {
+            if self.problems.len() < keep {
+                self.problems.push(local.locate(path, line_base, offset_base));
+            }
+        }
+        for problem in result.inflate_problems.drain(..) {
+            self.add_problem(inflate_problem(path, problem, offset_base + result.bytes), keep);
+        }
+    }
+
     fn add_problem(&mut self, problem: Problem, keep: usize) {
         self.problem_count += 1;
         self.counts.invalid += 1;
@@ -706,21 +733,7 @@ impl Scanner {
         merge.expected_start = result.end;
         let keep = self.options.max_reported_problems;
         let path = &open.trace.path;
-        summary.members += result.members;
-        summary.uncompressed_bytes += result.bytes;
-        summary.wrapper_lines += result.wrapper_lines;
-        summary.blank_lines += result.blank_lines;
-        summary.counts.merge(&result.counts);
-        summary.evidence.add(result.evidence);
-        summary.problem_count += result.problem_count;
-        for local in result.problems.drain(..) {
-            if summary.problems.len() < keep {
-                summary.problems.push(local.locate(path, merge.line_base, merge.offset_base));
-            }
-        }
-        for problem in result.inflate_problems.drain(..) {
-            summary.add_problem(inflate_problem(path, problem, merge.offset_base + result.bytes), keep);
-        }
+        summary.absorb(&mut result, path, merge.line_base, merge.offset_base, keep);
         if !result.saw_newline {
             // The whole unit is the middle of one line.
             if merge.tail.is_empty() && !merge.tail_oversize {
@@ -854,22 +867,8 @@ fn merge_chunk<F: Fold>(
     summary: &mut FileSummary,
     keep: usize,
 ) -> F {
-    summary.members += result.members;
-    summary.uncompressed_bytes += result.bytes;
-    summary.wrapper_lines += result.wrapper_lines;
-    summary.blank_lines += result.blank_lines;
-    summary.counts.merge(&result.counts);
-    summary.evidence.add(result.evidence);
-    summary.problem_count += result.problem_count;
+    summary.absorb(&mut result, path, chunk.line_base, chunk.offset_base, keep);
     summary.lines += result.lines;
-    for local in result.problems.drain(..) {
-        if summary.problems.len() < keep {
-            summary.problems.push(local.locate(path, chunk.line_base, chunk.offset_base));
-        }
-    }
-    for problem in result.inflate_problems.drain(..) {
-        summary.add_problem(inflate_problem(path, problem, chunk.offset_base + result.bytes), keep);
-    }
     if !result.tail.is_empty() || result.tail_oversize {
         // The unterminated last line of the file.
         summary.lines += 1;
