@@ -174,6 +174,8 @@ pub(crate) enum ViewFormat {
     Jsonl,
     /// Comma-separated values with a header.
     Csv,
+    /// Apache Parquet (binary, to stdout: redirect it to a file), for pandas, polars and `DuckDB`.
+    Parquet,
 }
 
 #[derive(Debug, Args)]

@@ -223,6 +223,9 @@ fn print_groups(spec: &GroupSpec, groups: &Groups, format: Option<ViewFormat>) -
                 writeln!(stdout)?;
             }
         }
+        Some(ViewFormat::Parquet) => {
+            anyhow::bail!("--group-by prints a table, JSON lines or CSV; not Parquet")
+        }
         Some(ViewFormat::Csv) => {
             writeln!(stdout, "{}", columns.join(","))?;
             for row in &rows {

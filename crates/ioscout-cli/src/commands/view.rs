@@ -27,6 +27,8 @@ pub(crate) struct ViewFold<'s> {
     matched: u64,
     buffer: Vec<u8>,
     line_ends: Vec<usize>,
+    /// Column values, for Parquet output.
+    cells: Vec<Vec<Option<String>>>,
 }
 
 impl<'s> ViewFold<'s> {
@@ -37,7 +39,16 @@ impl<'s> ViewFold<'s> {
         output: &'s Output,
         limit: u64,
     ) -> Self {
-        ViewFold { predicate, tables, output, limit, matched: 0, buffer: Vec::new(), line_ends: Vec::new() }
+        ViewFold {
+            predicate,
+            tables,
+            output,
+            limit,
+            matched: 0,
+            buffer: Vec::new(),
+            line_ends: Vec::new(),
+            cells: vec![Vec::new(); output.columns().len()],
+        }
     }
 }
 
@@ -62,6 +73,14 @@ impl Fold for ViewFold<'_> {
         self.matched += 1;
         let host = resolve_host(&args, self.tables);
         let file = resolve_file(&args, self.tables);
+        if self.output.format == ViewFormat::Parquet {
+            for (column, cells) in self.output.columns().iter().zip(&mut self.cells) {
+                let value = column_json(column, event, &args, host.as_deref(), file.as_deref());
+                cells.push(value.map(|value| serde_json::from_str::<String>(&value).unwrap_or(value)));
+            }
+            self.line_ends.push(self.line_ends.len() + 1);
+            return;
+        }
         match (&self.output.select, self.output.format) {
             (Some(columns), _) => write_selected(
                 &mut self.buffer,
@@ -76,6 +95,7 @@ impl Fold for ViewFold<'_> {
                 write_json(&mut self.buffer, event, host.as_deref(), file.as_deref());
             }
             (None, ViewFormat::Csv) => write_csv(&mut self.buffer, event, host.as_deref(), file.as_deref()),
+            (None, ViewFormat::Parquet) => {}
         }
         self.line_ends.push(self.buffer.len());
     }
@@ -189,6 +209,16 @@ impl Output {
         Ok(Output { format, select })
     }
 
+    /// The columns printed: `--select`, or all of them.
+    pub(crate) fn columns(&self) -> Vec<Column> {
+        self.select.clone().unwrap_or_else(|| {
+            ["name", "cat", "pid", "tid", "ts", "dur", "ph", "type", "host", "file", "args"]
+                .into_iter()
+                .map(Column::Field)
+                .collect()
+        })
+    }
+
     fn header(&self) -> String {
         match &self.select {
             Some(columns) => {
@@ -264,6 +294,7 @@ fn write_selected(
             }
             out.extend_from_slice(b"}\n");
         }
+        ViewFormat::Parquet => {}
         ViewFormat::Csv => {
             for (index, value) in values.iter().enumerate() {
                 if index > 0 {
@@ -374,28 +405,116 @@ pub(crate) fn scan_and_print(
 
 /// Writes the output of view folds to stdout in order, up to a limit.
 pub(crate) struct Emitter {
-    stdout: std::io::BufWriter<std::io::StdoutLock<'static>>,
+    stdout: Option<std::io::BufWriter<std::io::StdoutLock<'static>>>,
+    parquet: Option<ParquetSink>,
     emitted: u64,
     /// Rows wanted at most.
     pub(crate) limit: u64,
-    error: Option<std::io::Error>,
+    error: Option<anyhow::Error>,
+}
+
+/// Parquet output: one record batch per fold, row groups of at most 128 Ki rows.
+struct ParquetSink {
+    writer: parquet::arrow::ArrowWriter<std::io::BufWriter<std::io::Stdout>>,
+    schema: std::sync::Arc<arrow_schema::Schema>,
+    integer: Vec<bool>,
+}
+
+impl ParquetSink {
+    fn new(columns: &[Column]) -> anyhow::Result<ParquetSink> {
+        use std::io::IsTerminal;
+        if std::io::stdout().is_terminal() {
+            anyhow::bail!(
+                "Parquet output is binary: redirect stdout to a file (… --format parquet > events.parquet)"
+            );
+        }
+        let integer: Vec<bool> = columns
+            .iter()
+            .map(|column| matches!(column, Column::Field("id" | "pid" | "tid" | "ts" | "dur" | "type")))
+            .collect();
+        let fields: Vec<arrow_schema::Field> = columns
+            .iter()
+            .zip(&integer)
+            .map(|(column, &integer)| {
+                let name = match column {
+                    Column::Field(field) => (*field).to_string(),
+                    Column::Arg(key) => format!("args.{key}"),
+                };
+                let kind = if integer { arrow_schema::DataType::Int64 } else { arrow_schema::DataType::Utf8 };
+                arrow_schema::Field::new(name, kind, true)
+            })
+            .collect();
+        let schema = std::sync::Arc::new(arrow_schema::Schema::new(fields));
+        let properties = parquet::file::properties::WriterProperties::builder()
+            .set_max_row_group_row_count(Some(128 * 1024))
+            .set_compression(parquet::basic::Compression::SNAPPY)
+            .build();
+        let writer = parquet::arrow::ArrowWriter::try_new(
+            std::io::BufWriter::with_capacity(1 << 20, std::io::stdout()),
+            schema.clone(),
+            Some(properties),
+        )?;
+        Ok(ParquetSink { writer, schema, integer })
+    }
+
+    fn write(&mut self, cells: &[Vec<Option<String>>], rows: usize) -> anyhow::Result<()> {
+        use arrow_array::{ArrayRef, Int64Array, StringArray};
+        let arrays: Vec<ArrayRef> = cells
+            .iter()
+            .zip(&self.integer)
+            .map(|(values, &integer)| -> ArrayRef {
+                let values = &values[..rows.min(values.len())];
+                if integer {
+                    std::sync::Arc::new(
+                        values
+                            .iter()
+                            .map(|value| value.as_deref().and_then(|text| text.parse::<i64>().ok()))
+                            .collect::<Int64Array>(),
+                    )
+                } else {
+                    std::sync::Arc::new(values.iter().map(Option::as_deref).collect::<StringArray>())
+                }
+            })
+            .collect();
+        let batch = arrow_array::RecordBatch::try_new(self.schema.clone(), arrays)?;
+        self.writer.write(&batch)?;
+        Ok(())
+    }
 }
 
 impl Emitter {
-    /// Starts the output (the CSV header).
+    /// Starts the output (the CSV header, the Parquet schema).
     pub(crate) fn new(output: &Output, limit: Option<u64>) -> anyhow::Result<Emitter> {
+        let limit = limit.unwrap_or(u64::MAX);
+        if output.format == ViewFormat::Parquet {
+            let parquet = Some(ParquetSink::new(&output.columns())?);
+            return Ok(Emitter { stdout: None, parquet, emitted: 0, limit, error: None });
+        }
         let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         if output.format == ViewFormat::Csv {
             stdout.write_all(output.header().as_bytes())?;
         }
-        Ok(Emitter { stdout, emitted: 0, limit: limit.unwrap_or(u64::MAX), error: None })
+        Ok(Emitter { stdout: Some(stdout), parquet: None, emitted: 0, limit, error: None })
     }
 
     /// Writes a fold's rows (as many as the limit allows); breaks at the limit or on an error.
     pub(crate) fn take(&mut self, fold: &ViewFold<'_>) -> ControlFlow<()> {
         let take = usize::try_from((self.limit - self.emitted).min(fold.line_ends.len() as u64)).unwrap_or(0);
-        let end = if take == 0 { 0 } else { fold.line_ends[take - 1] };
-        if let Err(error) = self.stdout.write_all(&fold.buffer[..end]) {
+        let written = match (&mut self.parquet, &mut self.stdout) {
+            (Some(parquet), _) => {
+                if take > 0 {
+                    parquet.write(&fold.cells, take)
+                } else {
+                    Ok(())
+                }
+            }
+            (None, Some(stdout)) => {
+                let end = if take == 0 { 0 } else { fold.line_ends[take - 1] };
+                stdout.write_all(&fold.buffer[..end]).map_err(anyhow::Error::from)
+            }
+            (None, None) => Ok(()),
+        };
+        if let Err(error) = written {
             self.error = Some(error);
             return ControlFlow::Break(());
         }
@@ -408,6 +527,12 @@ impl Emitter {
         if let Some(error) = self.error.take() {
             return Err(error).context("writing events");
         }
-        self.stdout.flush().context("writing events")
+        if let Some(parquet) = self.parquet.take() {
+            parquet.writer.close().context("writing Parquet")?;
+        }
+        if let Some(stdout) = self.stdout.as_mut() {
+            stdout.flush().context("writing events")?;
+        }
+        Ok(())
     }
 }

@@ -149,3 +149,39 @@ fn select_projects_columns_in_order() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("unknown --select column"), "{}", stderr(&bad));
 }
+
+#[test]
+fn parquet_output_reads_back_with_types() {
+    use arrow_array::Array;
+    let directory = crate::temp_dir("parquet");
+    let path = directory.join("writes.parquet");
+    let file = std::fs::File::create(&path).unwrap_or_else(|error| panic!("{error}"));
+    let status = Command::new(env!("CARGO_BIN_EXE_ioscout"))
+        .args(["view", "testdata/sample", "--where", r#"name == "write""#, "--format", "parquet"])
+        .current_dir(root())
+        .stdout(file)
+        .status()
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(status.code(), Some(0));
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+        std::fs::File::open(&path).unwrap_or_else(|error| panic!("{error}")),
+    )
+    .and_then(parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::build)
+    .unwrap_or_else(|error| panic!("{error}"));
+    let mut rows = 0;
+    for batch in reader {
+        let batch = batch.unwrap_or_else(|error| panic!("{error}"));
+        rows += batch.num_rows();
+        let schema = batch.schema();
+        assert_eq!(schema.field(0).name(), "name");
+        assert_eq!(schema.field(4).data_type(), &arrow_schema::DataType::Int64);
+        let names = batch
+            .column(0)
+            .as_any()
+            .downcast_ref::<arrow_array::StringArray>()
+            .map(|names| names.value(0).to_string());
+        assert_eq!(names.as_deref(), Some("write"));
+        assert!(!batch.column(9).is_null(0), "file resolved");
+    }
+    assert_eq!(rows, 32);
+}
