@@ -140,9 +140,17 @@ pub fn build(directory: &Path, files: &[TraceFile], options: &BuildOptions) -> R
             }
         }
     }
+    // Records of files not given this time stay while their file exists (indexing a subset,
+    // `ioscout index dir/trace-0*`, must not drop the rest); those of vanished files go.
     let present: std::collections::BTreeSet<String> =
         files.iter().map(|file| file_key(directory, &file.path)).collect();
-    let removed: Vec<String> = previous.keys().filter(|key| !present.contains(*key)).cloned().collect();
+    let (absent, others): (Vec<_>, Vec<_>) = previous
+        .iter()
+        .filter(|(key, _)| !present.contains(*key))
+        .partition(|(key, _)| !directory.join(key.as_str()).is_file());
+    let removed: Vec<String> = absent.into_iter().map(|(key, _)| key.clone()).collect();
+    let others: BTreeMap<String, FileIndex> =
+        others.into_iter().map(|(key, record)| (key.clone(), record.clone())).collect();
     let (built, scan) = scan_files(&stale, &fingerprints, options);
     for (_, _, metadata) in &built {
         tables.merge(metadata.tables.clone());
@@ -155,6 +163,7 @@ pub fn build(directory: &Path, files: &[TraceFile], options: &BuildOptions) -> R
     let chunks = written.values().chain(keep.values()).map(|record| record.chunks.len()).sum();
     let all = if fresh {
         let mut all = keep.clone();
+        all.extend(others);
         all.extend(written.clone());
         all
     } else {

@@ -266,3 +266,26 @@ fn an_index_of_an_older_format_is_rebuilt_with_a_message() {
     assert!(stderr(&rebuilt).contains("has the older format 1: rebuilding it"), "{}", stderr(&rebuilt));
     assert!(stdout(&rebuilt).contains("6 files indexed"), "{}", stdout(&rebuilt));
 }
+
+#[test]
+fn indexing_a_subset_keeps_the_rest_and_drops_vanished_files() {
+    let directory = sample_copy("subset");
+    ioscout(&["index", &text(&directory)]);
+    let subset = format!("{}/trace-0-of-2-*.pfw.gz", text(&directory));
+    let output = ioscout(&["index", "--force", &subset]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("3 files indexed, 0 unchanged, 0 removed"), "{}", stdout(&output));
+    let (_, notes, _) = query(&directory, PREDICATES[0], &[]);
+    assert!(notes.contains("(6 of 6 files from the index)"), "{notes}");
+    // A vanished file's record goes at the next run.
+    let victim = std::fs::read_dir(&directory)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|path| path.to_string_lossy().contains("trace-1-of-2"))
+        .unwrap_or_else(|| panic!("no rank-1 file"));
+    std::fs::remove_file(&victim).unwrap_or_else(|error| panic!("{error}"));
+    let output = ioscout(&["index", &text(&directory)]);
+    assert!(stdout(&output).contains("0 files indexed, 5 unchanged, 1 removed"), "{}", stdout(&output));
+}
