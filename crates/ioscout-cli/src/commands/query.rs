@@ -42,16 +42,7 @@ pub(crate) fn run(arguments: &QueryArguments) -> anyhow::Result<ExitCode> {
     let sources = sources(&files, arguments.index_dir.as_deref(), &mut tables, &mut notes);
     let indexed = sources.iter().filter(|source| matches!(source, Source::Indexed(_))).count();
     if indexed == 0 {
-        if !input.quiet {
-            let mut stderr = std::io::stderr().lock();
-            for note in &notes {
-                writeln!(stderr, "ioscout: {note}")?;
-            }
-            writeln!(
-                stderr,
-                "ioscout: no usable index: full scan (`ioscout index PATH` makes such queries faster)"
-            )?;
-        }
+        say(input, &notes, "no usable index: full scan (`ioscout index PATH` makes such queries faster)")?;
         return full_scan(arguments, &files, &input_problems, predicate.as_ref(), spec.as_ref());
     }
     let scanner = common::scanner(input);
@@ -74,13 +65,7 @@ pub(crate) fn run(arguments: &QueryArguments) -> anyhow::Result<ExitCode> {
         });
         if let Some(groups) = Groups::from_statistics(spec, predicate.as_ref(), statistics.flatten(), &tables)
         {
-            if !input.quiet {
-                let mut stderr = std::io::stderr().lock();
-                for note in &notes {
-                    writeln!(stderr, "ioscout: {note}")?;
-                }
-                writeln!(stderr, "ioscout: answered from the index statistics (no trace bytes read)")?;
-            }
+            say(input, &notes, "answered from the index statistics (no trace bytes read)")?;
             print_groups(spec, &groups, arguments.format)?;
             let report = scanner.scan_chunks(
                 &files,
@@ -119,20 +104,14 @@ pub(crate) fn run(arguments: &QueryArguments) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    if !input.quiet {
-        let mut stderr = std::io::stderr().lock();
-        for note in &notes {
-            writeln!(stderr, "ioscout: {note}")?;
-        }
-        writeln!(
-            stderr,
-            "ioscout: reading {} of {} chunks ({} of {} files from the index)",
-            chunks.len(),
-            total_chunks,
-            indexed,
-            files.len()
-        )?;
-    }
+    let outcome = format!(
+        "reading {} of {} chunks ({} of {} files from the index)",
+        chunks.len(),
+        total_chunks,
+        indexed,
+        files.len()
+    );
+    say(input, &notes, &outcome)?;
     let bar =
         common::progress_bar(input, chunks.iter().map(|chunk| chunk.end - chunk.start).sum(), "querying");
     let scanner = ioscout_read::Scanner::new(common::scan_options(input, bar.as_ref()));
@@ -168,6 +147,18 @@ pub(crate) fn run(arguments: &QueryArguments) -> anyhow::Result<ExitCode> {
     }
     emitter.finish()?;
     Ok(common::finish(&report, input))
+}
+
+/// Tells on stderr (unless `--quiet`) the notes gathered while planning, then how the query runs.
+fn say(input: &crate::cli::InputArguments, notes: &[String], outcome: &str) -> std::io::Result<()> {
+    if input.quiet {
+        return Ok(());
+    }
+    let mut stderr = std::io::stderr().lock();
+    for note in notes {
+        writeln!(stderr, "ioscout: {note}")?;
+    }
+    writeln!(stderr, "ioscout: {outcome}")
 }
 
 /// The query without the index: a parallel scan of every file.

@@ -18,6 +18,18 @@ fn sample_copy(name: &str) -> PathBuf {
     directory
 }
 
+/// Overwrites the format version recorded in an index, as another ioscout would have written it.
+fn set_format(index: &Path, format: u32) {
+    let database = redb::Database::open(index).unwrap_or_else(|error| panic!("{error}"));
+    let transaction = database.begin_write().unwrap_or_else(|error| panic!("{error}"));
+    {
+        let definition: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
+        let mut meta = transaction.open_table(definition).unwrap_or_else(|error| panic!("{error}"));
+        meta.insert("format", format.to_le_bytes().as_slice()).unwrap_or_else(|error| panic!("{error}"));
+    }
+    transaction.commit().unwrap_or_else(|error| panic!("{error}"));
+}
+
 fn text(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
@@ -154,16 +166,7 @@ fn an_index_of_a_newer_format_is_refused_not_misread() {
     let directory = sample_copy("newer");
     ioscout(&["index", &text(&directory)]);
     let index = directory.join(".ioscout/index.redb");
-    {
-        let database = redb::Database::open(&index).unwrap_or_else(|error| panic!("{error}"));
-        let transaction = database.begin_write().unwrap_or_else(|error| panic!("{error}"));
-        {
-            let definition: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
-            let mut meta = transaction.open_table(definition).unwrap_or_else(|error| panic!("{error}"));
-            meta.insert("format", 99u32.to_le_bytes().as_slice()).unwrap_or_else(|error| panic!("{error}"));
-        }
-        transaction.commit().unwrap_or_else(|error| panic!("{error}"));
-    }
+    set_format(&index, 99);
     let (indexed, notes, code) = query(&directory, PREDICATES[0], &[]);
     let (scanned, _, _) = query(&directory, PREDICATES[0], &["--no-index"]);
     assert_eq!(code, Some(0));
@@ -249,16 +252,7 @@ fn an_index_of_an_older_format_is_rebuilt_with_a_message() {
     let directory = sample_copy("older");
     ioscout(&["index", &text(&directory)]);
     let index = directory.join(".ioscout/index.redb");
-    {
-        let database = redb::Database::open(&index).unwrap_or_else(|error| panic!("{error}"));
-        let transaction = database.begin_write().unwrap_or_else(|error| panic!("{error}"));
-        {
-            let definition: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("meta");
-            let mut meta = transaction.open_table(definition).unwrap_or_else(|error| panic!("{error}"));
-            meta.insert("format", 1u32.to_le_bytes().as_slice()).unwrap_or_else(|error| panic!("{error}"));
-        }
-        transaction.commit().unwrap_or_else(|error| panic!("{error}"));
-    }
+    set_format(&index, 1);
     let (rows, notes, _) = query(&directory, PREDICATES[0], &[]);
     assert!(!rows.is_empty());
     assert!(notes.contains("no usable index"), "{notes}");
