@@ -337,20 +337,57 @@ pub enum IoClass {
     Other,
 }
 
-/// The [`IoClass`] of a POSIX/STDIO function name.
+/// The [`IoClass`] of a POSIX/STDIO function name (sync calls count as metadata, process
+/// control and IPC as other).
 pub fn io_class(name: &str) -> IoClass {
+    match io_category(name) {
+        IoCategory::Read => IoClass::Read,
+        IoCategory::Write => IoClass::Write,
+        IoCategory::Metadata | IoCategory::Sync => IoClass::Metadata,
+        IoCategory::ProcessControl | IoCategory::Ipc | IoCategory::Other => IoClass::Other,
+    }
+}
+
+/// DFAnalyzer's `io_cat` of a POSIX or STDIO call, by exact function name, with its numeric
+/// codes (`shared/research/analysis-semantics.md` §3.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IoCategory {
+    /// 1: moves bytes in.
+    Read = 1,
+    /// 2: moves bytes out.
+    Write = 2,
+    /// 3: opens, closes, seeks, stats, directory and namespace operations.
+    Metadata = 3,
+    /// 4: `exec`, `exit`, `fork`, `kill`, `pipe`, `wait`.
+    ProcessControl = 4,
+    /// 5: `msg*`, `sem*`, `shm*`.
+    Ipc = 5,
+    /// 6: everything else (`openat`, `mmap`, `statvfs`, `dup`, ...).
+    Other = 6,
+    /// 7: `fsync`, `fdatasync`, `msync`, `sync`.
+    Sync = 7,
+}
+
+/// The [`IoCategory`] of a POSIX/STDIO function name.
+pub fn io_category(name: &str) -> IoCategory {
     match name {
-        "fread" | "pread" | "pread64" | "preadv" | "preadv64" | "preadv2" | "read" | "readv" => IoClass::Read,
+        "fread" | "pread" | "pread64" | "preadv" | "preadv64" | "preadv2" | "read" | "readv" => {
+            IoCategory::Read
+        }
         "fwrite" | "pwrite" | "pwrite64" | "pwritev" | "pwritev64" | "pwritev2" | "write" | "writev" => {
-            IoClass::Write
+            IoCategory::Write
         }
         "__fxstat" | "__fxstat64" | "__lxstat" | "__lxstat64" | "__xstat" | "__xstat64" | "access"
         | "close" | "closedir" | "fclose" | "fcntl" | "fopen" | "fopen64" | "fseek" | "fseeko"
         | "fseeko64" | "fstat" | "fstat64" | "fstatat" | "fstatat64" | "ftell" | "ftello" | "ftello64"
         | "ftruncate" | "ftruncate64" | "link" | "lseek" | "lseek64" | "mkdir" | "open" | "open64"
         | "opendir" | "readdir" | "readdir64" | "readlink" | "remove" | "rename" | "rmdir" | "seek"
-        | "stat" | "stat64" | "unlink" | "fsync" | "fdatasync" | "msync" | "sync" => IoClass::Metadata,
-        _ => IoClass::Other,
+        | "stat" | "stat64" | "unlink" => IoCategory::Metadata,
+        "fsync" | "fdatasync" | "msync" | "sync" => IoCategory::Sync,
+        "exec" | "exit" | "fork" | "kill" | "pipe" | "wait" => IoCategory::ProcessControl,
+        _ if name.starts_with("msg") || name.starts_with("sem") || name.starts_with("shm") => IoCategory::Ipc,
+        _ => IoCategory::Other,
     }
 }
 

@@ -3,8 +3,8 @@
 //! # Overview
 //!
 //! [`EventFields`] holds an event's phase, name, category, numeric fields and the arguments that
-//! locate and size I/O ([`KeyArgs`]: `hhash`, `fhash`, `ret`, `size_sum`, and the inline
-//! `hostname`/`fname` of 2023 traces). [`decode_fields`] fills it in one pass over an ASCII line
+//! locate and size I/O ([`KeyArgs`]: `hhash`, `fhash`, `ret`, `size_sum`, `image_size`, `epoch`,
+//! `step`, `ppid`, and the inline `hostname`/`fname` of 2023 traces). [`decode_fields`] fills it in one pass over an ASCII line
 //! without escapes, validating the JSON as it goes and building no [`Event`]; it declines (returns
 //! `None`) anything else, including every invalid line and every metadata or `C` event, and the
 //! caller falls back to [`crate::event::decode_line`] and [`EventFields::from_event`]. The
@@ -31,6 +31,14 @@ pub struct KeyArgs<'a> {
     pub hostname: Option<RawValue<'a>>,
     /// `fname` (2023 traces).
     pub fname: Option<RawValue<'a>>,
+    /// `image_size` (bytes of a sample or image, DLIO).
+    pub image_size: Option<RawValue<'a>>,
+    /// `epoch` (DLIO 2.x).
+    pub epoch: Option<RawValue<'a>>,
+    /// `step` (DLIO 2.x).
+    pub step: Option<RawValue<'a>>,
+    /// `ppid` (the parent process, on DFTracer 2.x `start` events).
+    pub ppid: Option<RawValue<'a>>,
 }
 
 impl<'a> KeyArgs<'a> {
@@ -48,6 +56,23 @@ impl<'a> KeyArgs<'a> {
         found
     }
 
+    /// Whether `key` is one of the key arguments.
+    pub fn is_key(key: &str) -> bool {
+        matches!(
+            key,
+            "hhash"
+                | "fhash"
+                | "ret"
+                | "size_sum"
+                | "hostname"
+                | "fname"
+                | "image_size"
+                | "epoch"
+                | "step"
+                | "ppid"
+        )
+    }
+
     /// Records `value` if `key` is one of the key arguments.
     pub fn set(&mut self, key: &str, value: RawValue<'a>) {
         let slot = match key.as_bytes() {
@@ -57,6 +82,10 @@ impl<'a> KeyArgs<'a> {
             b"size_sum" => &mut self.size_sum,
             b"hostname" => &mut self.hostname,
             b"fname" => &mut self.fname,
+            b"image_size" => &mut self.image_size,
+            b"epoch" => &mut self.epoch,
+            b"step" => &mut self.step,
+            b"ppid" => &mut self.ppid,
             _ => return,
         };
         *slot = Some(value);
@@ -258,7 +287,7 @@ fn args<'a>(text: &'a str, mut index: usize, found: &mut KeyArgs<'a>) -> Option<
             return None;
         }
         index = json::skip_space(bytes, index + 1);
-        let wanted = matches!(key, "hhash" | "fhash" | "ret" | "size_sum" | "hostname" | "fname");
+        let wanted = KeyArgs::is_key(key);
         let end = json::skip_value(bytes, index)?;
         if wanted {
             let value = match bytes[index] {

@@ -65,6 +65,19 @@ pub trait Fold: Send {
     fn fields(&mut self, fields: &EventFields<'_>) {
         let _ = fields;
     }
+
+    /// Whether this fold skims raw lines instead of decoded events. A skimming fold gets every
+    /// line's bytes in [`Fold::skim`] and decodes what it needs itself; the scanner neither
+    /// decodes nor validates nor counts those lines (the unit's phase counts stay zero), so a
+    /// skim is only for a pre-pass whose report is not shown.
+    fn skims(&self) -> bool {
+        false
+    }
+
+    /// Called with the bytes of each line (without its newline) when [`Fold::skims`].
+    fn skim(&mut self, line: &[u8]) {
+        let _ = line;
+    }
 }
 
 /// A fold that ignores events (for counting, which [`FileSummary`] already does).
@@ -965,6 +978,8 @@ impl LocalProblem {
 /// Decodes lines and feeds events to a fold, keeping the unit's counters.
 struct LineProcessor<F> {
     fold: F,
+    /// The fold skims raw lines ([`Fold::skims`]).
+    skims: bool,
     /// The fold takes [`EventFields`].
     wants_fields: bool,
     /// Whether every phase goes through the full decode.
@@ -988,6 +1003,7 @@ impl<F: Fold> LineProcessor<F> {
         let needs_events = fold.needs_events();
         let wanted = Phase::ALL.map(|phase| needs_events && fold.wants(phase));
         LineProcessor {
+            skims: fold.skims(),
             wants_fields: fold.wants_fields(),
             wants_all: wanted.iter().all(|&wanted| wanted),
             wanted,
@@ -1004,6 +1020,10 @@ impl<F: Fold> LineProcessor<F> {
 
     /// Decodes one line; `Err` carries the problem for the caller to locate.
     fn line(&mut self, bytes: &[u8]) -> Result<(), (ProblemKind, String)> {
+        if self.skims {
+            self.fold.skim(bytes);
+            return Ok(());
+        }
         if self.wants_fields
             && let Some(fields) = decode_fields(bytes)
         {
