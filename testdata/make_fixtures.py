@@ -8,6 +8,8 @@ Outputs (all small enough to commit):
                               app process and 2 reader workers (6 files), multi-member gzip, metadata on
   generations/                one small trace per DFTracer format generation (2023, v1, 2025, 2.2), as DFTracer
                               writes them, plus an uncompressed and a single-member copy
+  overlap/                    two ranks, one with a forked reader worker, whose compute/I-O overlap is worked out
+                              by hand in overlap_trace() (exact and binned overlap differ)
   bad/                        bad input: a garbage and a truncated line, invalid UTF-8, a truncated gzip member,
                               an empty file, trailing garbage after gzip
   */expected.json             counts computed here with Python's json module, independently of ioscout
@@ -264,6 +266,40 @@ def ndjson_2_2():
     return process.lines
 
 
+def overlap_trace():
+    """Two ranks on one host. Rank 100 computes in [1000,2000) and [3000,4000) (µs after T0) while
+    its forked worker 200 (``ppid`` 100 on its ``start`` event) reads in [1500,2500), [3200,3600) and
+    [4500,4700): 500 + 0 + 200 µs of the reads are not hidden by compute. Rank 300 has no worker:
+    it computes in [1000,2000) and then reads in [2000,2500), so nothing is hidden. Every event falls
+    in the first 1-s bin, where DFAnalyzer's approximation (bottleneck POSIX time 1600 µs minus
+    bottleneck compute time 2000 µs) reports the I/O as wholly hidden."""
+    host = "node1"
+    hh = hex_hash(host)
+    t0 = 1795964600000000
+    lines = [compact({"id": 1, "name": "HH", "cat": "dftracer", "pid": 100, "tid": 100, "ph": 4,
+                      "args": {"hhash": hh, "name": host, "value": hh}})]
+    path = "/p/lustre/run/data/train/sample_0.npz"
+    fh = hex_hash(path)
+    lines.append(compact({"id": 2, "name": "FH", "cat": "dftracer", "pid": 200, "tid": 200, "ph": 4,
+                          "args": {"hhash": hh, "name": path, "value": fh}}))
+
+    def event(pid, name, cat, start, dur, **args):
+        record = {"id": len(lines) + 1, "name": name, "cat": cat, "type": 1, "pid": pid, "tid": pid,
+                  "ts": t0 + start, "dur": dur, "ph": 1, "args": {"hhash": hh, **args}}
+        lines.append(compact(record))
+
+    event(100, "start", "dftracer", 0, 0, ppid=1)
+    event(200, "start", "dftracer", 10, 0, ppid=100)
+    event(300, "start", "dftracer", 20, 0, ppid=1)
+    for start in (1000, 3000):
+        event(100, "TorchFramework.compute", "compute", start, 1000)
+    for start, dur in ((1500, 1000), (3200, 400), (4500, 200)):
+        event(200, "pread64", "POSIX", start, dur, fhash=fh, ret=131072)
+    event(300, "TorchFramework.compute", "compute", 1000, 1000)
+    event(300, "pread64", "POSIX", 2000, 500, fhash=fh, ret=131072)
+    return lines
+
+
 # ---------------------------------------------------------------------------------------------------
 # Independent expected counts
 
@@ -361,6 +397,8 @@ def main():
     write(os.path.join(ROOT, "generations", "ndjson-2.2.pfw"), "\n".join(lines) + "\n")
     generations["ndjson-2.2.pfw"] = "\n".join(lines)
     expected_for("generations", generations)
+
+    write(os.path.join(ROOT, "overlap", "trace-overlap.pfw"), "\n".join(overlap_trace()) + "\n")
 
     # Bad input. Their expected counts are asserted in the tests, next to the reasons.
     good = ndjson_2_2()

@@ -80,6 +80,23 @@ Examples:
 from the index's statistics alone when every chunk is either ruled out or wholly matched by
 --where; anything else scans the chunks that can match.")]
     Query(QueryArguments),
+    /// DFAnalyzer-compatible analysis: layers, views, metrics and compute/I-O overlap.
+    #[command(after_help = "\
+Presets (--preset): auto (default: chosen from the trace's categories), posix, dlio (DLIO with
+AI-logging categories), dlio-prev (DLIO's older categories), generic (one layer per category).
+Views (--view): time_range, proc_name, host_name, file_name, file_dir, file_pattern, epoch, step;
+the summary is computed over the first view; proc_name is always computed.
+
+Overlap: exact (default) measures, for each row of an asynchronous layer, the part not covered by
+the compute intervals of its process tree (a rank and its forked data-loader workers); binned is
+DFAnalyzer's approximation (per time bin: bottleneck I/O time minus bottleneck compute time).
+
+Examples:
+  ioscout analyze traces/
+  ioscout analyze --preset dlio-prev --overlap binned golden/
+  ioscout analyze --json --view time_range,file_name traces/ > analysis.json
+  ioscout analyze --out details/ --out-format parquet traces/")]
+    Analyze(AnalyzeArguments),
 }
 
 /// Options shared by every command that reads traces.
@@ -166,6 +183,59 @@ pub(crate) struct QueryArguments {
     /// Where indexes were put by `ioscout index --index-dir`.
     #[arg(long, value_name = "DIR")]
     pub(crate) index_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct AnalyzeArguments {
+    #[command(flatten)]
+    pub(crate) input: InputArguments,
+    /// Layer preset: auto, posix, dlio, dlio-prev, generic.
+    #[arg(long, value_name = "PRESET", default_value = "auto")]
+    pub(crate) preset: String,
+    /// Views, comma-separated (the first one's summary is printed).
+    #[arg(long, value_name = "VIEWS", default_value = "time_range")]
+    pub(crate) view: String,
+    /// Width of time bins, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
+    pub(crate) time_granularity: f64,
+    /// How compute/I-O overlap is measured (default exact; binned under --compat dfanalyzer).
+    #[arg(long, value_enum)]
+    pub(crate) overlap: Option<OverlapArgument>,
+    /// Reproduce a peer's choices where users compare numbers (see COMPATIBILITY.md).
+    #[arg(long, value_enum)]
+    pub(crate) compat: Option<Compatibility>,
+    /// Print DFAnalyzer's JSON schema (with ioscout's additions in keys of their own).
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Write one detail table per view (key, layer, derived metric, every metric) here.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
+    /// Format of the detail tables.
+    #[arg(long, value_enum, default_value_t = DetailFormat::Csv)]
+    pub(crate) out_format: DetailFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub(crate) enum OverlapArgument {
+    /// Interval unions per process tree.
+    Exact,
+    /// DFAnalyzer's per-bin approximation.
+    Binned,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub(crate) enum Compatibility {
+    /// DFAnalyzer 0.0.9 as it runs on DFTracer 2.x traces: its time binning, binned overlap,
+    /// average transfer size over all operations.
+    Dfanalyzer,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub(crate) enum DetailFormat {
+    /// Comma-separated values with a header.
+    Csv,
+    /// Apache Parquet.
+    Parquet,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

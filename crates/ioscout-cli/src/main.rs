@@ -4,6 +4,7 @@
 mod cli;
 mod commands;
 mod common;
+mod table;
 
 use std::process::ExitCode;
 

@@ -1,5 +1,6 @@
 //! One module per subcommand; [`run`] dispatches on the parsed command.
 
+mod analyze;
 mod count;
 mod index;
 mod info;
@@ -18,5 +19,6 @@ pub(crate) fn run(arguments: &Arguments) -> anyhow::Result<ExitCode> {
         Command::View(view) => view::run(view),
         Command::Index(index) => index::run(index),
         Command::Query(query) => query::run(query),
+        Command::Analyze(analyze) => analyze::run(analyze),
     }
 }

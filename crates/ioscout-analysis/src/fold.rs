@@ -1,0 +1,536 @@
+//! The second pass: rows folded into mergeable cells.
+//!
+//! # Overview
+//!
+//! [`AnalysisFold`] turns each complete event into a row ([`crate::row`]) and adds it to one
+//! [`Cell`] per view key: (time bin, process, class), and when asked (file, process, class),
+//! (epoch, process, class) and (step, process, class). A class is a (category, name, path
+//! flags) triple, so one cell serves every layer slot the class belongs to; slots are expanded
+//! only when the views are computed ([`crate::views`]). Hosts, files, processes and classes get
+//! ids local to the fold; [`AnalysisFold::merge`] translates the other fold's ids by their
+//! texts. Cells hold sums, sums of squares, minima and maxima, so partial folds of units, files,
+//! threads or MPI ranks merge associatively and give the same result in any order.
+//!
+//! Exact overlap is measured here: a row of an asynchronous layer is checked against the
+//! compute union of its process tree ([`crate::prepass::Prepared::compute`]), and the part not
+//! covered is added to the cell's `uncovered` sums.
+
+use ioscout_model::{Event, Phase};
+use ioscout_read::Fold;
+use ioscout_read::fields::EventFields;
+use rustc_hash::FxHashMap;
+
+use crate::prepass::{Prepared, file_token, host_token};
+use crate::preset::Preset;
+use crate::row::{Classifier, ignored_path, path_flags, row_size};
+
+/// Number of transfer-size bins ([`SIZE_BINS`]).
+pub const SIZE_BIN_COUNT: usize = 12;
+
+/// DFAnalyzer's size bins (right-closed upper bounds in bytes; the last is open).
+pub const SIZE_BINS: [(&str, u64); SIZE_BIN_COUNT] = [
+    ("0_4kib", 4 << 10),
+    ("4kib_16kib", 16 << 10),
+    ("16kib_64kib", 64 << 10),
+    ("64kib_256kib", 256 << 10),
+    ("256kib_1mib", 1 << 20),
+    ("1mib_4mib", 4 << 20),
+    ("4mib_16mib", 16 << 20),
+    ("16mib_64mib", 64 << 20),
+    ("64mib_256mib", 256 << 20),
+    ("256mib_1gib", 1 << 30),
+    ("1gib_4gib", 4 << 30),
+    ("4gib_plus", u64::MAX),
+];
+
+/// The size bin of `size` bytes.
+pub fn size_bin(size: u64) -> usize {
+    SIZE_BINS.iter().position(|(_, upper)| size <= *upper).unwrap_or(SIZE_BIN_COUNT - 1)
+}
+
+/// Sums over a set of rows. Times are in trace units (microseconds).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cell {
+    /// Rows.
+    pub count: u64,
+    /// Sum of durations.
+    pub time: u64,
+    /// Sum of squared durations.
+    pub time_squares: f64,
+    /// Shortest row.
+    pub time_min: u64,
+    /// Longest row.
+    pub time_max: u64,
+    /// Rows with a size.
+    pub sized: u64,
+    /// Sum of sizes.
+    pub size: u64,
+    /// Sum of squared sizes.
+    pub size_squares: f64,
+    /// Smallest size.
+    pub size_min: u64,
+    /// Largest size.
+    pub size_max: u64,
+    /// Time of asynchronous rows not covered by their process tree's compute.
+    pub uncovered: u64,
+    /// Asynchronous rows not wholly covered by compute.
+    pub uncovered_count: u64,
+    /// Sizes of those rows.
+    pub uncovered_size: u64,
+    /// Earliest start (trace units).
+    pub first_start: i64,
+}
+
+impl Default for Cell {
+    fn default() -> Cell {
+        Cell {
+            count: 0,
+            time: 0,
+            time_squares: 0.0,
+            time_min: u64::MAX,
+            time_max: 0,
+            sized: 0,
+            size: 0,
+            size_squares: 0.0,
+            size_min: u64::MAX,
+            size_max: 0,
+            uncovered: 0,
+            uncovered_count: 0,
+            uncovered_size: 0,
+            first_start: i64::MAX,
+        }
+    }
+}
+
+impl Cell {
+    /// Adds one row that started at `start`.
+    pub fn add(&mut self, start: i64, duration: u64, size: Option<u64>, uncovered: Option<u64>) {
+        self.count += 1;
+        self.first_start = self.first_start.min(start);
+        self.time += duration;
+        self.time_squares += (duration as f64) * (duration as f64);
+        self.time_min = self.time_min.min(duration);
+        self.time_max = self.time_max.max(duration);
+        if let Some(size) = size {
+            self.sized += 1;
+            self.size += size;
+            self.size_squares += (size as f64) * (size as f64);
+            self.size_min = self.size_min.min(size);
+            self.size_max = self.size_max.max(size);
+        }
+        if let Some(uncovered) = uncovered
+            && uncovered > 0
+        {
+            self.uncovered += uncovered;
+            self.uncovered_count += 1;
+            self.uncovered_size += size.unwrap_or(0);
+        }
+    }
+
+    /// Adds another cell's rows.
+    pub fn merge(&mut self, other: &Cell) {
+        self.count += other.count;
+        self.time += other.time;
+        self.time_squares += other.time_squares;
+        self.time_min = self.time_min.min(other.time_min);
+        self.time_max = self.time_max.max(other.time_max);
+        self.sized += other.sized;
+        self.size += other.size;
+        self.size_squares += other.size_squares;
+        self.size_min = self.size_min.min(other.size_min);
+        self.size_max = self.size_max.max(other.size_max);
+        self.uncovered += other.uncovered;
+        self.uncovered_count += other.uncovered_count;
+        self.uncovered_size += other.uncovered_size;
+        self.first_start = self.first_start.min(other.first_start);
+    }
+}
+
+/// Which per-key cells the fold keeps besides time bins.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Keep {
+    /// (file, process, class) cells.
+    pub files: bool,
+    /// (epoch, process, class) cells.
+    pub epochs: bool,
+    /// (step, process, class) cells.
+    pub steps: bool,
+}
+
+/// How rows are assigned to time bins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Binning {
+    /// By start time, relative to the first event (DFAnalyzer's Python path and its published
+    /// numbers).
+    #[default]
+    Relative,
+    /// DFAnalyzer 0.0.9 on DFTracer 2.x traces: rows are first grouped per (process, class) in
+    /// absolute bins of their midpoint (`ts + dur/2`, its C++ aggregation), then each group is
+    /// moved wholesale to the bin of its earliest start. Only for comparing numbers with it.
+    Dfanalyzer009,
+}
+
+/// How rows are binned in time and measured for overlap.
+#[derive(Clone, Copy, Debug)]
+pub struct Bins {
+    /// Width in trace units.
+    pub width: i64,
+    /// How rows are assigned to bins.
+    pub binning: Binning,
+    /// Measure overlap per row against compute intervals.
+    pub exact: bool,
+}
+
+/// A cell key: (view key, process, class).
+pub type CellKey = (u32, u32, u32);
+
+/// The cells of one view kind.
+pub type Cells = FxHashMap<CellKey, Cell>;
+
+/// Interned strings: an id per distinct text, local to one fold.
+#[derive(Debug, Default)]
+pub struct Interner {
+    ids: FxHashMap<Box<str>, u32>,
+    /// Texts by id.
+    pub texts: Vec<Box<str>>,
+}
+
+impl Interner {
+    /// The id of `text`, and whether it is new.
+    pub fn intern(&mut self, text: &str) -> (u32, bool) {
+        if let Some(id) = self.ids.get(text) {
+            return (*id, false);
+        }
+        let id = self.texts.len() as u32;
+        self.texts.push(text.into());
+        self.ids.insert(text.into(), id);
+        (id, true)
+    }
+
+    /// Number of texts.
+    pub fn len(&self) -> usize {
+        self.texts.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.texts.is_empty()
+    }
+}
+
+/// What the fold knows about one file.
+#[derive(Clone, Copy, Debug)]
+pub struct FileFacts {
+    /// Path suffix bits ([`crate::row::path_flags`]).
+    pub flags: u8,
+    /// Rows on it are ignored.
+    pub ignored: bool,
+}
+
+/// One process (`app#host#pid#tid`) of a fold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProcessKey {
+    /// Host id (in the fold's host interner).
+    pub host: u32,
+    /// Process id.
+    pub pid: i64,
+    /// Thread id.
+    pub tid: i64,
+}
+
+/// The analysis's second pass over one unit.
+pub struct AnalysisFold<'a> {
+    prepared: &'a Prepared,
+    /// Classes of this fold.
+    pub classifier: Classifier<'a>,
+    bin_width: i64,
+    binning: Binning,
+    exact: bool,
+    keep: Keep,
+    /// Host tokens.
+    pub hosts: Interner,
+    /// File tokens.
+    pub files: Interner,
+    /// What is known about each file.
+    pub file_facts: Vec<FileFacts>,
+    process_ids: FxHashMap<ProcessKey, u32>,
+    /// Processes, by id.
+    pub processes: Vec<ProcessKey>,
+    /// The process tree (compute group) of each process.
+    groups: Vec<Option<u32>>,
+    /// Complete events seen (before ignore filters).
+    pub complete_events: u64,
+    /// Aggregated (profile) events seen.
+    pub profile_events: u64,
+    /// Rows dropped by the ignore filters.
+    pub ignored_rows: u64,
+    /// Complete events without `ts` (cannot be binned).
+    pub rows_without_time: u64,
+    /// (time bin, process, class) cells.
+    pub by_time: Cells,
+    /// (file, process, class) cells.
+    pub by_file: Cells,
+    /// (epoch, process, class) cells.
+    pub by_epoch: Cells,
+    /// (step, process, class) cells.
+    pub by_step: Cells,
+    /// Transfer-size histogram per class.
+    pub sizes: FxHashMap<u32, [u64; SIZE_BIN_COUNT]>,
+    /// (file, class) pairs seen (for the files each layer touched).
+    pub file_classes: rustc_hash::FxHashSet<(u32, u32)>,
+}
+
+impl std::fmt::Debug for AnalysisFold<'_> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("AnalysisFold")
+            .field("complete_events", &self.complete_events)
+            .field("cells", &(self.by_time.len() + self.by_file.len()))
+            .finish_non_exhaustive()
+    }
+}
+
+fn small_integer(value: Option<&ioscout_model::RawValue<'_>>) -> Option<u32> {
+    value.and_then(ioscout_model::RawValue::as_i64).and_then(|value| u32::try_from(value).ok())
+}
+
+impl<'a> AnalysisFold<'a> {
+    /// A fold for `preset` over the context of the first pass, with `bins`.
+    pub fn new(prepared: &'a Prepared, preset: &'a Preset, bins: Bins, keep: Keep) -> AnalysisFold<'a> {
+        AnalysisFold {
+            prepared,
+            classifier: Classifier::new(preset),
+            bin_width: bins.width.max(1),
+            binning: bins.binning,
+            exact: bins.exact,
+            keep,
+            hosts: Interner::default(),
+            files: Interner::default(),
+            file_facts: Vec::new(),
+            process_ids: FxHashMap::default(),
+            processes: Vec::new(),
+            groups: Vec::new(),
+            complete_events: 0,
+            profile_events: 0,
+            ignored_rows: 0,
+            rows_without_time: 0,
+            by_time: Cells::default(),
+            by_file: Cells::default(),
+            by_epoch: Cells::default(),
+            by_step: Cells::default(),
+            sizes: FxHashMap::default(),
+            file_classes: rustc_hash::FxHashSet::default(),
+        }
+    }
+
+    fn file(&mut self, token: &str) -> u32 {
+        let (id, new) = self.files.intern(token);
+        if new {
+            let path = self.prepared.file_path(token);
+            self.file_facts.push(FileFacts { flags: path_flags(&path), ignored: ignored_path(&path) });
+        }
+        id
+    }
+
+    fn process(&mut self, key: ProcessKey) -> u32 {
+        if let Some(id) = self.process_ids.get(&key) {
+            return *id;
+        }
+        let id = self.processes.len() as u32;
+        self.processes.push(key);
+        let host = &self.hosts.texts[key.host as usize];
+        self.groups.push(self.prepared.group(host, key.pid));
+        self.process_ids.insert(key, id);
+        id
+    }
+
+    fn complete(&mut self, fields: &EventFields<'_>) {
+        self.complete_events += 1;
+        let (host, _) = self.hosts.intern(host_token(&fields.args).unwrap_or_default());
+        let pid = fields.pid.unwrap_or(0);
+        let process = self.process(ProcessKey { host, pid, tid: fields.tid.unwrap_or(pid) });
+        let file = file_token(&fields.args).map(|token| self.file(token));
+        let Some(ts) = fields.ts else {
+            self.rows_without_time += 1;
+            return;
+        };
+        let facts = file.map(|file| self.file_facts[file as usize]);
+        if facts.is_some_and(|facts| facts.ignored) {
+            self.ignored_rows += 1;
+            return;
+        }
+        let name = fields.name.unwrap_or_default();
+        let class_id = self.classifier.classify(
+            fields.cat.unwrap_or_default(),
+            name,
+            facts.map_or(0, |facts| facts.flags),
+        );
+        let class = self.classifier.class(class_id);
+        if class.ignored {
+            self.ignored_rows += 1;
+            return;
+        }
+        if class.slots.is_empty() {
+            return;
+        }
+        let prepared = self.prepared;
+        let duration = fields.dur.unwrap_or(0).max(0);
+        let size = row_size(
+            fields.args.size_sum.as_ref(),
+            fields.args.ret.as_ref(),
+            fields.args.image_size.as_ref(),
+            class,
+            name,
+        );
+        let group = self.groups[process as usize];
+        let uncovered = (self.exact && class.asynchronous).then(|| {
+            let covered = prepared.covered(group, ts, ts.saturating_add(duration));
+            (duration - covered).max(0) as u64
+        });
+        let bin = match self.binning {
+            Binning::Relative => ((ts - prepared.first_ts).max(0) / self.bin_width) as u32,
+            Binning::Dfanalyzer009 => {
+                let middle = ts.saturating_add(duration / 2);
+                (middle.div_euclid(self.bin_width) - prepared.first_ts.div_euclid(self.bin_width)).max(0)
+                    as u32
+            }
+        };
+        let duration = duration as u64;
+        self.by_time.entry((bin, process, class_id)).or_default().add(ts, duration, size, uncovered);
+        if let Some(file) = file {
+            self.file_classes.insert((file, class_id));
+            if self.keep.files {
+                self.by_file.entry((file, process, class_id)).or_default().add(ts, duration, size, uncovered);
+            }
+        }
+        if self.keep.epochs
+            && let Some(epoch) =
+                small_integer(fields.args.epoch.as_ref()).or_else(|| prepared.epoch_at(group, ts))
+        {
+            self.by_epoch.entry((epoch, process, class_id)).or_default().add(ts, duration, size, uncovered);
+        }
+        if self.keep.steps
+            && let Some(step) = small_integer(fields.args.step.as_ref())
+        {
+            self.by_step.entry((step, process, class_id)).or_default().add(ts, duration, size, uncovered);
+        }
+        if let Some(size) = size {
+            self.sizes.entry(class_id).or_insert([0; SIZE_BIN_COUNT])[size_bin(size)] += 1;
+        }
+    }
+
+    /// Adds what `other` folded (its ids are translated into this fold's).
+    pub fn merge(&mut self, other: AnalysisFold<'a>) {
+        let classes: Vec<u32> = (0..other.classifier.len() as u32)
+            .map(|id| {
+                let (category, name, flags) = other.classifier.key(id);
+                self.classifier.classify(category, name, *flags)
+            })
+            .collect();
+        let hosts: Vec<u32> = other.hosts.texts.iter().map(|token| self.hosts.intern(token).0).collect();
+        let files: Vec<u32> = other.files.texts.iter().map(|token| self.file(token)).collect();
+        let processes: Vec<u32> = other
+            .processes
+            .iter()
+            .map(|key| self.process(ProcessKey { host: hosts[key.host as usize], ..*key }))
+            .collect();
+        self.complete_events += other.complete_events;
+        self.profile_events += other.profile_events;
+        self.ignored_rows += other.ignored_rows;
+        self.rows_without_time += other.rows_without_time;
+        let same = |table: &[u32]| table.iter().enumerate().all(|(from, to)| from as u32 == *to);
+        let identity = same(&classes) && same(&processes) && same(&files);
+        for (mine, theirs, keyed_by_file) in [
+            (&mut self.by_time, other.by_time, false),
+            (&mut self.by_file, other.by_file, true),
+            (&mut self.by_epoch, other.by_epoch, false),
+            (&mut self.by_step, other.by_step, false),
+        ] {
+            if mine.is_empty() && identity {
+                *mine = theirs;
+                continue;
+            }
+            for ((key, process, class), cell) in theirs {
+                let key = if keyed_by_file { files[key as usize] } else { key };
+                mine.entry((key, processes[process as usize], classes[class as usize]))
+                    .or_default()
+                    .merge(&cell);
+            }
+        }
+        self.file_classes.extend(
+            other
+                .file_classes
+                .into_iter()
+                .map(|(file, class)| (files[file as usize], classes[class as usize])),
+        );
+        for (class, counts) in other.sizes {
+            let mine = self.sizes.entry(classes[class as usize]).or_insert([0; SIZE_BIN_COUNT]);
+            for (total, count) in mine.iter_mut().zip(counts) {
+                *total += count;
+            }
+        }
+    }
+}
+
+impl Fold for AnalysisFold<'_> {
+    fn event(&mut self, event: &Event<'_>) {
+        match event.phase {
+            Some(Phase::Complete) => {
+                if let Some(fields) = EventFields::from_event(event) {
+                    self.complete(&fields);
+                }
+            }
+            Some(Phase::Aggregated) => self.profile_events += 1,
+            _ => {}
+        }
+    }
+
+    fn wants(&self, phase: Phase) -> bool {
+        matches!(phase, Phase::Complete | Phase::Aggregated)
+    }
+
+    fn wants_fields(&self) -> bool {
+        true
+    }
+
+    fn fields(&mut self, fields: &EventFields<'_>) {
+        match fields.phase {
+            Phase::Complete => self.complete(fields),
+            Phase::Aggregated => self.profile_events += 1,
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_merge_like_adding_rows() {
+        let mut one = Cell::default();
+        one.add(7, 5, Some(100), Some(2));
+        one.add(3, 1, None, Some(0));
+        let mut two = Cell::default();
+        two.add(5, 9, Some(10), None);
+        let mut all = Cell::default();
+        all.add(7, 5, Some(100), Some(2));
+        all.add(3, 1, None, Some(0));
+        all.add(5, 9, Some(10), None);
+        one.merge(&two);
+        assert_eq!(one, all);
+        assert_eq!((one.count, one.time, one.time_min, one.time_max), (3, 15, 1, 9));
+        assert_eq!((one.sized, one.size, one.size_min, one.size_max), (2, 110, 10, 100));
+        assert_eq!((one.uncovered, one.uncovered_count, one.uncovered_size), (2, 1, 100));
+        assert_eq!(one.first_start, 3);
+    }
+
+    #[test]
+    fn size_bins_are_right_closed() {
+        assert_eq!(size_bin(4096), 0);
+        assert_eq!(size_bin(4097), 1);
+        assert_eq!(size_bin(1 << 20), 4);
+        assert_eq!(size_bin(u64::MAX), SIZE_BIN_COUNT - 1);
+    }
+}

@@ -1,0 +1,468 @@
+//! DFAnalyzer-compatible analysis of DFTracer traces: layers, views, metrics and compute/I-O
+//! overlap, in two streaming passes.
+//!
+//! # Overview
+//!
+//! [`analyze`] runs the pipeline stage between the reader and diagnosis:
+//!
+//! 1. a first pass ([`prepass::PrepassFold`]) gathers what rows need before they can be binned:
+//!    the hash tables, the time origin, the processes and their parents, the compute and epoch
+//!    intervals;
+//! 2. a second pass ([`fold::AnalysisFold`]) turns events into rows ([`row`]) and folds them
+//!    into mergeable cells keyed by (time bin | file | epoch | step, process, class);
+//! 3. [`views::compute_view`] expands the cells into the layers of the [`preset::Preset`] and
+//!    derives every metric; each view is reduced to a per-layer summary.
+//!
+//! Memory grows with bins × processes × classes and with files × processes, never with the
+//! number of events. [`output`] renders DFAnalyzer's JSON schema.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use ioscout_analysis::{AnalysisOptions, analyze};
+//! let (files, problems) = ioscout_read::discover(&[std::path::PathBuf::from("trace-dir")]);
+//! let scanner = ioscout_read::Scanner::new(ioscout_read::ScanOptions::default());
+//! let (analysis, _report) = analyze(&scanner, &files, &problems, &AnalysisOptions::default()).unwrap();
+//! for layer in &analysis.views[0].summary {
+//!     println!("{} {:.3} s", layer.layer, layer.time_s);
+//! }
+//! ```
+
+pub mod fold;
+pub mod output;
+pub mod overlap;
+pub mod prepass;
+pub mod preset;
+pub mod row;
+pub mod views;
+
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+
+use ioscout_read::{InputProblem, ScanReport, Scanner, TraceFile};
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
+
+pub use crate::fold::{AnalysisFold, Binning, Keep, SIZE_BIN_COUNT, SIZE_BINS};
+pub use crate::prepass::{Prepared, PrepassFold};
+pub use crate::preset::{PRESET_NAMES, Preset};
+pub use crate::views::{LayerSummary, OverlapMode, RowMetrics, TIME_RESOLUTION, View, ViewRow, ViewType};
+
+/// Errors of the analysis.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    /// An unknown preset name.
+    #[error("unknown preset {name:?} (known: {known})")]
+    UnknownPreset {
+        /// The name given.
+        name: String,
+        /// The known names.
+        known: String,
+    },
+    /// A time granularity that is not a positive number of seconds.
+    #[error("time granularity must be a positive number of seconds, not {0}")]
+    Granularity(f64),
+}
+
+/// What to analyse and how.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AnalysisOptions {
+    /// Preset name ([`PRESET_NAMES`], or `auto` to choose from the trace's categories).
+    pub preset: String,
+    /// Views to compute; `proc_name` is always added, and the first view's summary is the main
+    /// one.
+    pub views: Vec<ViewType>,
+    /// Time bin width in seconds.
+    pub time_granularity_s: f64,
+    /// How unoverlapped time is measured.
+    pub overlap: OverlapMode,
+    /// How rows are assigned to time bins.
+    pub binning: Binning,
+}
+
+impl Default for AnalysisOptions {
+    fn default() -> AnalysisOptions {
+        AnalysisOptions {
+            preset: "auto".into(),
+            views: vec![ViewType::TimeRange],
+            time_granularity_s: 1.0,
+            overlap: OverlapMode::Exact,
+            binning: Binning::Relative,
+        }
+    }
+}
+
+/// Trace-wide counts, taken before the ignore filters.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RawStats {
+    /// Last end minus first start, in seconds.
+    pub job_time_s: f64,
+    /// First start (trace units).
+    pub first_ts: i64,
+    /// Last end (trace units).
+    pub last_end: i64,
+    /// Time bin width in seconds.
+    pub time_granularity_s: f64,
+    /// Complete events.
+    pub trace_event_count: u64,
+    /// Aggregated (profile) events.
+    pub profile_event_count: u64,
+    /// Both.
+    pub total_event_count: u64,
+    /// Files named by complete events.
+    pub unique_file_count: u64,
+    /// Hosts.
+    pub unique_host_count: u64,
+    /// Processes (host, pid).
+    pub unique_process_count: u64,
+    /// Rows dropped by the ignore filters.
+    pub ignored_rows: u64,
+    /// Complete events without a timestamp.
+    pub rows_without_time: u64,
+}
+
+/// The transfer-size histogram of one slot.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SizeHistogram {
+    /// Slot name (`posix_read`).
+    pub slot: String,
+    /// Counts per [`SIZE_BINS`] bin.
+    pub counts: [u64; SIZE_BIN_COUNT],
+}
+
+/// The result of an analysis.
+#[derive(Clone, Debug, Serialize)]
+pub struct Analysis {
+    /// Options used.
+    pub options: AnalysisOptions,
+    /// The preset (with `generic`'s layers resolved).
+    #[serde(skip)]
+    pub preset: Preset,
+    /// Trace-wide counts.
+    pub raw: RawStats,
+    /// Views, in the order asked (then `proc_name` if not asked).
+    pub views: Vec<View>,
+    /// Transfer-size histograms of the slots that carry bytes.
+    pub sizes: Vec<SizeHistogram>,
+}
+
+impl Analysis {
+    /// The view of type `view`, if computed.
+    pub fn view(&self, view: ViewType) -> Option<&View> {
+        self.views.iter().find(|candidate| candidate.view == view)
+    }
+
+    /// The main summary (of the first view).
+    pub fn summary(&self) -> &[LayerSummary] {
+        self.views.first().map_or(&[], |view| view.summary.as_slice())
+    }
+}
+
+/// Checks options and returns the candidate presets whose compute and epoch intervals the first
+/// pass collects.
+fn check_options(options: &AnalysisOptions) -> Result<Vec<Preset>, AnalysisError> {
+    if !(options.time_granularity_s.is_finite() && options.time_granularity_s > 0.0) {
+        return Err(AnalysisError::Granularity(options.time_granularity_s));
+    }
+    let empty = std::collections::BTreeSet::new();
+    match options.preset.as_str() {
+        "auto" => Ok(["dlio", "dlio-prev"].iter().filter_map(|name| Preset::named(name, &empty)).collect()),
+        "generic" => Ok(Vec::new()),
+        name => match Preset::named(name, &empty) {
+            Some(preset) => Ok(vec![preset]),
+            None => Err(AnalysisError::UnknownPreset {
+                name: options.preset.clone(),
+                known: format!("auto, {}", PRESET_NAMES.join(", ")),
+            }),
+        },
+    }
+}
+
+/// The preset `auto` stands for, from the trace's lower-cased categories: `dlio` when DLIO's
+/// AI-logging categories are present, `dlio-prev` for DLIO's older categories, `posix` when every
+/// category is POSIX or STDIO (besides DFTracer's own), `generic` otherwise.
+pub fn detect_preset(categories: &std::collections::BTreeSet<String>) -> &'static str {
+    let has = |name: &str| categories.contains(name);
+    if has("pipeline") || has("ai_root") {
+        "dlio"
+    } else if has("ai_framework") || (has("data_loader") && has("reader")) {
+        "dlio-prev"
+    } else if categories.iter().all(|category| category == "dftracer" || row::is_posix_category(category)) {
+        "posix"
+    } else {
+        "generic"
+    }
+}
+
+/// Runs both passes over `files` and computes the views. The returned report is the second
+/// pass's (every problem of the input, counted once).
+pub fn analyze(
+    scanner: &Scanner,
+    files: &[TraceFile],
+    input_problems: &[InputProblem],
+    options: &AnalysisOptions,
+) -> Result<(Analysis, ScanReport), AnalysisError> {
+    let candidates = check_options(options)?;
+    let mut prepass = PrepassFold::new(&candidates);
+    scanner.scan(
+        files,
+        &[],
+        |_| PrepassFold::new(&candidates),
+        |_, fold, _| {
+            prepass.merge(fold);
+            ControlFlow::Continue(())
+        },
+    );
+    let categories: std::collections::BTreeSet<String> =
+        prepass.categories.iter().map(ToString::to_string).collect();
+    let name = if options.preset == "auto" { detect_preset(&categories) } else { options.preset.as_str() };
+    let chosen = candidates.iter().position(|candidate| candidate.name == name);
+    let preset = match chosen {
+        Some(index) => candidates[index].clone(),
+        None => Preset::named(name, &categories).unwrap_or_else(|| Preset::generic(&categories)),
+    };
+    let prepared = Prepared::new(prepass, chosen);
+    let keep = Keep {
+        files: options
+            .views
+            .iter()
+            .any(|view| matches!(view, ViewType::FileName | ViewType::FileDir | ViewType::FilePattern)),
+        epochs: options.views.contains(&ViewType::Epoch),
+        steps: options.views.contains(&ViewType::Step),
+    };
+    let bins = fold::Bins {
+        width: (options.time_granularity_s * TIME_RESOLUTION).round().max(1.0) as i64,
+        binning: options.binning,
+        exact: options.overlap == OverlapMode::Exact,
+    };
+    let mut total: Option<AnalysisFold<'_>> = None;
+    let report = scanner.scan(
+        files,
+        input_problems,
+        |_| AnalysisFold::new(&prepared, &preset, bins, keep),
+        |_, fold, _| {
+            match total.as_mut() {
+                Some(total) => total.merge(fold),
+                None => total = Some(fold),
+            }
+            ControlFlow::Continue(())
+        },
+    );
+    let mut total = total.unwrap_or_else(|| AnalysisFold::new(&prepared, &preset, bins, keep));
+    if options.binning == Binning::Dfanalyzer009 {
+        total.by_time =
+            rebin_by_first_start(std::mem::take(&mut total.by_time), prepared.first_ts, bins.width);
+    }
+    let analysis = finish(options, &preset, &prepared, &total);
+    Ok((analysis, report))
+}
+
+/// Computes the views from the merged second pass.
+pub fn finish(
+    options: &AnalysisOptions,
+    preset: &Preset,
+    prepared: &Prepared,
+    total: &AnalysisFold<'_>,
+) -> Analysis {
+    let slots = preset.slots();
+    let class_slots: Vec<Box<[u16]>> =
+        (0..total.classifier.len() as u32).map(|id| total.classifier.class(id).slots.clone()).collect();
+    let layer_of_slot = |slot: u16| {
+        let slot = slots[usize::from(slot)];
+        slot.derived.is_none().then_some(slot.layer)
+    };
+    let mut layer_files: Vec<FxHashSet<u32>> = vec![FxHashSet::default(); preset.layers.len()];
+    let mut layer_processes: Vec<FxHashSet<u32>> = vec![FxHashSet::default(); preset.layers.len()];
+    for (file, class) in &total.file_classes {
+        for layer in class_slots[*class as usize].iter().filter_map(|slot| layer_of_slot(*slot)) {
+            layer_files[layer].insert(*file);
+        }
+    }
+    for (_, process, class) in total.by_time.keys() {
+        for layer in class_slots[*class as usize].iter().filter_map(|slot| layer_of_slot(*slot)) {
+            layer_processes[layer].insert(*process);
+        }
+    }
+    let layer_reach: Vec<(u64, u64)> = layer_files
+        .iter()
+        .zip(&layer_processes)
+        .map(|(files, processes)| (files.len() as u64, processes.len() as u64))
+        .collect();
+    let input = views::ViewInput {
+        preset,
+        class_slots: &class_slots,
+        overlap: options.overlap,
+        layer_reach: &layer_reach,
+    };
+    let mut wanted = options.views.clone();
+    if !wanted.contains(&ViewType::ProcName) {
+        wanted.push(ViewType::ProcName);
+    }
+    let paths: Vec<String> = total.files.texts.iter().map(|token| prepared.file_path(token)).collect();
+    let host_names: Vec<String> = total.hosts.texts.iter().map(|token| prepared.host_name(token)).collect();
+    let directories = intern(paths.iter().map(|path| directory(path)));
+    let patterns = intern(paths.iter().map(|path| pattern(path)));
+    let mut computed = Vec::new();
+    for view in wanted {
+        let process_name = |process: u32| match total.processes.get(process as usize) {
+            Some(key) => format!("app#{}#{}#{}", host_names[key.host as usize], key.pid, key.tid),
+            None => "unknown".into(),
+        };
+        let host_of = |_: u32, process: u32| total.processes.get(process as usize).map_or(0, |key| key.host);
+        let host_name = |host: u32| host_names.get(host as usize).cloned().unwrap_or_default();
+        let file_name = |file: u32| paths.get(file as usize).cloned().unwrap_or_default();
+        let number = |key: u32| key.to_string();
+        let numeric = |key: u32| u64::from(key);
+        let zero = |_: u32| 0u64;
+        let first = |key: u32, _: u32| key;
+        let second = |_: u32, process: u32| process;
+        let directory_of = |file: u32, _: u32| directories.0.get(file as usize).copied().unwrap_or(0);
+        let directory_text = |key: u32| directories.1.get(key as usize).cloned().unwrap_or_default();
+        let pattern_of = |file: u32, _: u32| patterns.0.get(file as usize).copied().unwrap_or(0);
+        let pattern_text = |key: u32| patterns.1.get(key as usize).cloned().unwrap_or_default();
+        let (cells, grouping) = match view {
+            ViewType::TimeRange => {
+                (&total.by_time, views::Grouping { key_of: &first, text_of: &number, order_of: &numeric })
+            }
+            ViewType::ProcName => {
+                (&total.by_time, views::Grouping { key_of: &second, text_of: &process_name, order_of: &zero })
+            }
+            ViewType::HostName => {
+                (&total.by_time, views::Grouping { key_of: &host_of, text_of: &host_name, order_of: &zero })
+            }
+            ViewType::FileName => {
+                (&total.by_file, views::Grouping { key_of: &first, text_of: &file_name, order_of: &zero })
+            }
+            ViewType::FileDir => (
+                &total.by_file,
+                views::Grouping { key_of: &directory_of, text_of: &directory_text, order_of: &zero },
+            ),
+            ViewType::FilePattern => (
+                &total.by_file,
+                views::Grouping { key_of: &pattern_of, text_of: &pattern_text, order_of: &zero },
+            ),
+            ViewType::Epoch => {
+                (&total.by_epoch, views::Grouping { key_of: &first, text_of: &number, order_of: &numeric })
+            }
+            ViewType::Step => {
+                (&total.by_step, views::Grouping { key_of: &first, text_of: &number, order_of: &numeric })
+            }
+        };
+        computed.push(views::compute_view(view, cells.iter(), &grouping, &input));
+    }
+    let mut histograms: BTreeMap<u16, [u64; SIZE_BIN_COUNT]> = BTreeMap::new();
+    for (class, counts) in &total.sizes {
+        for slot in &class_slots[*class as usize] {
+            if !preset.layers[slots[usize::from(*slot)].layer].keeps_size {
+                continue;
+            }
+            let mine = histograms.entry(*slot).or_insert([0; SIZE_BIN_COUNT]);
+            for (sum, count) in mine.iter_mut().zip(counts) {
+                *sum += count;
+            }
+        }
+    }
+    let processes: FxHashSet<(u32, i64)> = total.processes.iter().map(|key| (key.host, key.pid)).collect();
+    let raw = RawStats {
+        job_time_s: (prepared.last_end - prepared.first_ts).max(0) as f64 / TIME_RESOLUTION,
+        first_ts: prepared.first_ts,
+        last_end: prepared.last_end,
+        time_granularity_s: options.time_granularity_s,
+        trace_event_count: total.complete_events,
+        profile_event_count: total.profile_events,
+        total_event_count: total.complete_events + total.profile_events,
+        unique_file_count: total.files.len() as u64,
+        unique_host_count: total.hosts.texts.iter().filter(|token| !token.is_empty()).count().max(1) as u64,
+        unique_process_count: processes.len() as u64,
+        ignored_rows: total.ignored_rows,
+        rows_without_time: total.rows_without_time,
+    };
+    Analysis {
+        options: options.clone(),
+        preset: preset.clone(),
+        raw,
+        views: computed,
+        sizes: histograms
+            .into_iter()
+            .map(|(slot, counts)| SizeHistogram { slot: slots[usize::from(slot)].name(preset), counts })
+            .collect(),
+    }
+}
+
+/// Moves each (bin, process, class) cell to the bin of its earliest start (see
+/// [`Binning::Dfanalyzer009`]).
+fn rebin_by_first_start(cells: fold::Cells, first_ts: i64, width: i64) -> fold::Cells {
+    let mut moved = fold::Cells::default();
+    for ((_, process, class), cell) in cells {
+        let bin = (cell.first_start.div_euclid(width) - first_ts.div_euclid(width)).max(0) as u32;
+        moved.entry((bin, process, class)).or_default().merge(&cell);
+    }
+    moved
+}
+
+/// Interns `texts`: the id of each, and the distinct texts by id.
+fn intern(texts: impl Iterator<Item = String>) -> (Vec<u32>, Vec<String>) {
+    let mut ids: FxHashMap<String, u32> = FxHashMap::default();
+    let mut distinct = Vec::new();
+    let mut of = Vec::new();
+    for text in texts {
+        let id = *ids.entry(text.clone()).or_insert_with(|| {
+            distinct.push(text);
+            (distinct.len() - 1) as u32
+        });
+        of.push(id);
+    }
+    (of, distinct)
+}
+
+/// The directory of a path (`/a/b` for `/a/b/c.npz`; `.` when there is none).
+pub fn directory(path: &str) -> String {
+    match path.rfind('/') {
+        Some(0) => "/".into(),
+        Some(slash) => path[..slash].to_string(),
+        None => ".".into(),
+    }
+}
+
+/// The path with every digit replaced by `[0-9]` (DFAnalyzer's `file_pattern`).
+pub fn pattern(path: &str) -> String {
+    let mut text = String::with_capacity(path.len());
+    for character in path.chars() {
+        if character.is_ascii_digit() {
+            text.push_str("[0-9]");
+        } else {
+            text.push(character);
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directories_and_patterns() {
+        assert_eq!(directory("/data/train/img_12.npz"), "/data/train");
+        assert_eq!(directory("/x"), "/");
+        assert_eq!(directory("x"), ".");
+        assert_eq!(pattern("/d/img_12.npz"), "/d/img_[0-9][0-9].npz");
+    }
+
+    #[test]
+    fn auto_detects_dlio_generations() {
+        let set = |names: &[&str]| names.iter().map(|name| (*name).to_string()).collect();
+        assert_eq!(detect_preset(&set(&["pipeline", "posix", "ai_framework"])), "dlio");
+        assert_eq!(detect_preset(&set(&["ai_framework", "data_loader", "posix"])), "dlio-prev");
+        assert_eq!(detect_preset(&set(&["posix", "stdio", "dftracer"])), "posix");
+        assert_eq!(detect_preset(&set(&["posix", "mpi"])), "generic");
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let bad = AnalysisOptions { preset: "nope".into(), ..AnalysisOptions::default() };
+        assert!(matches!(check_options(&bad), Err(AnalysisError::UnknownPreset { .. })));
+        let bad = AnalysisOptions { time_granularity_s: 0.0, ..AnalysisOptions::default() };
+        assert!(matches!(check_options(&bad), Err(AnalysisError::Granularity(_))));
+    }
+}

@@ -1,0 +1,456 @@
+//! The first of the analysis's two passes: what must be known before rows can be binned.
+//!
+//! # Overview
+//!
+//! Time bins are relative to the first event's start, POSIX rows are suffixed by their file's
+//! path, and exact overlap measures each asynchronous row against the compute intervals of its
+//! process tree; none of that is known while the rows stream by, so [`PrepassFold`] gathers it
+//! first: the metadata (hash tables), the time span, the categories (for `auto` and `generic`),
+//! each process's parent (`ppid` on DFTracer 2.x `start` events), and the compute and epoch
+//! intervals of every candidate preset.
+//!
+//! The pass skims ([`Fold::skims`]): most lines are only searched for `ts`, `dur`, `cat` and
+//! `name` ahead of their `args`, and only metadata lines, `start` events, compute and epoch
+//! events, lines that would move the time origin, and lines the skim cannot read are decoded in
+//! full (so a garbled line never sets the time origin: the second pass would reject it).
+//! [`Prepared::new`] turns the merged result into the read-only context of the second pass.
+
+use std::collections::BTreeSet;
+
+use ioscout_model::{HashTables, Phase, RawValue};
+use ioscout_read::event::{Line, decode_line};
+use ioscout_read::fields::{EventFields, KeyArgs};
+use ioscout_read::{Fold, TraceMetadata};
+use memchr::memmem;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::overlap::IntervalUnion;
+use crate::preset::Preset;
+use crate::row::Classifier;
+
+/// The text of a hash or name value (string or number), without allocating.
+pub fn token<'a>(value: Option<&'a RawValue<'_>>) -> Option<&'a str> {
+    match value? {
+        RawValue::Str(text) => Some(text),
+        RawValue::Number(text) => Some(text),
+        _ => None,
+    }
+}
+
+/// The host token of a row: its `hhash`, else its inline `hostname`.
+pub fn host_token<'a>(args: &'a KeyArgs<'_>) -> Option<&'a str> {
+    token(args.hhash.as_ref()).or_else(|| token(args.hostname.as_ref()))
+}
+
+/// The file token of a row: its `fhash`, else its inline `fname`.
+pub fn file_token<'a>(args: &'a KeyArgs<'_>) -> Option<&'a str> {
+    token(args.fhash.as_ref()).or_else(|| token(args.fname.as_ref()))
+}
+
+/// Per-process intervals: host token → pid → intervals.
+type IntervalsByProcess = FxHashMap<Box<str>, FxHashMap<i64, Vec<(i64, i64)>>>;
+
+/// What the first pass gathers from one unit; partial results merge.
+#[derive(Debug, Default)]
+pub struct PrepassFold<'p> {
+    classifiers: Vec<Classifier<'p>>,
+    /// Metadata events.
+    pub metadata: TraceMetadata,
+    /// Earliest start of a complete event.
+    pub first_ts: Option<i64>,
+    /// Latest end of a complete event.
+    pub last_end: Option<i64>,
+    /// Lower-cased categories.
+    pub categories: FxHashSet<Box<str>>,
+    /// Parent of each (host, pid).
+    pub parents: FxHashMap<(Box<str>, i64), i64>,
+    compute: Vec<IntervalsByProcess>,
+    epochs: Vec<IntervalsByProcess>,
+    last_category: Vec<u8>,
+    keys: Keys,
+}
+
+/// Searchers for the keys the skim reads (built once per fold: building one per line would cost
+/// more than the search).
+#[derive(Debug)]
+struct Keys {
+    args: memmem::Finder<'static>,
+    phase: memmem::Finder<'static>,
+    ts: memmem::Finder<'static>,
+    dur: memmem::Finder<'static>,
+    cat: memmem::Finder<'static>,
+    name: memmem::Finder<'static>,
+}
+
+impl Default for Keys {
+    fn default() -> Keys {
+        Keys {
+            args: memmem::Finder::new(b"\"args\""),
+            phase: memmem::Finder::new(b"\"ph\":"),
+            ts: memmem::Finder::new(b"\"ts\":"),
+            dur: memmem::Finder::new(b"\"dur\":"),
+            cat: memmem::Finder::new(b"\"cat\":"),
+            name: memmem::Finder::new(b"\"name\":"),
+        }
+    }
+}
+
+/// Finds `key` in `head` and returns the bytes after it, spaces skipped.
+fn after_key<'a>(head: &'a [u8], key: &memmem::Finder<'_>) -> Option<&'a [u8]> {
+    let at = key.find(head)?;
+    let rest = &head[at + key.needle().len()..];
+    let start = rest.iter().position(|byte| !byte.is_ascii_whitespace())?;
+    Some(&rest[start..])
+}
+
+/// A plain integer value of `key` in `head`.
+fn integer(head: &[u8], key: &memmem::Finder<'_>) -> Option<i64> {
+    let rest = after_key(head, key)?;
+    let digits = rest.iter().take_while(|byte| byte.is_ascii_digit()).count();
+    if digits == 0 || digits > 18 || rest.get(digits).is_some_and(|byte| !matches!(byte, b',' | b'}' | b' '))
+    {
+        return None;
+    }
+    Some(rest[..digits].iter().fold(0i64, |value, digit| value * 10 + i64::from(digit - b'0')))
+}
+
+/// A string value of `key` in `head` (no escapes).
+fn string<'a>(head: &'a [u8], key: &memmem::Finder<'_>) -> Option<&'a [u8]> {
+    let rest = after_key(head, key)?.strip_prefix(b"\"")?;
+    let end = memchr::memchr(b'"', rest)?;
+    let value = &rest[..end];
+    (!value.contains(&b'\\')).then_some(value)
+}
+
+impl<'p> PrepassFold<'p> {
+    /// A fold that also collects the compute and epoch intervals of each candidate preset (the
+    /// choice between them may depend on the categories this pass finds).
+    pub fn new(candidates: &'p [Preset]) -> PrepassFold<'p> {
+        PrepassFold {
+            classifiers: candidates.iter().map(Classifier::new).collect(),
+            compute: vec![IntervalsByProcess::default(); candidates.len()],
+            epochs: vec![IntervalsByProcess::default(); candidates.len()],
+            ..PrepassFold::default()
+        }
+    }
+
+    /// Adds what `other` gathered.
+    pub fn merge(&mut self, other: PrepassFold<'p>) {
+        self.metadata.merge(other.metadata);
+        self.first_ts = min_option(self.first_ts, other.first_ts);
+        self.last_end = max_option(self.last_end, other.last_end);
+        self.categories.extend(other.categories);
+        self.parents.extend(other.parents);
+        for (mine, theirs) in self.compute.iter_mut().zip(other.compute) {
+            merge_intervals(mine, theirs);
+        }
+        for (mine, theirs) in self.epochs.iter_mut().zip(other.epochs) {
+            merge_intervals(mine, theirs);
+        }
+    }
+
+    fn category(&mut self, category: &str) {
+        if self.last_category == category.as_bytes() {
+            return;
+        }
+        self.last_category.clear();
+        self.last_category.extend_from_slice(category.as_bytes());
+        if category.bytes().any(|byte| byte.is_ascii_uppercase()) {
+            let lower = category.to_ascii_lowercase();
+            if !self.categories.contains(lower.as_str()) {
+                self.categories.insert(lower.into());
+            }
+        } else if !self.categories.contains(category) {
+            self.categories.insert(category.into());
+        }
+    }
+
+    /// Whether any candidate puts a row of this category and name in its compute or epoch layer.
+    fn interval_row(&mut self, category: &str, name: &str) -> bool {
+        self.classifiers.iter_mut().any(|classifier| {
+            let id = classifier.classify(category, name, 0);
+            let class = classifier.class(id);
+            class.compute || class.epoch
+        })
+    }
+
+    /// Decodes a line fully and takes what it says.
+    fn decode(&mut self, line: &[u8]) {
+        let Ok(Line::Event(event)) = decode_line(line) else { return };
+        match event.phase {
+            Some(Phase::Metadata) => self.metadata.observe(&event),
+            Some(Phase::Complete) => {
+                if let Some(fields) = EventFields::from_event(&event) {
+                    self.complete(&fields);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn complete(&mut self, fields: &EventFields<'_>) {
+        let category = fields.cat.unwrap_or_default();
+        self.category(category);
+        let Some(ts) = fields.ts else { return };
+        let end = ts.saturating_add(fields.dur.unwrap_or(0).max(0));
+        self.first_ts = min_option(self.first_ts, Some(ts));
+        self.last_end = max_option(self.last_end, Some(end));
+        let host = host_token(&fields.args).unwrap_or_default();
+        let pid = fields.pid.unwrap_or(0);
+        if let Some(parent) = fields.args.ppid.as_ref().and_then(RawValue::as_i64) {
+            self.parents.insert((host.into(), pid), parent);
+        }
+        let name = fields.name.unwrap_or_default();
+        for (index, classifier) in self.classifiers.iter_mut().enumerate() {
+            let id = classifier.classify(category, name, 0);
+            let class = classifier.class(id);
+            let (compute, epoch) = (class.compute, class.epoch);
+            if compute {
+                push_interval(&mut self.compute[index], host, pid, (ts, end));
+            }
+            if epoch {
+                push_interval(&mut self.epochs[index], host, pid, (ts, end));
+            }
+        }
+    }
+}
+
+fn push_interval(map: &mut IntervalsByProcess, host: &str, pid: i64, interval: (i64, i64)) {
+    let by_pid = match map.get_mut(host) {
+        Some(by_pid) => by_pid,
+        None => map.entry(host.into()).or_default(),
+    };
+    by_pid.entry(pid).or_default().push(interval);
+}
+
+fn merge_intervals(into: &mut IntervalsByProcess, from: IntervalsByProcess) {
+    for (host, by_pid) in from {
+        let mine = into.entry(host).or_default();
+        for (pid, intervals) in by_pid {
+            mine.entry(pid).or_default().extend(intervals);
+        }
+    }
+}
+
+fn min_option(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn max_option(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+impl Fold for PrepassFold<'_> {
+    fn event(&mut self, _event: &ioscout_model::Event<'_>) {}
+
+    fn skims(&self) -> bool {
+        true
+    }
+
+    fn skim(&mut self, line: &[u8]) {
+        // Everything the skim reads comes before `args` in DFTracer's key order; a line written
+        // in another order, with string numbers or escapes, is decoded in full.
+        let keys = &self.keys;
+        let head = match keys.args.find(line) {
+            Some(at) => &line[..at],
+            None => line,
+        };
+        let phase = after_key(head, &keys.phase);
+        match phase.and_then(|value| value.first()) {
+            Some(b'1') => {}
+            Some(b'"') if phase.is_some_and(|value| value.starts_with(b"\"X\"")) => {}
+            Some(b'"') if !phase.is_some_and(|value| value.starts_with(b"\"M\"")) => return,
+            Some(byte) if *byte != b'4' && *byte != b'"' => return,
+            // Metadata, and lines whose phase the skim cannot see.
+            _ => return self.decode(line),
+        }
+        let (Some(ts), Some(category), Some(name)) =
+            (integer(head, &keys.ts), string(head, &keys.cat), string(head, &keys.name))
+        else {
+            return self.decode(line);
+        };
+        let dur = integer(head, &keys.dur).unwrap_or(0);
+        let (Ok(category), Ok(name)) = (std::str::from_utf8(category), std::str::from_utf8(name)) else {
+            return self.decode(line);
+        };
+        // A line that would move the time origin is decoded first (the origin must come from a
+        // valid line; lines arrive in end order, so this is rare); the end is taken as skimmed.
+        if self.first_ts.is_none_or(|first| ts < first)
+            || name == "start"
+            || self.interval_row(category, name)
+        {
+            return self.decode(line);
+        }
+        self.last_end = max_option(self.last_end, Some(ts.saturating_add(dur.max(0))));
+        self.category(category);
+    }
+}
+
+/// The read-only context of the second pass.
+#[derive(Debug)]
+pub struct Prepared {
+    /// Hash tables.
+    pub tables: HashTables,
+    /// Trace metadata (process ranks and names).
+    pub metadata: TraceMetadata,
+    /// Earliest start of a complete event (the time origin).
+    pub first_ts: i64,
+    /// Latest end of a complete event.
+    pub last_end: i64,
+    /// Lower-cased categories.
+    pub categories: BTreeSet<String>,
+    parents: FxHashMap<(Box<str>, i64), i64>,
+    group_index: FxHashMap<(Box<str>, i64), u32>,
+    /// Compute intervals of each process tree with any, as a union.
+    pub compute: Vec<IntervalUnion>,
+    /// Epoch intervals of each process tree with any, in start order.
+    pub epochs: Vec<Vec<(i64, i64)>>,
+}
+
+impl Prepared {
+    /// The context from the merged first pass, with the intervals of candidate `chosen` (none
+    /// when the chosen preset was not a candidate: it has no compute or epoch layer).
+    pub fn new(fold: PrepassFold<'_>, chosen: Option<usize>) -> Prepared {
+        let PrepassFold {
+            metadata, first_ts, last_end, categories, parents, mut compute, mut epochs, ..
+        } = fold;
+        let take = |all: &mut Vec<IntervalsByProcess>| {
+            chosen.filter(|index| *index < all.len()).map(|index| all.swap_remove(index)).unwrap_or_default()
+        };
+        let compute = take(&mut compute);
+        let epochs = take(&mut epochs);
+        let mut prepared = Prepared {
+            tables: metadata.tables.clone(),
+            metadata,
+            first_ts: first_ts.unwrap_or(0),
+            last_end: last_end.unwrap_or(0),
+            categories: categories.into_iter().map(String::from).collect(),
+            parents,
+            group_index: FxHashMap::default(),
+            compute: Vec::new(),
+            epochs: Vec::new(),
+        };
+        let mut group_compute: Vec<Vec<(i64, i64)>> = Vec::new();
+        let mut group_epochs: Vec<Vec<(i64, i64)>> = Vec::new();
+        for (is_compute, source) in [(true, compute), (false, epochs)] {
+            for (host, by_pid) in source {
+                for (pid, intervals) in by_pid {
+                    let root = prepared.root(&host, pid);
+                    let next = prepared.group_index.len() as u32;
+                    let group = *prepared.group_index.entry((host.clone(), root)).or_insert(next);
+                    if group as usize == group_compute.len() {
+                        group_compute.push(Vec::new());
+                        group_epochs.push(Vec::new());
+                    }
+                    let target = if is_compute { &mut group_compute } else { &mut group_epochs };
+                    target[group as usize].extend(intervals);
+                }
+            }
+        }
+        for epochs in &mut group_epochs {
+            epochs.sort_unstable();
+        }
+        prepared.compute = group_compute.into_iter().map(IntervalUnion::new).collect();
+        prepared.epochs = group_epochs;
+        prepared
+    }
+
+    /// The root of a process's tree: its ancestors are followed while they are processes of the
+    /// trace (they have a `start` event), so ranks launched by one `mpirun` stay apart.
+    pub fn root(&self, host: &str, pid: i64) -> i64 {
+        let mut current = pid;
+        for _ in 0..64 {
+            let Some(parent) = self.parent(host, current) else { break };
+            if parent == current || self.parent(host, parent).is_none() {
+                break;
+            }
+            current = parent;
+        }
+        current
+    }
+
+    fn parent(&self, host: &str, pid: i64) -> Option<i64> {
+        // Borrowed lookups of a (Box<str>, i64) key need an owned key; parents are few.
+        self.parents.get(&(Box::from(host), pid)).copied()
+    }
+
+    /// The process tree of (host, pid) that has compute or epoch intervals, if any.
+    pub fn group(&self, host: &str, pid: i64) -> Option<u32> {
+        let root = self.root(host, pid);
+        self.group_index.get(&(Box::from(host), root)).copied()
+    }
+
+    /// The epoch (1-based) that process tree `group` was in at `ts`, from the epoch layer's
+    /// intervals.
+    pub fn epoch_at(&self, group: Option<u32>, ts: i64) -> Option<u32> {
+        let epochs = self.epochs.get(group? as usize)?;
+        let position = epochs.partition_point(|(start, _)| *start <= ts);
+        let (start, end) = *epochs.get(position.checked_sub(1)?)?;
+        (start <= ts && ts < end).then_some(position as u32)
+    }
+
+    /// The time of `[start, end)` covered by the compute of `group`.
+    pub fn covered(&self, group: Option<u32>, start: i64, end: i64) -> i64 {
+        group.and_then(|group| self.compute.get(group as usize)).map_or(0, |union| union.covered(start, end))
+    }
+
+    /// The resolved name of a host token.
+    pub fn host_name(&self, token: &str) -> String {
+        match self.tables.hosts.get(&ioscout_model::HashToken(token.to_string())) {
+            Some(name) => name.clone(),
+            None if token.is_empty() => "unknown".into(),
+            None => token.to_string(),
+        }
+    }
+
+    /// The resolved path of a file token.
+    pub fn file_path(&self, token: &str) -> String {
+        self.tables
+            .files
+            .get(&ioscout_model::HashToken(token.to_string()))
+            .cloned()
+            .unwrap_or_else(|| token.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skim_reads_fields_before_args() {
+        let line = br#"{"id":3,"name":"read","cat":"POSIX","pid":7,"tid":7,"ts":1500,"dur":20,"ph":1,"args":{"ts":1,"name":"x"}}"#;
+        let keys = Keys::default();
+        let head = &line[..keys.args.find(line).unwrap_or_else(|| panic!("absent"))];
+        assert_eq!(integer(head, &keys.ts), Some(1500));
+        assert_eq!(integer(head, &keys.dur), Some(20));
+        assert_eq!(string(head, &keys.name), Some(&b"read"[..]));
+        assert_eq!(string(head, &keys.cat), Some(&b"POSIX"[..]));
+        assert_eq!(integer(br#"{"ts":"12"}"#, &keys.ts), None);
+    }
+
+    #[test]
+    fn skimmed_and_decoded_lines_agree_on_the_span_and_parents() {
+        let lines: [&[u8]; 4] = [
+            br#"{"id":1,"name":"start","cat":"dftracer","pid":7,"tid":7,"ts":1000,"dur":0,"ph":1,"args":{"hhash":"h","ppid":3}}"#,
+            br#"{"id":2,"name":"read","cat":"POSIX","pid":7,"tid":7,"ts":1500,"dur":20,"ph":1,"args":{"hhash":"h"}}"#,
+            br#"{"id":3,"name":"read","cat":"POSIX","pid":7,"tid":7,"ts":"900","dur":5,"ph":"X"}"#,
+            br#"{"id":4,"name":"read","cat":"POSIX","pid":7,"tid":7,"ts":800,"dur":5,"ph":1,"args":{"hhash":"h""#,
+        ];
+        let mut fold = PrepassFold::new(&[]);
+        for line in lines {
+            fold.skim(line);
+        }
+        // The string-typed ts is decoded (2023 traces); the truncated line never moves the span.
+        assert_eq!(fold.first_ts, Some(900));
+        assert_eq!(fold.last_end, Some(1520));
+        assert_eq!(fold.parents.get(&(Box::from("h"), 7)), Some(&3));
+        assert!(fold.categories.contains("posix"));
+    }
+}
