@@ -28,6 +28,7 @@
 //! }
 //! ```
 
+pub mod cache;
 pub mod fold;
 pub mod output;
 pub mod overlap;
@@ -158,24 +159,64 @@ impl Analysis {
     }
 }
 
+/// The presets with compute or epoch layers: the first pass collects their intervals (all of
+/// them, so that its cached result serves any preset).
+const INTERVAL_PRESETS: [&str; 2] = ["dlio", "dlio-prev"];
+
 /// Checks options and returns the candidate presets whose compute and epoch intervals the first
 /// pass collects.
 fn check_options(options: &AnalysisOptions) -> Result<Vec<Preset>, AnalysisError> {
     if !(options.time_granularity_s.is_finite() && options.time_granularity_s > 0.0) {
         return Err(AnalysisError::Granularity(options.time_granularity_s));
     }
-    let empty = std::collections::BTreeSet::new();
-    match options.preset.as_str() {
-        "auto" => Ok(["dlio", "dlio-prev"].iter().filter_map(|name| Preset::named(name, &empty)).collect()),
-        "generic" => Ok(Vec::new()),
-        name => match Preset::named(name, &empty) {
-            Some(preset) => Ok(vec![preset]),
-            None => Err(AnalysisError::UnknownPreset {
-                name: options.preset.clone(),
-                known: format!("auto, {}", PRESET_NAMES.join(", ")),
-            }),
-        },
+    if options.preset != "auto" && !PRESET_NAMES.contains(&options.preset.as_str()) {
+        return Err(AnalysisError::UnknownPreset {
+            name: options.preset.clone(),
+            known: format!("auto, {}", PRESET_NAMES.join(", ")),
+        });
     }
+    let empty = std::collections::BTreeSet::new();
+    Ok(INTERVAL_PRESETS.iter().filter_map(|name| Preset::named(name, &empty)).collect())
+}
+
+/// The first pass over `files`, reusing what the pre-pass cache holds for unchanged files and
+/// recording what it learns about the others (see [`cache`]).
+fn first_pass<'p>(scanner: &Scanner, files: &[TraceFile], candidates: &'p [Preset]) -> PrepassFold<'p> {
+    let paths: Vec<std::path::PathBuf> = files.iter().map(|file| file.path.clone()).collect();
+    let mut cache = cache::PrepassCache::open(&paths);
+    let mut total = PrepassFold::new(candidates);
+    cache.add_tables_to(&mut total);
+    let mut to_scan = Vec::new();
+    for file in files {
+        match cache.get(&file.path) {
+            Some(partial) => partial.add_to(&mut total, &INTERVAL_PRESETS),
+            None => to_scan.push(file.clone()),
+        }
+    }
+    if to_scan.is_empty() {
+        return total;
+    }
+    let mut per_file: Vec<Option<PrepassFold<'p>>> = (0..to_scan.len()).map(|_| None).collect();
+    scanner.scan(
+        &to_scan,
+        &[],
+        |_| PrepassFold::new(candidates),
+        |index, fold, _| {
+            match per_file.get_mut(index) {
+                Some(Some(partial)) => partial.merge(fold),
+                Some(slot) => *slot = Some(fold),
+                None => {}
+            }
+            ControlFlow::Continue(())
+        },
+    );
+    for (file, fold) in to_scan.iter().zip(per_file) {
+        let Some(fold) = fold else { continue };
+        cache.put(&file.path, &fold, &INTERVAL_PRESETS);
+        total.merge(fold);
+    }
+    cache.save();
+    total
 }
 
 /// The preset `auto` stands for, from the trace's lower-cased categories: `dlio` when DLIO's
@@ -203,16 +244,7 @@ pub fn analyze(
     options: &AnalysisOptions,
 ) -> Result<(Analysis, ScanReport), AnalysisError> {
     let candidates = check_options(options)?;
-    let mut prepass = PrepassFold::new(&candidates);
-    scanner.scan(
-        files,
-        &[],
-        |_| PrepassFold::new(&candidates),
-        |_, fold, _| {
-            prepass.merge(fold);
-            ControlFlow::Continue(())
-        },
-    );
+    let prepass = first_pass(scanner, files, &candidates);
     let categories: std::collections::BTreeSet<String> =
         prepass.categories.iter().map(ToString::to_string).collect();
     let name = if options.preset == "auto" { detect_preset(&categories) } else { options.preset.as_str() };

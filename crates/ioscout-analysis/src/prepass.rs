@@ -48,7 +48,7 @@ pub fn file_token<'a>(args: &'a KeyArgs<'_>) -> Option<&'a str> {
 }
 
 /// Per-process intervals: host token → pid → intervals.
-type IntervalsByProcess = FxHashMap<Box<str>, FxHashMap<i64, Vec<(i64, i64)>>>;
+pub(crate) type IntervalsByProcess = FxHashMap<Box<str>, FxHashMap<i64, Vec<(i64, i64)>>>;
 
 /// What the first pass gathers from one unit; partial results merge.
 #[derive(Debug, Default)]
@@ -132,6 +132,21 @@ impl<'p> PrepassFold<'p> {
             epochs: vec![IntervalsByProcess::default(); candidates.len()],
             ..PrepassFold::default()
         }
+    }
+
+    /// The compute and epoch intervals gathered, per candidate.
+    pub(crate) fn intervals(&self) -> (&[IntervalsByProcess], &[IntervalsByProcess]) {
+        (&self.compute, &self.epochs)
+    }
+
+    /// The interval maps of `candidates` candidates, to fill in.
+    pub(crate) fn intervals_mut(
+        &mut self,
+        candidates: usize,
+    ) -> (&mut [IntervalsByProcess], &mut [IntervalsByProcess]) {
+        self.compute.resize_with(candidates, IntervalsByProcess::default);
+        self.epochs.resize_with(candidates, IntervalsByProcess::default);
+        (&mut self.compute, &mut self.epochs)
     }
 
     /// Adds what `other` gathered.

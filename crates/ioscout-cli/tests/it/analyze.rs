@@ -239,3 +239,33 @@ fn bad_lines_are_counted_not_fatal() {
     let output = ioscout(&["analyze", "--strict", "testdata/bad/garbage-line.pfw"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn indexed_traces_keep_the_first_pass_and_give_the_same_answer() {
+    let directory = crate::index::sample_copy("analyze-cache");
+    let path = directory.to_string_lossy().into_owned();
+    let before = json(&["analyze", "--json", &path], 0);
+    assert!(!directory.join(".ioscout").exists(), "analyze writes nothing beside an unindexed trace");
+    assert_eq!(ioscout(&["index", "--quiet", &path]).status.code(), Some(0));
+    let first = json(&["analyze", "--json", &path], 0);
+    let cache = directory.join(".ioscout/index.prepass");
+    assert!(cache.is_file(), "the first pass is kept beside the index");
+    let cached = json(&["analyze", "--json", &path], 0);
+    assert_eq!(before, first);
+    assert_eq!(first, cached);
+    // A damaged cache is ignored and rewritten; a changed file is read again.
+    std::fs::write(&cache, b"not a cache").unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(json(&["analyze", "--json", &path], 0), first);
+    let victim = std::fs::read_dir(&directory)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|path| path.to_string_lossy().ends_with(".pfw.gz"))
+        .unwrap_or_default();
+    std::fs::remove_file(&victim).unwrap_or_else(|error| panic!("{error}"));
+    let fewer = json(&["analyze", "--json", &path], 0);
+    assert!(
+        fewer["raw_stats"]["total_event_count"].as_u64() < first["raw_stats"]["total_event_count"].as_u64()
+    );
+}

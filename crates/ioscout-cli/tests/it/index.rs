@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::{ioscout, ioscout_with, root, stderr, stdout, temp_dir};
 
 /// A copy of the sample trace in a fresh directory.
-fn sample_copy(name: &str) -> PathBuf {
+pub(crate) fn sample_copy(name: &str) -> PathBuf {
     let directory = temp_dir(name).join("traces");
     std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
     for entry in std::fs::read_dir(root().join("testdata/sample")).into_iter().flatten().flatten() {

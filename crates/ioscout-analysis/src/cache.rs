@@ -1,0 +1,265 @@
+//! The pre-pass cache: what the first pass learned about each trace file, kept beside the file's
+//! sidecar index so that analysing an indexed trace again reads it once, not twice.
+//!
+//! # Overview
+//!
+//! For every directory that has an ioscout index (`ioscout index`), [`PrepassCache`] keeps one
+//! file next to it (`index.redb` → `index.prepass`) with, per trace file, its
+//! [`Fingerprint`] and the [`PrepassPartial`] of that file (process metadata, time span,
+//! categories, parents, and the compute and epoch intervals of every preset that has them), and
+//! once for the directory the hash tables (content-derived, so shared by all files); all
+//! deflated. A file whose
+//! fingerprint changed is scanned again and its entry replaced; a cache of another version or
+//! one that does not decode is ignored (and rewritten). Nothing is written where there is no
+//! index, so `analyze` never creates files the user did not ask for. Writes go to a temporary file
+//! renamed over the old one.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use ioscout_index::Fingerprint;
+use ioscout_model::{HashToken, MetadataKind};
+use serde::{Deserialize, Serialize};
+
+use crate::prepass::PrepassFold;
+
+/// Version of the cache layout; another version is ignored.
+const CACHE_VERSION: u32 = 1;
+
+/// Intervals of one process: host token, pid, intervals.
+type ProcessIntervals = Vec<(String, i64, Vec<(i64, i64)>)>;
+
+/// Hash tables (content-derived, so one per directory serves every file).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+struct Tables {
+    files: BTreeMap<String, String>,
+    hosts: BTreeMap<String, String>,
+    strings: BTreeMap<String, String>,
+}
+
+/// What the first pass learned from one file besides its hash tables, in a serialisable form.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct PrepassPartial {
+    processes: Vec<(i64, Option<String>, Option<String>)>,
+    time_metric: Option<String>,
+    inline_hosts: Vec<String>,
+    first_ts: Option<i64>,
+    last_end: Option<i64>,
+    categories: Vec<String>,
+    parents: Vec<(String, i64, i64)>,
+    /// Per candidate preset name: compute and epoch intervals.
+    intervals: Vec<(String, ProcessIntervals, ProcessIntervals)>,
+}
+
+fn flatten(map: &crate::prepass::IntervalsByProcess) -> ProcessIntervals {
+    let mut out: ProcessIntervals = map
+        .iter()
+        .flat_map(|(host, by_pid)| {
+            by_pid.iter().map(move |(pid, intervals)| (host.to_string(), *pid, intervals.clone()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+impl PrepassPartial {
+    /// The serialisable form of a first-pass fold whose candidates are `names`.
+    pub fn of(fold: &PrepassFold<'_>, names: &[&str]) -> PrepassPartial {
+        let metadata = &fold.metadata;
+        let mut categories: Vec<String> = fold.categories.iter().map(ToString::to_string).collect();
+        categories.sort();
+        let mut parents: Vec<(String, i64, i64)> =
+            fold.parents.iter().map(|((host, pid), parent)| (host.to_string(), *pid, *parent)).collect();
+        parents.sort();
+        let (compute, epochs) = fold.intervals();
+        PrepassPartial {
+            processes: metadata
+                .processes
+                .iter()
+                .map(|(pid, info)| (*pid, info.rank.clone(), info.name.clone()))
+                .collect(),
+            time_metric: metadata.time_metric.clone(),
+            inline_hosts: metadata.inline_hosts.iter().cloned().collect(),
+            first_ts: fold.first_ts,
+            last_end: fold.last_end,
+            categories,
+            parents,
+            intervals: names
+                .iter()
+                .zip(compute.iter().zip(epochs))
+                .map(|(name, (compute, epochs))| ((*name).to_string(), flatten(compute), flatten(epochs)))
+                .collect(),
+        }
+    }
+
+    /// Adds this partial to a first-pass fold whose candidates are `names`.
+    pub fn add_to(&self, fold: &mut PrepassFold<'_>, names: &[&str]) {
+        let mut other = PrepassFold::default();
+        for (pid, rank, name) in &self.processes {
+            let info = other.metadata.processes.entry(*pid).or_default();
+            info.rank.clone_from(rank);
+            info.name.clone_from(name);
+        }
+        other.metadata.time_metric.clone_from(&self.time_metric);
+        other.metadata.inline_hosts.extend(self.inline_hosts.iter().cloned());
+        other.first_ts = self.first_ts;
+        other.last_end = self.last_end;
+        other.categories.extend(self.categories.iter().map(|category| Box::from(category.as_str())));
+        other.parents.extend(
+            self.parents.iter().map(|(host, pid, parent)| ((Box::from(host.as_str()), *pid), *parent)),
+        );
+        let (compute, epochs) = other.intervals_mut(names.len());
+        for (index, name) in names.iter().enumerate() {
+            let Some((_, cached_compute, cached_epochs)) =
+                self.intervals.iter().find(|(cached, _, _)| cached == name)
+            else {
+                continue;
+            };
+            for (target, source) in
+                [(&mut compute[index], cached_compute), (&mut epochs[index], cached_epochs)]
+            {
+                for (host, pid, intervals) in source {
+                    target
+                        .entry(Box::from(host.as_str()))
+                        .or_default()
+                        .entry(*pid)
+                        .or_default()
+                        .extend(intervals);
+                }
+            }
+        }
+        fold.merge(other);
+    }
+}
+
+/// One cached file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Entry {
+    fingerprint: Fingerprint,
+    partial: PrepassPartial,
+}
+
+/// The cache file of one directory.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct CacheFile {
+    version: u32,
+    tables: Tables,
+    entries: BTreeMap<String, Entry>,
+}
+
+fn encode(file: &CacheFile) -> Option<Vec<u8>> {
+    use std::io::Write;
+    let bytes = postcard::to_stdvec(file).ok()?;
+    let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(6));
+    encoder.write_all(&bytes).ok()?;
+    encoder.finish().ok()
+}
+
+fn decode(bytes: &[u8]) -> Option<CacheFile> {
+    use std::io::Read;
+    let mut raw = Vec::new();
+    flate2::read::DeflateDecoder::new(bytes).read_to_end(&mut raw).ok()?;
+    postcard::from_bytes(&raw).ok()
+}
+
+/// The pre-pass caches of the directories of a set of trace files.
+#[derive(Debug, Default)]
+pub struct PrepassCache {
+    /// Cache file path → its content, for directories that have an index.
+    files: BTreeMap<PathBuf, CacheFile>,
+    /// Trace file path → (cache file path, fingerprint now).
+    traces: BTreeMap<PathBuf, (PathBuf, Fingerprint)>,
+    changed: bool,
+}
+
+/// The cache file beside the index of `directory`, if it has an index.
+fn cache_path(directory: &Path) -> Option<PathBuf> {
+    ioscout_index::store::candidate_paths(directory, None)
+        .into_iter()
+        .find(|path| path.is_file())
+        .map(|path| path.with_extension("prepass"))
+}
+
+impl PrepassCache {
+    /// Opens the caches of the directories of `paths` (only those with an index).
+    pub fn open(paths: &[PathBuf]) -> PrepassCache {
+        let mut cache = PrepassCache::default();
+        let mut locations: BTreeMap<PathBuf, Option<PathBuf>> = BTreeMap::new();
+        for path in paths {
+            let directory = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+            let location =
+                locations.entry(directory.clone()).or_insert_with(|| cache_path(&directory)).clone();
+            let Some(location) = location else { continue };
+            let Ok(fingerprint) = Fingerprint::of(path) else { continue };
+            if !cache.files.contains_key(&location) {
+                let file = std::fs::read(&location)
+                    .ok()
+                    .and_then(|bytes| decode(&bytes))
+                    .filter(|file| file.version == CACHE_VERSION)
+                    .unwrap_or(CacheFile { version: CACHE_VERSION, ..CacheFile::default() });
+                cache.files.insert(location.clone(), file);
+            }
+            cache.traces.insert(path.clone(), (location, fingerprint));
+        }
+        cache
+    }
+
+    /// Adds the hash tables of every cache to `fold` (once per directory).
+    pub fn add_tables_to(&self, fold: &mut PrepassFold<'_>) {
+        for file in self.files.values() {
+            for (kind, entries) in [
+                (MetadataKind::FileHash, &file.tables.files),
+                (MetadataKind::HostHash, &file.tables.hosts),
+                (MetadataKind::StringHash, &file.tables.strings),
+            ] {
+                for (token, text) in entries {
+                    fold.metadata.tables.insert(kind, HashToken(token.clone()), text.clone());
+                }
+            }
+        }
+    }
+
+    /// The cached partial of `path`, when its fingerprint is unchanged.
+    pub fn get(&self, path: &Path) -> Option<&PrepassPartial> {
+        let (location, fingerprint) = self.traces.get(path)?;
+        let entry = self.files.get(location)?.entries.get(&path.to_string_lossy().into_owned())?;
+        (entry.fingerprint == *fingerprint).then_some(&entry.partial)
+    }
+
+    /// Records the partial of `path` and the hash tables `fold` learned from it (ignored when its
+    /// directory has no index).
+    pub fn put(&mut self, path: &Path, fold: &PrepassFold<'_>, names: &[&str]) {
+        let Some((location, fingerprint)) = self.traces.get(path) else { return };
+        let Some(file) = self.files.get_mut(location) else { return };
+        let tables = &fold.metadata.tables;
+        for (target, source) in [
+            (&mut file.tables.files, &tables.files),
+            (&mut file.tables.hosts, &tables.hosts),
+            (&mut file.tables.strings, &tables.strings),
+        ] {
+            for (token, text) in source {
+                target.entry(token.0.clone()).or_insert_with(|| text.clone());
+            }
+        }
+        let partial = PrepassPartial::of(fold, names);
+        file.entries
+            .insert(path.to_string_lossy().into_owned(), Entry { fingerprint: *fingerprint, partial });
+        self.changed = true;
+    }
+
+    /// Writes the caches that changed, dropping entries of files that no longer exist. Failures
+    /// are not errors: the cache is an optimisation.
+    pub fn save(self) {
+        if !self.changed {
+            return;
+        }
+        for (location, mut file) in self.files {
+            file.entries.retain(|path, _| Path::new(path).is_file());
+            let Some(bytes) = encode(&file) else { continue };
+            let temporary = location.with_extension("prepass.tmp");
+            if std::fs::write(&temporary, bytes).is_ok() && std::fs::rename(&temporary, &location).is_err() {
+                let _ = std::fs::remove_file(&temporary);
+            }
+        }
+    }
+}
