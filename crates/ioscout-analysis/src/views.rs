@@ -299,6 +299,9 @@ fn ratio(numerator: f64, denominator: f64) -> Option<f64> {
     (denominator > 0.0 && numerator.is_finite()).then(|| numerator / denominator)
 }
 
+/// One process's time and uncovered time in one (key, slot).
+type ProcessTimes = ((u32, u16, u32), (u64, u64));
+
 /// Computes view `view` from `cells` grouped by `grouping`.
 pub fn compute_view<'c>(
     view: ViewType,
@@ -307,16 +310,21 @@ pub fn compute_view<'c>(
     input: &ViewInput<'_>,
 ) -> View {
     let slots = input.preset.slots();
-    // (key, slot, process) → cell.
-    let mut expanded: FxHashMap<(u32, u16, u32), Cell> = FxHashMap::default();
+    // (key, slot) → all its rows; (key, slot, process) → that process's time and uncovered time
+    // (only what per-process statistics need, so memory stays small).
+    let mut totals: FxHashMap<(u32, u16), Cell> = FxHashMap::default();
+    let mut per_process: FxHashMap<(u32, u16, u32), (u64, u64)> = FxHashMap::default();
     for ((source, process, class), cell) in cells {
         let key = (grouping.key_of)(*source, *process);
         let Some(class_slots) = input.class_slots.get(*class as usize) else { continue };
         for slot in class_slots {
-            expanded.entry((key, *slot, *process)).or_default().merge(cell);
+            totals.entry((key, *slot)).or_default().merge(cell);
+            let times = per_process.entry((key, *slot, *process)).or_default();
+            times.0 += cell.time;
+            times.1 += cell.uncovered;
         }
     }
-    let mut entries: Vec<((u32, u16, u32), Cell)> = expanded.into_iter().collect();
+    let mut entries: Vec<ProcessTimes> = per_process.into_iter().collect();
     entries.sort_unstable_by_key(|(key, _)| *key);
     let mut rows: Vec<(u32, usize, RowMetrics, u64)> = Vec::new();
     let mut index = 0;
@@ -327,8 +335,10 @@ pub fn compute_view<'c>(
             .position(|((other_key, other_slot, _), _)| (*other_key, *other_slot) != (key, slot))
             .map_or(entries.len(), |offset| index + offset);
         let group = &entries[index..end];
-        let (metrics, stalled) =
-            row_metrics(view, group.iter().map(|(_, cell)| cell), slots[slot as usize], input.preset);
+        let total = totals.get(&(key, slot)).copied().unwrap_or_default();
+        let process_times: Vec<f64> = group.iter().map(|(_, (time, _))| seconds(*time)).collect();
+        let stalled = group.iter().map(|(_, (_, uncovered))| *uncovered).max().unwrap_or(0);
+        let metrics = row_metrics(view, &total, &process_times, slots[slot as usize], input.preset);
         rows.push((key, slot as usize, metrics, stalled));
         index = end;
     }
@@ -376,15 +386,12 @@ pub fn compute_view<'c>(
     }
     if input.overlap == OverlapMode::Exact {
         // Exact counts come from the cells, summed per row when the slot is measured.
-        let mut counts: FxHashMap<(u32, usize), (u64, u64)> = FxHashMap::default();
-        for ((key, slot, _), cell) in &entries {
-            let entry = counts.entry((*key, usize::from(*slot))).or_default();
-            entry.0 += cell.uncovered_count;
-            entry.1 += cell.uncovered_size;
-        }
         for (key, slot, metrics, _) in &mut rows {
             if metrics.u_time.is_some() {
-                let (count, size) = counts.get(&(*key, *slot)).copied().unwrap_or_default();
+                let (count, size) = totals
+                    .get(&(*key, *slot as u16))
+                    .map(|cell| (cell.uncovered_count, cell.uncovered_size))
+                    .unwrap_or_default();
                 metrics.u_count = Some(count);
                 metrics.u_size = input.preset.layers[slots[*slot].layer].keeps_size.then_some(size);
             }
@@ -407,22 +414,14 @@ pub fn compute_view<'c>(
     View { view, rows: view_rows, summary }
 }
 
-/// Metrics of one (key, slot) from its per-process cells; also the most-stalled process's
-/// uncovered time.
-fn row_metrics<'c>(
+/// Metrics of one (key, slot) from the sum of its rows and its per-process times (seconds).
+fn row_metrics(
     view: ViewType,
-    cells: impl Iterator<Item = &'c Cell>,
+    total: &Cell,
+    process_times: &[f64],
     slot: Slot,
     preset: &Preset,
-) -> (RowMetrics, u64) {
-    let mut total = Cell::default();
-    let mut process_times: Vec<f64> = Vec::new();
-    let mut stalled = 0u64;
-    for cell in cells {
-        total.merge(cell);
-        process_times.push(seconds(cell.time));
-        stalled = stalled.max(cell.uncovered);
-    }
+) -> RowMetrics {
     let processes = process_times.len() as f64;
     let time_sum = seconds(total.time);
     let (proc_max, proc_min, proc_mean, proc_std) = if view.is_process() {
@@ -447,7 +446,7 @@ fn row_metrics<'c>(
         || slot.derived.is_some_and(|_| preset.layers[slot.layer].keeps_size);
     let size_sum = (total.sized > 0).then_some(total.size);
     let size_mean = (total.sized > 0).then(|| total.size as f64 / sized);
-    let metrics = RowMetrics {
+    RowMetrics {
         time_sum,
         count_sum: total.count,
         size_sum,
@@ -469,8 +468,7 @@ fn row_metrics<'c>(
         ops_per_s: ratio(count, proc_max),
         intensity: size_sum.and_then(|size| ratio(count, size as f64)),
         ..RowMetrics::default()
-    };
-    (metrics, stalled)
+    }
 }
 
 /// Fractions of the view's totals, `ops_slope` and its percentile, per slot.
