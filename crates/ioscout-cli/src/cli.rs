@@ -97,6 +97,23 @@ Examples:
   ioscout analyze --json --view time_range,file_name traces/ > analysis.json
   ioscout analyze --out details/ --out-format parquet traces/")]
     Analyze(AnalyzeArguments),
+    /// Bottleneck findings with severity, evidence and one line of why (exit 1 with --fail-on
+    /// when a finding reaches that severity).
+    #[command(after_help = "\
+Families (--rules): wisio, dfanalyzer, pipeline. Severity labels: none, low, medium, high, critical
+(critical at 0.85 or more, high 0.6, medium 0.3). --json writes DFDiagnoser's fact envelope
+(analyzer.fact-envelope.v1).
+
+Examples:
+  ioscout diagnose traces/
+  ioscout diagnose --min-severity medium --fail-on high traces/
+  ioscout diagnose --json traces/ > facts.json")]
+    Diagnose(DiagnoseArguments),
+    /// List the diagnosis rules: code, family, title.
+    Rules(RulesArguments),
+    /// Print one rule's full documentation: what it detects, why it hurts, evidence, thresholds,
+    /// references.
+    Explain(ExplainArguments),
 }
 
 /// Options shared by every command that reads traces.
@@ -213,6 +230,44 @@ pub(crate) struct AnalyzeArguments {
     /// Format of the detail tables.
     #[arg(long, value_enum, default_value_t = DetailFormat::Csv)]
     pub(crate) out_format: DetailFormat,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DiagnoseArguments {
+    #[command(flatten)]
+    pub(crate) input: InputArguments,
+    /// Layer preset: auto, posix, dlio, dlio-prev, generic.
+    #[arg(long, value_name = "PRESET", default_value = "auto")]
+    pub(crate) preset: String,
+    /// Only these rule families, comma-separated (wisio, dfanalyzer, pipeline).
+    #[arg(long, value_name = "FAMILIES")]
+    pub(crate) rules: Option<String>,
+    /// Hide findings below this severity.
+    #[arg(long, value_name = "LABEL", default_value = "low")]
+    pub(crate) min_severity: String,
+    /// Exit with 1 when a finding at or above this severity exists.
+    #[arg(long, value_name = "LABEL")]
+    pub(crate) fail_on: Option<String>,
+    /// Read bandwidth one process can get from the file system, bytes per second.
+    #[arg(long, value_name = "BPS", default_value_t = 171e6)]
+    pub(crate) bandwidth_ceiling: f64,
+    /// Print DFDiagnoser's fact envelope (JSON).
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RulesArguments {
+    /// Print JSON (every field of every rule's documentation).
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ExplainArguments {
+    /// Rule code (`ioscout rules` lists them).
+    #[arg(value_name = "CODE")]
+    pub(crate) code: String,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

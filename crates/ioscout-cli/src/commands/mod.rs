@@ -2,6 +2,7 @@
 
 mod analyze;
 mod count;
+mod diagnose;
 mod index;
 mod info;
 mod query;
@@ -20,5 +21,8 @@ pub(crate) fn run(arguments: &Arguments) -> anyhow::Result<ExitCode> {
         Command::Index(index) => index::run(index),
         Command::Query(query) => query::run(query),
         Command::Analyze(analyze) => analyze::run(analyze),
+        Command::Diagnose(arguments) => diagnose::run(arguments),
+        Command::Rules(arguments) => diagnose::list(arguments),
+        Command::Explain(arguments) => diagnose::explain(arguments),
     }
 }

@@ -269,3 +269,42 @@ fn indexed_traces_keep_the_first_pass_and_give_the_same_answer() {
         fewer["raw_stats"]["total_event_count"].as_u64() < first["raw_stats"]["total_event_count"].as_u64()
     );
 }
+
+#[test]
+fn diagnose_ranks_findings_and_gates_on_severity() {
+    let output = ioscout(&["diagnose", "testdata/sample"]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    assert!(text.contains("DFA-FETCH-PRESSURE") && text.contains("PIPE-OVERLAP-1"), "{text}");
+    let gated = ioscout(&["diagnose", "--fail-on", "high", "testdata/sample"]);
+    assert_eq!(gated.status.code(), Some(1), "a high finding fails the gate");
+    let envelope = json(&["diagnose", "--json", "--rules", "wisio", "testdata/sample"], 0);
+    assert_eq!(envelope["schema_version"], "analyzer.fact-envelope.v1");
+    let facts = envelope["facts"].as_array().cloned().unwrap_or_default();
+    assert!(!facts.is_empty());
+    assert!(facts.iter().all(|fact| fact["family"] == "wisio"), "--rules filters families");
+    assert!(facts.iter().all(|fact| fact["severity"]["score"].as_f64().is_some()));
+    let quiet = json(&["diagnose", "--json", "--min-severity", "critical", "testdata/overlap"], 0);
+    assert!(quiet["facts"].as_array().is_some_and(Vec::is_empty));
+}
+
+#[test]
+fn rules_and_explain_document_every_rule() {
+    let rules = json(&["rules", "--json"], 0);
+    let rules = rules.as_array().cloned().unwrap_or_default();
+    assert!(rules.len() >= 9);
+    for rule in &rules {
+        let code = rule["code"].as_str().unwrap_or_default();
+        let output = ioscout(&["explain", code]);
+        assert_eq!(output.status.code(), Some(0), "{code}");
+        let text = stdout(&output);
+        for section in
+            ["What it detects", "Why it hurts I/O", "Evidence", "Thresholds and severity", "References"]
+        {
+            assert!(text.contains(section), "{code}: {section}");
+        }
+    }
+    let unknown = ioscout(&["explain", "NOPE-1"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(crate::stderr(&unknown).contains("WIS-METADATA"), "lists the known codes");
+}

@@ -1,0 +1,162 @@
+//! `ioscout diagnose`, `ioscout rules` and `ioscout explain`: findings ranked by severity, the
+//! rule list, and one rule's full documentation.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use ioscout_analysis::{AnalysisOptions, OverlapMode, ViewType};
+use ioscout_diagnose::{Context, Finding, Label, Parameters, diagnose, rules};
+use serde_json::json;
+
+use crate::cli::{DiagnoseArguments, ExplainArguments, RulesArguments};
+use crate::common;
+use crate::table::Table;
+
+pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
+    let minimum = parse_label(&arguments.min_severity)?;
+    let fail_on = arguments.fail_on.as_deref().map(parse_label).transpose()?;
+    let families: Option<Vec<String>> = arguments.rules.as_deref().map(|list| {
+        list.split(',').map(|name| name.trim().to_ascii_lowercase()).filter(|name| !name.is_empty()).collect()
+    });
+    if let Some(families) = &families {
+        let known = ["wisio", "dfanalyzer", "pipeline"];
+        if let Some(unknown) = families.iter().find(|family| !known.contains(&family.as_str())) {
+            anyhow::bail!("unknown rule family {unknown:?} (known: {})", known.join(", "));
+        }
+    }
+    let options = AnalysisOptions {
+        preset: arguments.preset.clone(),
+        views: vec![ViewType::TimeRange],
+        overlap: OverlapMode::Exact,
+        ..AnalysisOptions::default()
+    };
+    let (files, input_problems) = common::discover(&arguments.input);
+    let (scanner, bar) = common::scanner_with_progress(&arguments.input, &files, "diagnose");
+    let (analysis, report) = ioscout_analysis::analyze(&scanner, &files, &input_problems, &options)?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let parameters = Parameters { bandwidth_ceiling_bps: arguments.bandwidth_ceiling };
+    let context = Context::new(&analysis, parameters);
+    let findings: Vec<Finding> = diagnose(&context)
+        .into_iter()
+        .filter(|finding| finding.label >= minimum)
+        .filter(|finding| {
+            families
+                .as_ref()
+                .is_none_or(|families| families.iter().any(|family| family == finding.family.name()))
+        })
+        .collect();
+    let mut stdout = std::io::stdout().lock();
+    if arguments.json {
+        serde_json::to_writer_pretty(&mut stdout, &envelope(&analysis, &findings))?;
+        writeln!(stdout)?;
+    } else {
+        write!(stdout, "{}", render(&findings, &analysis.preset.name))?;
+    }
+    stdout.flush()?;
+    let code = common::finish(&report, &arguments.input);
+    if code == ExitCode::SUCCESS
+        && fail_on.is_some_and(|level| findings.iter().any(|finding| finding.label >= level))
+    {
+        return Ok(ExitCode::from(1));
+    }
+    Ok(code)
+}
+
+fn parse_label(name: &str) -> anyhow::Result<Label> {
+    Label::parse(&name.to_ascii_lowercase())
+        .with_context(|| format!("unknown severity {name:?} (known: none, low, medium, high, critical)"))
+}
+
+/// The findings in DFDiagnoser's fact-envelope schema (`analyzer.fact-envelope.v1`).
+fn envelope(analysis: &ioscout_analysis::Analysis, findings: &[Finding]) -> serde_json::Value {
+    let facts: Vec<serde_json::Value> = findings
+        .iter()
+        .enumerate()
+        .map(|(index, finding)| {
+            let metrics: serde_json::Map<String, serde_json::Value> =
+                finding.evidence.iter().map(|evidence| (evidence.metric.clone(), json!(evidence.value))).collect();
+            json!({
+                "fact_type": finding.code,
+                "window": {"view_type": "time_range", "epoch": null, "step": null, "time_bucket": null,
+                           "t0_ns": analysis.raw.first_ts.saturating_mul(1000), "t1_ns": analysis.raw.last_end.saturating_mul(1000)},
+                "scope": {"workload": analysis.preset.name, "layer": finding.scope, "entity": null, "rank_set": null, "node": null},
+                "evidence": {"metrics": metrics, "crossed": finding.crossed, "why": finding.why},
+                "severity": {"score": finding.score, "label": finding.label.name(), "method": "rule"},
+                "confidence": 1.0,
+                "opportunity_tags": [],
+                "suppresses_tags": [],
+                "fact_id": format!("{}-{index}", finding.code),
+                "family": finding.family.name(),
+                "title": finding.title,
+            })
+        })
+        .collect();
+    json!({
+        "schema_version": "analyzer.fact-envelope.v1",
+        "context": {
+            "run_id": null,
+            "layers": analysis.preset.layers.iter().map(|layer| layer.name.clone()).collect::<Vec<_>>(),
+            "view_types": ["time_range", "proc_name"],
+            "time_granularity": analysis.raw.time_granularity_s,
+            "preset": analysis.preset.name,
+            "job_time_s": analysis.raw.job_time_s,
+        },
+        "facts": facts,
+    })
+}
+
+fn render(findings: &[Finding], preset: &str) -> String {
+    if findings.is_empty() {
+        return format!("No findings (preset {preset}).\n");
+    }
+    let mut table = Table::new(
+        &format!("Findings ({}, preset {preset})", findings.len()),
+        &["Severity", "Score", "Code", "Scope", "Why"],
+        &[false, true, false, false, false],
+    );
+    for finding in findings {
+        table.row(vec![
+            finding.label.name().to_string(),
+            format!("{:.2}", finding.score),
+            finding.code.to_string(),
+            finding.scope.clone(),
+            finding.why.clone(),
+        ]);
+    }
+    let mut out = table.render();
+    out.push_str("\n`ioscout explain CODE` gives the rule's full documentation.\n");
+    out
+}
+
+pub(crate) fn list(arguments: &RulesArguments) -> anyhow::Result<ExitCode> {
+    let mut stdout = std::io::stdout().lock();
+    let docs: Vec<&ioscout_diagnose::RuleDoc> = rules::all().iter().map(|rule| rule.doc()).collect();
+    if arguments.json {
+        serde_json::to_writer_pretty(&mut stdout, &docs)?;
+        writeln!(stdout)?;
+    } else {
+        let mut table = Table::new(
+            &format!("Rules ({})", docs.len()),
+            &["Code", "Family", "Title"],
+            &[false, false, false],
+        );
+        for doc in docs {
+            table.row(vec![doc.code.to_string(), doc.family.name().to_string(), doc.title.to_string()]);
+        }
+        write!(stdout, "{}", table.render())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn explain(arguments: &ExplainArguments) -> anyhow::Result<ExitCode> {
+    let rule = rules::find(&arguments.code).with_context(|| {
+        let codes: Vec<&str> = rules::all().iter().map(|rule| rule.doc().code).collect();
+        format!("no rule {:?} (known: {})", arguments.code, codes.join(", "))
+    })?;
+    let mut stdout = std::io::stdout().lock();
+    write!(stdout, "{}", rule.doc().render())?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,115 @@
+//! What rules read: the analysis, totals per layer slot, per-process times, and the parameters
+//! of the system the trace ran on.
+//!
+//! # Overview
+//!
+//! [`Context::new`] sums the `proc_name` view (always computed) into [`SlotTotals`] per layer
+//! slot (`posix`, `posix_read`, `reader_posix_metadata`, ...): total call time, operations, bytes,
+//! operations that moved bytes, the shortest and longest call, and each process's time. Rules ask
+//! by slot name and get `None` when the preset has no such slot.
+
+use std::collections::BTreeMap;
+
+use ioscout_analysis::{Analysis, LayerSummary, ViewType};
+
+/// System facts that thresholds depend on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parameters {
+    /// Read bandwidth the file system can give one process, in bytes per second (DFAnalyzer's
+    /// `dlio.yaml` uses 171e6 for its Lustre).
+    pub bandwidth_ceiling_bps: f64,
+}
+
+impl Default for Parameters {
+    fn default() -> Parameters {
+        Parameters { bandwidth_ceiling_bps: 171e6 }
+    }
+}
+
+/// Totals of one layer slot over the whole trace.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SlotTotals {
+    /// Sum of call times, in seconds.
+    pub time_s: f64,
+    /// Operations.
+    pub count: u64,
+    /// Bytes moved.
+    pub size: u64,
+    /// Operations that moved bytes.
+    pub sized: u64,
+    /// Shortest call, in seconds.
+    pub call_min_s: f64,
+    /// Longest call, in seconds.
+    pub call_max_s: f64,
+    /// Time of each process with calls in the slot, in seconds (by process name).
+    pub process_times: BTreeMap<String, f64>,
+}
+
+impl SlotTotals {
+    /// Mean bytes per operation that moved bytes.
+    pub fn mean_size(&self) -> Option<f64> {
+        (self.sized > 0).then(|| self.size as f64 / self.sized as f64)
+    }
+
+    /// Mean call time, in seconds.
+    pub fn mean_call_s(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.time_s / self.count as f64)
+    }
+}
+
+/// The input of every rule.
+#[derive(Debug)]
+pub struct Context<'a> {
+    /// The analysis.
+    pub analysis: &'a Analysis,
+    /// System facts.
+    pub parameters: Parameters,
+    slots: BTreeMap<String, SlotTotals>,
+}
+
+impl<'a> Context<'a> {
+    /// The context of `analysis`.
+    pub fn new(analysis: &'a Analysis, parameters: Parameters) -> Context<'a> {
+        let mut slots: BTreeMap<String, SlotTotals> = BTreeMap::new();
+        if let Some(view) = analysis.view(ViewType::ProcName) {
+            for row in &view.rows {
+                let name = match row.derived {
+                    Some(derived) => format!("{}_{derived}", row.layer),
+                    None => row.layer.clone(),
+                };
+                let metrics = &row.metrics;
+                let totals = slots
+                    .entry(name)
+                    .or_insert_with(|| SlotTotals { call_min_s: f64::INFINITY, ..SlotTotals::default() });
+                totals.time_s += metrics.time_sum;
+                totals.count += metrics.count_sum;
+                totals.size += metrics.size_sum.unwrap_or(0);
+                totals.sized += metrics.sized_count;
+                totals.call_min_s = totals.call_min_s.min(metrics.time_call_min);
+                totals.call_max_s = totals.call_max_s.max(metrics.time_call_max);
+                *totals.process_times.entry(row.key.clone()).or_default() += metrics.time_sum;
+            }
+        }
+        for totals in slots.values_mut() {
+            if !totals.call_min_s.is_finite() {
+                totals.call_min_s = 0.0;
+            }
+        }
+        Context { analysis, parameters, slots }
+    }
+
+    /// Totals of slot `name`, when the preset has it and it has calls.
+    pub fn slot(&self, name: &str) -> Option<&SlotTotals> {
+        self.slots.get(name).filter(|totals| totals.count > 0)
+    }
+
+    /// The summary line of layer `name` (over the main view), when it has calls.
+    pub fn layer(&self, name: &str) -> Option<&LayerSummary> {
+        self.analysis.summary().iter().find(|line| line.layer == name && line.count > 0)
+    }
+
+    /// Job time in seconds.
+    pub fn job_time_s(&self) -> f64 {
+        self.analysis.raw.job_time_s
+    }
+}

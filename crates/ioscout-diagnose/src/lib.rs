@@ -1,0 +1,306 @@
+//! Diagnosis: bottleneck rules over an analysis, each with a stable code, a severity, the
+//! evidence it measured and the thresholds it crossed.
+//!
+//! # Overview
+//!
+//! [`diagnose`] evaluates every [`Rule`] of [`rules::all`] on a [`Context`] (an
+//! [`ioscout_analysis::Analysis`] plus [`Parameters`] such as the bandwidth ceiling of the file
+//! system) and returns the [`Finding`]s, most severe first. Rules live one per file under
+//! [`rules`]; each is declared with [`rule!`], which writes its structured documentation (what it
+//! detects, why it hurts I/O, the evidence it reports, its thresholds, its references) once, as the
+//! type's doc comment and as the [`RuleDoc`] that `ioscout explain` prints. Severity is a score
+//! in 0..=1 with DFAnalyzer's labels ([`Label::of`]).
+
+pub mod context;
+pub mod rules;
+
+use serde::Serialize;
+
+pub use crate::context::{Context, Parameters, SlotTotals};
+
+/// A rule family (where the rule comes from).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// WisIO's bottleneck rules (ICS 2025).
+    Wisio,
+    /// DFAnalyzer's fact rules (`dlio`, `posix` rule sets).
+    DfanalyzerFacts,
+    /// The optimisation pipeline's own checks (`shared/research/seeds/000_*`).
+    Pipeline,
+}
+
+impl Family {
+    /// Name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Wisio => "wisio",
+            Family::DfanalyzerFacts => "dfanalyzer",
+            Family::Pipeline => "pipeline",
+        }
+    }
+}
+
+/// Severity labels (DFAnalyzer's fact engine: critical ≥ 0.85, high ≥ 0.6, medium ≥ 0.3, low > 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Label {
+    /// Score 0.
+    None,
+    /// Above 0.
+    Low,
+    /// 0.3 or more.
+    Medium,
+    /// 0.6 or more.
+    High,
+    /// 0.85 or more.
+    Critical,
+}
+
+impl Label {
+    /// The label of a score.
+    pub fn of(score: f64) -> Label {
+        if score >= 0.85 {
+            Label::Critical
+        } else if score >= 0.6 {
+            Label::High
+        } else if score >= 0.3 {
+            Label::Medium
+        } else if score > 0.0 {
+            Label::Low
+        } else {
+            Label::None
+        }
+    }
+
+    /// The label named `name`.
+    pub fn parse(name: &str) -> Option<Label> {
+        Some(match name {
+            "none" => Label::None,
+            "low" => Label::Low,
+            "medium" => Label::Medium,
+            "high" => Label::High,
+            "critical" => Label::Critical,
+            _ => return None,
+        })
+    }
+
+    /// Name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Label::None => "none",
+            Label::Low => "low",
+            Label::Medium => "medium",
+            Label::High => "high",
+            Label::Critical => "critical",
+        }
+    }
+}
+
+/// `value` clipped to 0..=1 (NaN gives 0).
+pub fn clip01(value: f64) -> f64 {
+    if value.is_nan() { 0.0 } else { value.clamp(0.0, 1.0) }
+}
+
+/// The documentation of a rule.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RuleDoc {
+    /// Stable code (`WIS-SMALL-READ`).
+    pub code: &'static str,
+    /// Family.
+    pub family: Family,
+    /// One line.
+    pub title: &'static str,
+    /// What it detects.
+    pub detects: &'static str,
+    /// Why it hurts I/O.
+    pub why: &'static str,
+    /// The evidence it reports.
+    pub evidence: &'static str,
+    /// Thresholds and the severity formula.
+    pub thresholds: &'static str,
+    /// References.
+    pub references: &'static str,
+}
+
+impl RuleDoc {
+    /// The full documentation as text (what `ioscout explain` prints).
+    pub fn render(&self) -> String {
+        format!(
+            "{} ({}): {}\n\nWhat it detects\n  {}\n\nWhy it hurts I/O\n  {}\n\nEvidence\n  {}\n\nThresholds and severity\n  {}\n\nReferences\n  {}\n",
+            self.code,
+            self.family.name(),
+            self.title,
+            self.detects,
+            self.why,
+            self.evidence,
+            self.thresholds,
+            self.references
+        )
+    }
+}
+
+/// One measured value behind a finding.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Evidence {
+    /// Metric name (`posix_read_time_frac`).
+    pub metric: String,
+    /// Value.
+    pub value: f64,
+    /// Unit (`fraction`, `bytes`, `s`, `count`).
+    pub unit: &'static str,
+}
+
+/// A detected problem.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    /// Rule code.
+    pub code: &'static str,
+    /// Rule family.
+    pub family: Family,
+    /// Rule title.
+    pub title: &'static str,
+    /// Severity in 0..=1.
+    pub score: f64,
+    /// Severity label.
+    pub label: Label,
+    /// Where: the layer (and entity, when the rule looks at one).
+    pub scope: String,
+    /// Measured values.
+    pub evidence: Vec<Evidence>,
+    /// The thresholds that were crossed.
+    pub crossed: Vec<String>,
+    /// One line of why, with the numbers.
+    pub why: String,
+}
+
+impl Finding {
+    /// A finding of `rule` with `score` (clipped to 0..=1).
+    pub fn new(rule: &RuleDoc, score: f64, scope: impl Into<String>, why: String) -> Finding {
+        let score = clip01(score);
+        Finding {
+            code: rule.code,
+            family: rule.family,
+            title: rule.title,
+            score,
+            label: Label::of(score),
+            scope: scope.into(),
+            evidence: Vec::new(),
+            crossed: Vec::new(),
+            why,
+        }
+    }
+
+    /// Adds a measured value.
+    #[must_use]
+    pub fn with(mut self, metric: &str, value: f64, unit: &'static str) -> Finding {
+        self.evidence.push(Evidence { metric: metric.to_string(), value, unit });
+        self
+    }
+
+    /// Adds a crossed threshold.
+    #[must_use]
+    pub fn crossing(mut self, threshold: &str) -> Finding {
+        self.crossed.push(threshold.to_string());
+        self
+    }
+}
+
+/// A bottleneck rule.
+pub trait Rule: Sync {
+    /// Its documentation.
+    fn doc(&self) -> &'static RuleDoc;
+    /// Its findings on `context` (none when it does not apply or does not fire).
+    fn evaluate(&self, context: &Context<'_>) -> Vec<Finding>;
+}
+
+/// Declares a rule type with its documentation, written once: as the type's doc comment and as
+/// its [`RuleDoc`] (`Type::DOC`).
+#[macro_export]
+macro_rules! rule {
+    (
+        $(#[$attribute:meta])*
+        pub struct $name:ident {
+            code: $code:literal,
+            family: $family:ident,
+            title: $title:literal,
+            detects: $detects:literal,
+            why: $why:literal,
+            evidence: $evidence:literal,
+            thresholds: $thresholds:literal,
+            references: $references:literal $(,)?
+        }
+    ) => {
+        #[doc = concat!("`", $code, "`: ", $title)]
+        #[doc = ""]
+        #[doc = concat!("**What it detects.** ", $detects)]
+        #[doc = ""]
+        #[doc = concat!("**Why it hurts I/O.** ", $why)]
+        #[doc = ""]
+        #[doc = concat!("**Evidence.** ", $evidence)]
+        #[doc = ""]
+        #[doc = concat!("**Thresholds and severity.** ", $thresholds)]
+        #[doc = ""]
+        #[doc = concat!("**References.** ", $references)]
+        $(#[$attribute])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $name;
+
+        impl $name {
+            /// The rule's documentation.
+            pub const DOC: $crate::RuleDoc = $crate::RuleDoc {
+                code: $code,
+                family: $crate::Family::$family,
+                title: $title,
+                detects: $detects,
+                why: $why,
+                evidence: $evidence,
+                thresholds: $thresholds,
+                references: $references,
+            };
+        }
+    };
+}
+
+/// Evaluates every rule and returns the findings, most severe first (then by code).
+pub fn diagnose(context: &Context<'_>) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = rules::all().iter().flat_map(|rule| rule.evaluate(context)).collect();
+    findings.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.code.cmp(b.code)).then(a.scope.cmp(&b.scope)));
+    findings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_follow_dfanalyzer_thresholds() {
+        assert_eq!(Label::of(0.0), Label::None);
+        assert_eq!(Label::of(0.01), Label::Low);
+        assert_eq!(Label::of(0.3), Label::Medium);
+        assert_eq!(Label::of(0.6), Label::High);
+        assert_eq!(Label::of(0.85), Label::Critical);
+        assert!(clip01(f64::NAN).abs() < f64::EPSILON);
+        assert!((clip01(3.0) - 1.0).abs() < f64::EPSILON);
+    }
+
+    #[test]
+    fn every_rule_has_a_unique_code_and_a_full_doc() {
+        let mut codes = std::collections::BTreeSet::new();
+        for rule in rules::all() {
+            let doc = rule.doc();
+            assert!(codes.insert(doc.code), "duplicate code {}", doc.code);
+            for (part, text) in [
+                ("title", doc.title),
+                ("detects", doc.detects),
+                ("why", doc.why),
+                ("evidence", doc.evidence),
+                ("thresholds", doc.thresholds),
+                ("references", doc.references),
+            ] {
+                assert!(text.len() > 10, "{} has no {part}", doc.code);
+            }
+            assert!(doc.render().contains(doc.code));
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! `DFA-FETCH-RANK-IMBALANCE`: some processes wait much longer for data than others.
+
+use crate::{Context, Finding, Rule, RuleDoc, rule};
+
+rule! {
+    pub struct FetchRankImbalance {
+        code: "DFA-FETCH-RANK-IMBALANCE",
+        family: DfanalyzerFacts,
+        title: "Fetch rank imbalance: the slowest process spends far longer fetching data than the fastest",
+        detects: "Across the processes that run the training loop, the largest fetch_data time is at least 1.5 times the smallest.",
+        why: "Synchronous data-parallel training advances at the pace of its slowest rank: every other rank waits at the next collective for the straggler's batch.",
+        evidence: "the largest and smallest per-process fetch times, their ratio, the processes.",
+        thresholds: "fires when max / min >= 1.5 over at least two processes; score = clip01((x - 1) / 2.5) (DFAnalyzer 0.0.9 dlio.yaml fetch_rank_imbalance, proc_name view).",
+        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (fetch_rank_imbalance); shared/research/analysis-semantics.md 3.7.",
+    }
+}
+
+impl Rule for FetchRankImbalance {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &Context<'_>) -> Vec<Finding> {
+        let Some(fetch) = context.slot("fetch_data") else { return Vec::new() };
+        if fetch.process_times.len() < 2 {
+            return Vec::new();
+        }
+        let (slowest, slowest_time) = fetch
+            .process_times
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map_or(("", 0.0), |(name, time)| (name.as_str(), *time));
+        let (fastest, fastest_time) = fetch
+            .process_times
+            .iter()
+            .min_by(|a, b| a.1.total_cmp(b.1))
+            .map_or(("", 0.0), |(name, time)| (name.as_str(), *time));
+        if fastest_time <= 0.0 {
+            return Vec::new();
+        }
+        let ratio = slowest_time / fastest_time;
+        if ratio < 1.5 {
+            return Vec::new();
+        }
+        let why =
+            format!("{slowest} fetches for {slowest_time:.3} s, {ratio:.1}x {fastest} ({fastest_time:.3} s)");
+        vec![
+            Finding::new(&Self::DOC, (ratio - 1.0) / 2.5, format!("fetch_data/{slowest}"), why)
+                .with("fetch_time_proc_max", slowest_time, "s")
+                .with("fetch_time_proc_min", fastest_time, "s")
+                .with("fetch_time_proc_ratio", ratio, "ratio")
+                .crossing("max / min fetch time >= 1.5"),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testing::{analysis, event};
+
+    fn trace(slow: i64) -> Vec<String> {
+        let mut lines = Vec::new();
+        for (pid, fetch) in [(7, 10_000), (8, slow)] {
+            for index in 0..10 {
+                lines.push(event(pid, "fetch.iter", "dataloader", 1_000_000 + index * 100_000, fetch, ""));
+            }
+        }
+        lines
+    }
+
+    #[test]
+    fn fires_on_a_straggler() {
+        let analysis = analysis("rank-positive", "dlio", &trace(40_000));
+        let findings = FetchRankImbalance.evaluate(&Context::new(&analysis, crate::Parameters::default()));
+        assert_eq!(findings.len(), 1);
+        assert!(findings[0].scope.contains("#8#"), "{findings:?}");
+    }
+
+    #[test]
+    fn stays_quiet_on_balanced_ranks() {
+        let analysis = analysis("rank-negative", "dlio", &trace(11_000));
+        assert!(
+            FetchRankImbalance.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty()
+        );
+    }
+}
