@@ -100,7 +100,7 @@ Examples:
     /// Bottleneck findings with severity, evidence and one line of why (exit 1 with --fail-on
     /// when a finding reaches that severity).
     #[command(after_help = "\
-Families (--rules): wisio, dfanalyzer, pipeline. Severity labels: none, low, medium, high, critical
+Families (--rules): wisio, dfanalyzer, drishti, pipeline. Severity labels: none, low, medium, high, critical
 (critical at 0.85 or more, high 0.6, medium 0.3). --json writes DFDiagnoser's fact envelope
 (analyzer.fact-envelope.v1).
 
@@ -239,7 +239,7 @@ pub(crate) struct DiagnoseArguments {
     /// Layer preset: auto, posix, dlio, dlio-prev, generic.
     #[arg(long, value_name = "PRESET", default_value = "auto")]
     pub(crate) preset: String,
-    /// Only these rule families, comma-separated (wisio, dfanalyzer, pipeline).
+    /// Only these rule families, comma-separated (wisio, dfanalyzer, drishti, pipeline).
     #[arg(long, value_name = "FAMILIES")]
     pub(crate) rules: Option<String>,
     /// Hide findings below this severity.
@@ -248,9 +248,10 @@ pub(crate) struct DiagnoseArguments {
     /// Exit with 1 when a finding at or above this severity exists.
     #[arg(long, value_name = "LABEL")]
     pub(crate) fail_on: Option<String>,
-    /// Read bandwidth one process can get from the file system, bytes per second.
-    #[arg(long, value_name = "BPS", default_value_t = 171e6)]
-    pub(crate) bandwidth_ceiling: f64,
+    /// Read bandwidth one process can get from the file system, bytes per second (rules that
+    /// need it stay silent without it).
+    #[arg(long, value_name = "BPS")]
+    pub(crate) bandwidth_ceiling: Option<f64>,
     /// Print DFDiagnoser's fact envelope (JSON).
     #[arg(long)]
     pub(crate) json: bool,

@@ -13,17 +13,12 @@ use std::collections::BTreeMap;
 use ioscout_analysis::{Analysis, LayerSummary, ViewType};
 
 /// System facts that thresholds depend on.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Parameters {
-    /// Read bandwidth the file system can give one process, in bytes per second (DFAnalyzer's
-    /// `dlio.yaml` uses 171e6 for its Lustre).
-    pub bandwidth_ceiling_bps: f64,
-}
-
-impl Default for Parameters {
-    fn default() -> Parameters {
-        Parameters { bandwidth_ceiling_bps: 171e6 }
-    }
+    /// Read bandwidth the file system can give one process, in bytes per second, when known
+    /// (DFAnalyzer's `dlio.yaml` hard-codes 171e6 for its Lustre; here it is a fact of the
+    /// system the user supplies, and rules that need it stay silent without it).
+    pub bandwidth_ceiling_bps: Option<f64>,
 }
 
 /// Totals of one layer slot over the whole trace.
@@ -41,7 +36,8 @@ pub struct SlotTotals {
     pub call_min_s: f64,
     /// Longest call, in seconds.
     pub call_max_s: f64,
-    /// Time of each process with calls in the slot, in seconds (by process name).
+    /// Time of each process with calls in the slot, in seconds, by `app#host#pid` (its threads
+    /// summed).
     pub process_times: BTreeMap<String, f64>,
 }
 
@@ -49,6 +45,11 @@ impl SlotTotals {
     /// Mean bytes per operation that moved bytes.
     pub fn mean_size(&self) -> Option<f64> {
         (self.sized > 0).then(|| self.size as f64 / self.sized as f64)
+    }
+
+    /// The largest per-process time, in seconds (the bottleneck process).
+    pub fn max_process_time_s(&self) -> f64 {
+        self.process_times.values().copied().fold(0.0, f64::max)
     }
 
     /// Mean call time, in seconds.
@@ -87,7 +88,8 @@ impl<'a> Context<'a> {
                 totals.sized += metrics.sized_count;
                 totals.call_min_s = totals.call_min_s.min(metrics.time_call_min);
                 totals.call_max_s = totals.call_max_s.max(metrics.time_call_max);
-                *totals.process_times.entry(row.key.clone()).or_default() += metrics.time_sum;
+                let process = row.key.rsplit_once('#').map_or(row.key.as_str(), |(process, _)| process);
+                *totals.process_times.entry(process.to_string()).or_default() += metrics.time_sum;
             }
         }
         for totals in slots.values_mut() {
@@ -111,5 +113,18 @@ impl<'a> Context<'a> {
     /// Job time in seconds.
     pub fn job_time_s(&self) -> f64 {
         self.analysis.raw.job_time_s
+    }
+
+    /// Calls of slot `name` that moved bytes, by transfer-size bin (`ioscout_analysis::SIZE_BINS`).
+    pub fn size_histogram(&self, name: &str) -> Option<&[u64; ioscout_analysis::SIZE_BIN_COUNT]> {
+        self.analysis.sizes.iter().find(|histogram| histogram.slot == name).map(|histogram| &histogram.counts)
+    }
+
+    /// Calls of slot `name` that moved less than 1 MiB (bins up to `256kib_1mib`), and all calls
+    /// that moved bytes.
+    pub fn small_calls(&self, name: &str) -> Option<(u64, u64)> {
+        let counts = self.size_histogram(name)?;
+        let small = counts.iter().take(5).sum();
+        Some((small, counts.iter().sum()))
     }
 }

@@ -26,6 +26,8 @@ pub enum Family {
     Wisio,
     /// DFAnalyzer's fact rules (`dlio`, `posix` rule sets).
     DfanalyzerFacts,
+    /// Drishti's triggers, on the counters a trace gives.
+    Drishti,
     /// The optimisation pipeline's own checks (`shared/research/seeds/000_*`).
     Pipeline,
 }
@@ -36,6 +38,7 @@ impl Family {
         match self {
             Family::Wisio => "wisio",
             Family::DfanalyzerFacts => "dfanalyzer",
+            Family::Drishti => "drishti",
             Family::Pipeline => "pipeline",
         }
     }

@@ -5,20 +5,40 @@
 //! (the optimisation pipeline's lesson: many tiny operations taking 1 % of the job are not the
 //! bottleneck).
 
+mod dfanalyzer_bandwidth_saturation;
 mod dfanalyzer_fetch_pressure;
 mod dfanalyzer_fetch_rank_imbalance;
+mod dfanalyzer_metadata_dominance;
+mod dfanalyzer_read_contention;
+mod drishti_small_reads;
+mod drishti_small_writes;
+mod pipeline_checkpoint_share;
+mod pipeline_io_share;
 mod pipeline_low_overlap;
+mod pipeline_metadata_share;
 mod pipeline_op_count_bound;
+mod pipeline_rank_imbalance;
+mod pipeline_small_files;
 mod wisio_metadata;
 mod wisio_operation_mix;
 mod wisio_size_mix;
 mod wisio_small_reads;
 mod wisio_small_writes;
 
+pub use dfanalyzer_bandwidth_saturation::BandwidthSaturation;
 pub use dfanalyzer_fetch_pressure::FetchPressure;
 pub use dfanalyzer_fetch_rank_imbalance::FetchRankImbalance;
+pub use dfanalyzer_metadata_dominance::MetadataDominance;
+pub use dfanalyzer_read_contention::ReadContention;
+pub use drishti_small_reads::ManySmallReads;
+pub use drishti_small_writes::ManySmallWrites;
+pub use pipeline_checkpoint_share::CheckpointShare;
+pub use pipeline_io_share::IoShare;
 pub use pipeline_low_overlap::LowOverlap;
+pub use pipeline_metadata_share::MetadataShare;
 pub use pipeline_op_count_bound::OpCountBound;
+pub use pipeline_rank_imbalance::RankImbalance;
+pub use pipeline_small_files::SmallFiles;
 pub use wisio_metadata::MetadataTime;
 pub use wisio_operation_mix::OperationMix;
 pub use wisio_size_mix::SizeMix;
@@ -30,10 +50,20 @@ use crate::{Context, Rule};
 /// Every rule, in code order.
 pub fn all() -> &'static [&'static dyn Rule] {
     &[
+        &BandwidthSaturation,
         &FetchPressure,
         &FetchRankImbalance,
+        &MetadataDominance,
+        &ReadContention,
+        &ManySmallReads,
+        &ManySmallWrites,
+        &CheckpointShare,
+        &IoShare,
         &LowOverlap,
+        &MetadataShare,
         &OpCountBound,
+        &RankImbalance,
+        &SmallFiles,
         &MetadataTime,
         &OperationMix,
         &SizeMix,
@@ -59,6 +89,43 @@ pub fn impact(context: &Context<'_>, layer: &str) -> f64 {
 
 /// One MiB, the small-request boundary of WisIO, Drishti and DFAnalyzer.
 pub const MIB: f64 = 1_048_576.0;
+
+/// Drishti's small-request trigger for `direction` on DFTracer counters: more than 10 % of the
+/// calls that moved bytes moved less than 1 MiB, and more than 1,000 of them; weighted by the
+/// share of the job those calls take (10 % or more counts fully).
+pub(crate) fn many_small_requests(
+    context: &Context<'_>,
+    doc: &'static crate::RuleDoc,
+    direction: &str,
+) -> Vec<crate::Finding> {
+    let slot = format!("posix_{direction}");
+    let (Some((small, total)), Some(calls)) = (context.small_calls(&slot), context.slot(&slot)) else {
+        return Vec::new();
+    };
+    let job = context.job_time_s();
+    if total == 0 || job <= 0.0 {
+        return Vec::new();
+    }
+    let fraction = small as f64 / total as f64;
+    if fraction <= 0.1 || small <= 1000 {
+        return Vec::new();
+    }
+    let share = calls.max_process_time_s() / job;
+    let score = fraction * crate::clip01(share / 0.1);
+    let why = format!(
+        "{small} of {total} {direction}s ({:.0}%) moved less than 1 MiB; they take {:.1}% of the job in the busiest process",
+        fraction * 100.0,
+        share * 100.0
+    );
+    vec![
+        crate::Finding::new(doc, score, "posix", why)
+            .with(&format!("posix_{direction}_small_count"), small as f64, "count")
+            .with(&format!("posix_{direction}_small_frac"), fraction, "fraction")
+            .with(&format!("posix_{direction}_job_share"), share, "fraction")
+            .crossing(&format!("small {direction}s / {direction}s > 0.1"))
+            .crossing(&format!("small {direction}s > 1000")),
+    ]
+}
 
 /// WisIO's small-request rule for `direction` (`read` or `write`): that direction takes more than
 /// half of the POSIX time and moves less than 1 MiB per call.

@@ -1,0 +1,83 @@
+//! `DFA-READ-CONTENTION`: read calls of the reader are much slower on average than at best.
+
+use crate::{Context, Finding, Rule, RuleDoc, rule};
+
+rule! {
+    pub struct ReadContention {
+        code: "DFA-READ-CONTENTION",
+        family: DfanalyzerFacts,
+        title: "Read contention: the reader's reads take far longer on average than the fastest one",
+        detects: "POSIX reads of the data reader (reader_posix, else all POSIX) whose mean call time is more than 10 times the shortest call, over at least 100 reads.",
+        why: "The same read costing ten times more on average than at best points at queueing: concurrent readers contending for the same storage targets, the metadata server or a saturated link, rather than at the size of the requests.",
+        evidence: "mean, shortest and longest read call, their ratio, read count.",
+        thresholds: "fires when mean / min > 10 (DFAnalyzer dlio.yaml read_contention); score = clip01((ratio - 5) / 40).",
+        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (read_contention: reader_posix_read_time_call_mean / call_min); shared/research/analysis-semantics.md 3.7.",
+    }
+}
+
+impl Rule for ReadContention {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &Context<'_>) -> Vec<Finding> {
+        let (slot, reads) = match context.slot("reader_posix_read") {
+            Some(reads) => ("reader_posix_read", reads),
+            None => match context.slot("posix_read") {
+                Some(reads) => ("posix_read", reads),
+                None => return Vec::new(),
+            },
+        };
+        let Some(mean) = reads.mean_call_s() else { return Vec::new() };
+        if reads.count < 100 || reads.call_min_s <= 0.0 {
+            return Vec::new();
+        }
+        let ratio = mean / reads.call_min_s;
+        if ratio <= 10.0 {
+            return Vec::new();
+        }
+        let why = format!(
+            "reads take {:.1} us on average against {:.1} us at best ({ratio:.0}x) over {} calls",
+            mean * 1e6,
+            reads.call_min_s * 1e6,
+            reads.count
+        );
+        vec![
+            Finding::new(&Self::DOC, (ratio - 5.0) / 40.0, slot, why)
+                .with("read_time_call_mean", mean, "s")
+                .with("read_time_call_min", reads.call_min_s, "s")
+                .with("read_time_call_max", reads.call_max_s, "s")
+                .with("read_call_ratio", ratio, "ratio")
+                .crossing("mean / min read time > 10"),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testing::{analysis, header, posix};
+
+    fn trace(slow: i64) -> Vec<String> {
+        let mut lines = header();
+        for index in 0..200 {
+            let dur = if index == 0 { 2 } else { slow };
+            lines.push(posix(7, "read", 1_000_000 + index * 1000, dur, 1 << 20));
+        }
+        lines
+    }
+
+    #[test]
+    fn fires_on_contended_reads() {
+        let analysis = analysis("contention-positive", "posix", &trace(200));
+        let findings = ReadContention.evaluate(&Context::new(&analysis, crate::Parameters::default()));
+        assert_eq!(findings.len(), 1);
+        assert!(findings[0].score >= 0.85, "{findings:?}");
+    }
+
+    #[test]
+    fn stays_quiet_on_steady_reads() {
+        let analysis = analysis("contention-negative", "posix", &trace(3));
+        assert!(ReadContention.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty());
+    }
+}

@@ -1,0 +1,72 @@
+//! `PIPE-IO-SHARE`: I/O takes a large share of the job.
+
+use crate::{Context, Finding, Rule, RuleDoc, rule};
+
+rule! {
+    pub struct IoShare {
+        code: "PIPE-IO-SHARE",
+        family: Pipeline,
+        title: "I/O-bound run: POSIX I/O takes a large share of the job",
+        detects: "POSIX/STDIO bottleneck-process time (summed over time bins) of at least 20 % of the job time.",
+        why: "It sizes every other finding: the pipeline first checks whether I/O is a meaningful fraction of the job at all, because tuning I/O that takes 1 % of the run cannot pay back.",
+        evidence: "POSIX time, job time, their ratio.",
+        thresholds: "fires when POSIX time / job time >= 0.2; score = clip01((share - 0.1) / 0.5).",
+        references: "Optimisation pipeline checklist (shared/research/seeds/000_*: I/O share of job time before choosing a lever); DFAnalyzer time_proc_frac over the boundary layer (shared/research/analysis-semantics.md 3.5).",
+    }
+}
+
+impl Rule for IoShare {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &Context<'_>) -> Vec<Finding> {
+        let Some(line) = context.layer("posix") else { return Vec::new() };
+        let job = context.job_time_s();
+        if job <= 0.0 {
+            return Vec::new();
+        }
+        let share = line.time_s / job;
+        if share < 0.2 {
+            return Vec::new();
+        }
+        let why =
+            format!("POSIX I/O takes {:.3} s of the {:.3} s job ({:.0}%)", line.time_s, job, share * 100.0);
+        vec![
+            Finding::new(&Self::DOC, (share - 0.1) / 0.5, "posix", why)
+                .with("posix_time", line.time_s, "s")
+                .with("job_time", job, "s")
+                .with("posix_job_share", share, "fraction")
+                .crossing("POSIX time / job time >= 0.2"),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testing::{analysis, event, header, posix};
+
+    fn trace(read: i64) -> Vec<String> {
+        let mut lines = header();
+        lines.push(event(7, "main", "app", 1_000_000, 1_000_000, ""));
+        for index in 0..10 {
+            lines.push(posix(7, "read", 1_000_000 + index * 100_000, read, 1 << 20));
+        }
+        lines
+    }
+
+    #[test]
+    fn fires_when_io_dominates() {
+        let analysis = analysis("io-share-positive", "posix", &trace(60_000));
+        let findings = IoShare.evaluate(&Context::new(&analysis, crate::Parameters::default()));
+        assert_eq!(findings.len(), 1);
+        assert!(findings[0].score >= 0.85, "{findings:?}");
+    }
+
+    #[test]
+    fn stays_quiet_when_io_is_small() {
+        let analysis = analysis("io-share-negative", "posix", &trace(1_000));
+        assert!(IoShare.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty());
+    }
+}
