@@ -145,6 +145,20 @@ pub struct Analysis {
     pub views: Vec<View>,
     /// Transfer-size histograms of the slots that carry bytes.
     pub sizes: Vec<SizeHistogram>,
+    /// Totals per lower-cased category, over the rows that count in some layer of the preset
+    /// (after the ignore filters).
+    pub categories: BTreeMap<String, CategoryTotals>,
+}
+
+/// Rows of one category.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CategoryTotals {
+    /// Rows.
+    pub count: u64,
+    /// Summed time, in seconds.
+    pub time_s: f64,
+    /// Bytes moved.
+    pub size: u64,
 }
 
 impl Analysis {
@@ -409,10 +423,23 @@ pub fn finish(
         ignored_rows: total.ignored_rows,
         rows_without_time: total.rows_without_time,
     };
+    let mut categories: BTreeMap<String, CategoryTotals> = BTreeMap::new();
+    let mut by_class: FxHashMap<u32, fold::Cell> = FxHashMap::default();
+    for ((_, _, class), cell) in &total.by_time {
+        by_class.entry(*class).or_default().merge(cell);
+    }
+    for (class, cell) in by_class {
+        let category = total.classifier.key(class).0.to_ascii_lowercase();
+        let totals = categories.entry(category).or_default();
+        totals.count += cell.count;
+        totals.time_s += cell.time as f64 / TIME_RESOLUTION;
+        totals.size += cell.size;
+    }
     Analysis {
         options: options.clone(),
         preset: preset.clone(),
         raw,
+        categories,
         views: computed,
         sizes: histograms
             .into_iter()

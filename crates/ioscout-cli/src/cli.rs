@@ -100,7 +100,7 @@ Examples:
     /// Bottleneck findings with severity, evidence and one line of why (exit 1 with --fail-on
     /// when a finding reaches that severity).
     #[command(after_help = "\
-Families (--rules): wisio, dfanalyzer, drishti, pipeline. Severity labels: none, low, medium, high, critical
+Families (--rules): wisio, dfanalyzer, drishti, iosage, pipeline. Severity labels: none, low, medium, high, critical
 (critical at 0.85 or more, high 0.6, medium 0.3). --json writes DFDiagnoser's fact envelope
 (analyzer.fact-envelope.v1).
 
@@ -239,7 +239,7 @@ pub(crate) struct DiagnoseArguments {
     /// Layer preset: auto, posix, dlio, dlio-prev, generic.
     #[arg(long, value_name = "PRESET", default_value = "auto")]
     pub(crate) preset: String,
-    /// Only these rule families, comma-separated (wisio, dfanalyzer, drishti, pipeline).
+    /// Only these rule families, comma-separated (wisio, dfanalyzer, drishti, iosage, pipeline).
     #[arg(long, value_name = "FAMILIES")]
     pub(crate) rules: Option<String>,
     /// Hide findings below this severity.

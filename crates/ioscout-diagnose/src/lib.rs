@@ -28,6 +28,8 @@ pub enum Family {
     DfanalyzerFacts,
     /// Drishti's triggers, on the counters a trace gives.
     Drishti,
+    /// IOSage's I/O patterns, with their change templates.
+    Iosage,
     /// The optimisation pipeline's own checks (`shared/research/seeds/000_*`).
     Pipeline,
 }
@@ -39,6 +41,7 @@ impl Family {
             Family::Wisio => "wisio",
             Family::DfanalyzerFacts => "dfanalyzer",
             Family::Drishti => "drishti",
+            Family::Iosage => "iosage",
             Family::Pipeline => "pipeline",
         }
     }
@@ -124,12 +127,16 @@ pub struct RuleDoc {
     pub thresholds: &'static str,
     /// References.
     pub references: &'static str,
+    /// The change that answers it, when the rule's source gives one (IOSage's pattern cards).
+    pub change: &'static str,
+    /// When that change does not apply.
+    pub not_when: &'static str,
 }
 
 impl RuleDoc {
     /// The full documentation as text (what `ioscout explain` prints).
     pub fn render(&self) -> String {
-        format!(
+        let mut text = format!(
             "{} ({}): {}\n\nWhat it detects\n  {}\n\nWhy it hurts I/O\n  {}\n\nEvidence\n  {}\n\nThresholds and severity\n  {}\n\nReferences\n  {}\n",
             self.code,
             self.family.name(),
@@ -139,7 +146,15 @@ impl RuleDoc {
             self.evidence,
             self.thresholds,
             self.references
-        )
+        );
+        if !self.change.is_empty() {
+            text.push_str("\nChange\n  ");
+            text.push_str(self.change);
+            text.push_str("\n\nWhen the change does not apply\n  ");
+            text.push_str(self.not_when);
+            text.push('\n');
+        }
+        text
     }
 }
 
@@ -231,7 +246,8 @@ macro_rules! rule {
             why: $why:literal,
             evidence: $evidence:literal,
             thresholds: $thresholds:literal,
-            references: $references:literal $(,)?
+            references: $references:literal
+            $(, change: $change:literal, not_when: $not_when:literal)? $(,)?
         }
     ) => {
         #[doc = concat!("`", $code, "`: ", $title)]
@@ -245,6 +261,12 @@ macro_rules! rule {
         #[doc = concat!("**Thresholds and severity.** ", $thresholds)]
         #[doc = ""]
         #[doc = concat!("**References.** ", $references)]
+        $(
+            #[doc = ""]
+            #[doc = concat!("**Change.** ", $change)]
+            #[doc = ""]
+            #[doc = concat!("**When the change does not apply.** ", $not_when)]
+        )?
         $(#[$attribute])*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $name;
@@ -260,6 +282,8 @@ macro_rules! rule {
                 evidence: $evidence,
                 thresholds: $thresholds,
                 references: $references,
+                change: concat!("" $(, $change)?),
+                not_when: concat!("" $(, $not_when)?),
             };
         }
     };

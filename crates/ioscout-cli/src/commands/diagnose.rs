@@ -20,7 +20,7 @@ pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
         list.split(',').map(|name| name.trim().to_ascii_lowercase()).filter(|name| !name.is_empty()).collect()
     });
     if let Some(families) = &families {
-        let known = ["wisio", "dfanalyzer", "drishti", "pipeline"];
+        let known = ["wisio", "dfanalyzer", "drishti", "iosage", "pipeline"];
         if let Some(unknown) = families.iter().find(|family| !known.contains(&family.as_str())) {
             anyhow::bail!("unknown rule family {unknown:?} (known: {})", known.join(", "));
         }

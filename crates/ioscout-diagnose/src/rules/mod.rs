@@ -12,6 +12,12 @@ mod dfanalyzer_metadata_dominance;
 mod dfanalyzer_read_contention;
 mod drishti_small_reads;
 mod drishti_small_writes;
+mod iosage_access_granularity;
+mod iosage_access_pattern;
+mod iosage_healthy;
+mod iosage_interface_choice;
+mod iosage_metadata_intensity;
+mod iosage_throughput_utilization;
 mod pipeline_checkpoint_share;
 mod pipeline_io_share;
 mod pipeline_low_overlap;
@@ -32,6 +38,12 @@ pub use dfanalyzer_metadata_dominance::MetadataDominance;
 pub use dfanalyzer_read_contention::ReadContention;
 pub use drishti_small_reads::ManySmallReads;
 pub use drishti_small_writes::ManySmallWrites;
+pub use iosage_access_granularity::AccessGranularity;
+pub use iosage_access_pattern::AccessPattern;
+pub use iosage_healthy::Healthy;
+pub use iosage_interface_choice::InterfaceChoice;
+pub use iosage_metadata_intensity::MetadataIntensity;
+pub use iosage_throughput_utilization::ThroughputUtilization;
 pub use pipeline_checkpoint_share::CheckpointShare;
 pub use pipeline_io_share::IoShare;
 pub use pipeline_low_overlap::LowOverlap;
@@ -57,6 +69,12 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &ReadContention,
         &ManySmallReads,
         &ManySmallWrites,
+        &AccessGranularity,
+        &AccessPattern,
+        &Healthy,
+        &InterfaceChoice,
+        &MetadataIntensity,
+        &ThroughputUtilization,
         &CheckpointShare,
         &IoShare,
         &LowOverlap,
