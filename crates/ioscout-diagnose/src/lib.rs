@@ -289,6 +289,65 @@ macro_rules! rule {
     };
 }
 
+/// The metric an optimisation should target, chosen from the findings.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MetricChoice {
+    /// `time`, `bandwidth`, `iops` or `metadata_ops`.
+    pub metric: &'static str,
+    /// Why, in one line.
+    pub reason: String,
+    /// The bottleneck dimensions with a finding at medium or above.
+    pub dimensions: Vec<&'static str>,
+}
+
+/// The bottleneck dimension of a rule code, for the metric selection: `time`, `bandwidth`,
+/// `iops` or `metadata_ops` (`None` for rules that characterise rather than accuse).
+pub fn dimension(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "DFA-BW-SATURATION" => "bandwidth",
+        "WIS-SMALL-READ" | "WIS-SMALL-WRITE" | "DRI-SMALL-READ" | "DRI-SMALL-WRITE" | "IOS-GRANULARITY"
+        | "IOS-ACCESS-PATTERN" | "IOS-INTERFACE" => "iops",
+        "WIS-METADATA" | "PIPE-METADATA" | "IOS-METADATA" | "DFA-METADATA-DOMINANCE" | "PIPE-SMALL-FILES" => {
+            "metadata_ops"
+        }
+        "WIS-OP-MIX" | "WIS-SIZE-MIX" | "PIPE-OP-COUNT" | "IOS-HEALTHY" => return None,
+        _ => "time",
+    })
+}
+
+/// The optimisation pipeline's metric selection guide: the metric of the one dominant dimension
+/// (findings at medium or above), `time` when several dimensions are (the most general), and
+/// `time` when none is.
+pub fn choose_metric(findings: &[Finding]) -> MetricChoice {
+    let mut dimensions: Vec<&'static str> = findings
+        .iter()
+        .filter(|finding| finding.label >= Label::Medium)
+        .filter_map(|finding| dimension(finding.code))
+        .collect();
+    dimensions.sort_unstable();
+    dimensions.dedup();
+    let (metric, reason) = match dimensions.as_slice() {
+        [] => ("time", "no finding at medium or above: time is the most general metric".to_string()),
+        [only] => {
+            let reason = match *only {
+                "bandwidth" => "throughput is the binding limit (bandwidth saturation)",
+                "iops" => "the operation rate limits throughput (small or non-sequential requests)",
+                "metadata_ops" => "metadata is the bottleneck",
+                _ => "latency is the binding constraint (I/O time on the critical path)",
+            };
+            (*only, reason.to_string())
+        }
+        several => (
+            "time",
+            format!(
+                "several dimensions are at medium or above ({}): time addresses all of them",
+                several.join(", ")
+            ),
+        ),
+    };
+    MetricChoice { metric, reason, dimensions }
+}
+
 /// Evaluates every rule and returns the findings, most severe first (then by code).
 pub fn diagnose(context: &Context<'_>) -> Vec<Finding> {
     let mut findings: Vec<Finding> = rules::all().iter().flat_map(|rule| rule.evaluate(context)).collect();
@@ -309,6 +368,40 @@ mod tests {
         assert_eq!(Label::of(0.85), Label::Critical);
         assert!(clip01(f64::NAN).abs() < f64::EPSILON);
         assert!((clip01(3.0) - 1.0).abs() < f64::EPSILON);
+    }
+
+    #[test]
+    fn the_metric_follows_the_dominant_dimension() {
+        let finding = |code: &'static str, score: f64| Finding {
+            code,
+            family: Family::Pipeline,
+            title: "",
+            score,
+            label: Label::of(score),
+            scope: String::new(),
+            evidence: Vec::new(),
+            crossed: Vec::new(),
+            why: String::new(),
+        };
+        assert_eq!(choose_metric(&[]).metric, "time");
+        assert_eq!(
+            choose_metric(&[finding("PIPE-METADATA", 0.7), finding("WIS-OP-MIX", 0.2)]).metric,
+            "metadata_ops"
+        );
+        assert_eq!(
+            choose_metric(&[finding("DRI-SMALL-READ", 0.9), finding("IOS-GRANULARITY", 0.5)]).metric,
+            "iops"
+        );
+        let mixed = choose_metric(&[finding("DRI-SMALL-READ", 0.9), finding("PIPE-METADATA", 0.7)]);
+        assert_eq!((mixed.metric, mixed.dimensions.len()), ("time", 2));
+        assert_eq!(
+            choose_metric(&[finding("DRI-SMALL-READ", 0.1)]).metric,
+            "time",
+            "low findings do not count"
+        );
+        for rule in rules::all() {
+            let _ = dimension(rule.doc().code);
+        }
     }
 
     #[test]

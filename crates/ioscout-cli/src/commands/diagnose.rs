@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use ioscout_analysis::{AnalysisOptions, OverlapMode, ViewType};
-use ioscout_diagnose::{Context, Finding, Label, Parameters, diagnose, rules};
+use ioscout_diagnose::{Context, Finding, Label, Parameters, choose_metric, diagnose, rules};
 use serde_json::json;
 
 use crate::cli::{DiagnoseArguments, ExplainArguments, RulesArguments};
@@ -39,7 +39,9 @@ pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
     }
     let parameters = Parameters { bandwidth_ceiling_bps: arguments.bandwidth_ceiling };
     let context = Context::new(&analysis, parameters);
-    let findings: Vec<Finding> = diagnose(&context)
+    let all = diagnose(&context);
+    let metric = choose_metric(&all);
+    let findings: Vec<Finding> = all
         .into_iter()
         .filter(|finding| finding.label >= minimum)
         .filter(|finding| {
@@ -50,10 +52,13 @@ pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
         .collect();
     let mut stdout = std::io::stdout().lock();
     if arguments.json {
-        serde_json::to_writer_pretty(&mut stdout, &envelope(&analysis, &findings))?;
+        let mut value = envelope(&analysis, &findings);
+        value["context"]["metric_to_optimise"] = serde_json::to_value(&metric)?;
+        serde_json::to_writer_pretty(&mut stdout, &value)?;
         writeln!(stdout)?;
     } else {
         write!(stdout, "{}", render(&findings, &analysis.preset.name))?;
+        writeln!(stdout, "Metric to optimise: {} ({})", metric.metric, metric.reason)?;
     }
     stdout.flush()?;
     let code = common::finish(&report, &arguments.input);

@@ -276,10 +276,12 @@ fn diagnose_ranks_findings_and_gates_on_severity() {
     assert_eq!(output.status.code(), Some(0));
     let text = stdout(&output);
     assert!(text.contains("DFA-FETCH-PRESSURE") && text.contains("PIPE-OVERLAP-1"), "{text}");
+    assert!(text.contains("Metric to optimise: time"), "{text}");
     let gated = ioscout(&["diagnose", "--fail-on", "high", "testdata/sample"]);
     assert_eq!(gated.status.code(), Some(1), "a high finding fails the gate");
     let envelope = json(&["diagnose", "--json", "--rules", "wisio", "testdata/sample"], 0);
     assert_eq!(envelope["schema_version"], "analyzer.fact-envelope.v1");
+    assert!(envelope["context"]["metric_to_optimise"]["metric"].is_string());
     let facts = envelope["facts"].as_array().cloned().unwrap_or_default();
     assert!(!facts.is_empty());
     assert!(facts.iter().all(|fact| fact["family"] == "wisio"), "--rules filters families");
