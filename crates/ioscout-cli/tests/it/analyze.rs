@@ -310,3 +310,44 @@ fn rules_and_explain_document_every_rule() {
     assert_eq!(unknown.status.code(), Some(2));
     assert!(crate::stderr(&unknown).contains("WIS-METADATA"), "lists the known codes");
 }
+
+/// The patterns that the findings of `folder` (at medium or above) report, by `labels.json`.
+fn reported_patterns(folder: &str, labels: &serde_json::Value, family: Option<&str>) -> Vec<String> {
+    let path = format!("testdata/validation/{folder}");
+    let envelope = json(&["diagnose", "--json", "--min-severity", "medium", &path], 0);
+    let mut found = Vec::new();
+    for fact in envelope["facts"].as_array().into_iter().flatten() {
+        if family.is_some_and(|family| fact["family"] != family) {
+            continue;
+        }
+        for (pattern, codes) in labels["patterns"].as_object().into_iter().flatten() {
+            if codes.as_array().into_iter().flatten().any(|code| *code == fact["fact_type"])
+                && !found.contains(pattern)
+            {
+                found.push(pattern.clone());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn validation_set_patterns_are_found_and_the_control_stays_clean() {
+    let labels = read_json(&crate::root().join("testdata/validation/labels.json"));
+    for (folder, expected) in labels["traces"].as_object().into_iter().flatten() {
+        let found = reported_patterns(folder, &labels, None);
+        for pattern in expected["patterns"].as_array().into_iter().flatten() {
+            let pattern = pattern.as_str().unwrap_or_default();
+            assert!(
+                found.iter().any(|found| found == pattern),
+                "{folder}: {pattern} not reported (found {found:?})"
+            );
+        }
+        if expected["healthy"] == true {
+            let path = format!("testdata/validation/{folder}");
+            let envelope = json(&["diagnose", "--json", "--min-severity", "high", &path], 0);
+            assert_eq!(envelope["facts"].as_array().map_or(0, Vec::len), 0, "{folder}: {envelope}");
+            assert!(found.is_empty(), "{folder}: {found:?}");
+        }
+    }
+}
