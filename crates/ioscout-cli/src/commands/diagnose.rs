@@ -113,23 +113,47 @@ fn envelope(analysis: &ioscout_analysis::Analysis, findings: &[Finding]) -> serd
     })
 }
 
+/// The root cause a finding points at, for grouping: its bottleneck dimension.
+fn cause(finding: &Finding) -> &'static str {
+    match ioscout_diagnose::dimension(finding.code) {
+        Some("metadata_ops") => "metadata",
+        Some("iops") => "request size and pattern",
+        Some("bandwidth") => "bandwidth",
+        Some(_) => "time on the critical path",
+        None => "context",
+    }
+}
+
+/// The findings as a table grouped by root cause: groups in the order of their most severe
+/// finding, findings by score within a group.
 fn render(findings: &[Finding], preset: &str) -> String {
     if findings.is_empty() {
         return format!("No findings (preset {preset}).\n");
     }
-    let mut table = Table::new(
-        &format!("Findings ({}, preset {preset})", findings.len()),
-        &["Severity", "Score", "Code", "Scope", "Why"],
-        &[false, true, false, false, false],
-    );
+    let mut groups: Vec<(&'static str, Vec<&Finding>)> = Vec::new();
     for finding in findings {
-        table.row(vec![
-            finding.label.name().to_string(),
-            format!("{:.2}", finding.score),
-            finding.code.to_string(),
-            finding.scope.clone(),
-            finding.why.clone(),
-        ]);
+        let key = cause(finding);
+        match groups.iter_mut().find(|(cause, _)| *cause == key) {
+            Some((_, members)) => members.push(finding),
+            None => groups.push((key, vec![finding])),
+        }
+    }
+    let mut table = Table::new(
+        &format!("Findings ({}, preset {preset}), grouped by root cause", findings.len()),
+        &["Cause", "Severity", "Score", "Code", "Scope", "Why"],
+        &[false, false, true, false, false, false],
+    );
+    for (cause, members) in &groups {
+        for (index, finding) in members.iter().enumerate() {
+            table.row(vec![
+                if index == 0 { (*cause).to_string() } else { String::new() },
+                finding.label.name().to_string(),
+                format!("{:.2}", finding.score),
+                finding.code.to_string(),
+                finding.scope.clone(),
+                finding.why.clone(),
+            ]);
+        }
     }
     let mut out = table.render();
     out.push_str("\n`ioscout explain CODE` gives the rule's full documentation.\n");
