@@ -252,6 +252,9 @@ pub(crate) struct DiagnoseArguments {
     /// need it stay silent without it).
     #[arg(long, value_name = "BPS")]
     pub(crate) bandwidth_ceiling: Option<f64>,
+    /// Time bins per window for prevalence and persistence (default: the job in ten windows).
+    #[arg(long, value_name = "BINS")]
+    pub(crate) window_bins: Option<u64>,
     /// Print DFDiagnoser's fact envelope (JSON).
     #[arg(long)]
     pub(crate) json: bool,

@@ -66,6 +66,8 @@ pub struct Context<'a> {
     /// System facts.
     pub parameters: Parameters,
     slots: BTreeMap<String, SlotTotals>,
+    /// For a time window: its layer summaries and its length in seconds.
+    window: Option<(Vec<LayerSummary>, f64)>,
 }
 
 impl<'a> Context<'a> {
@@ -97,7 +99,74 @@ impl<'a> Context<'a> {
                 totals.call_min_s = 0.0;
             }
         }
-        Context { analysis, parameters, slots }
+        Context { analysis, parameters, slots, window: None }
+    }
+
+    /// The context of the time bins `first..=last` of the `time_range` view only (for
+    /// prevalence and persistence over windows). Per-process times and transfer-size
+    /// histograms are whole-run facts, so rules that need them do not fire on a window.
+    pub fn window(analysis: &'a Analysis, parameters: Parameters, first: u64, last: u64) -> Context<'a> {
+        let mut slots: BTreeMap<String, SlotTotals> = BTreeMap::new();
+        let mut layers: Vec<LayerSummary> = analysis
+            .summary()
+            .iter()
+            .map(|line| LayerSummary {
+                time_s: 0.0,
+                count: 0,
+                size_bytes: line.size_bytes.map(|_| 0.0),
+                sized_count: 0,
+                ops_per_s: None,
+                bandwidth_bps: None,
+                num_files: 0,
+                num_processes: 0,
+                u_time_s: line.u_time_s.map(|_| 0.0),
+                u_count: line.u_count.map(|_| 0),
+                u_size_bytes: line.u_size_bytes.map(|_| 0.0),
+                overhead_time_s: None,
+                time_frac_parent: None,
+                time_frac_boundary: None,
+                ..line.clone()
+            })
+            .collect();
+        if let Some(view) = analysis.view(ViewType::TimeRange) {
+            for row in view.rows.iter().filter(|row| (first..=last).contains(&row.order)) {
+                let metrics = &row.metrics;
+                let name = match row.derived {
+                    Some(derived) => format!("{}_{derived}", row.layer),
+                    None => row.layer.clone(),
+                };
+                let totals = slots
+                    .entry(name)
+                    .or_insert_with(|| SlotTotals { call_min_s: f64::INFINITY, ..SlotTotals::default() });
+                totals.time_s += metrics.time_sum;
+                totals.count += metrics.count_sum;
+                totals.size += metrics.size_sum.unwrap_or(0);
+                totals.sized += metrics.sized_count;
+                totals.call_min_s = totals.call_min_s.min(metrics.time_call_min);
+                totals.call_max_s = totals.call_max_s.max(metrics.time_call_max);
+                if row.derived.is_none()
+                    && let Some(line) = layers.iter_mut().find(|line| line.layer == row.layer)
+                {
+                    line.time_s += metrics.time_proc_max;
+                    line.count += metrics.count_sum;
+                    line.sized_count += metrics.sized_count;
+                    if let Some(size) = line.size_bytes.as_mut() {
+                        *size += metrics.size_sum.unwrap_or(0) as f64;
+                    }
+                    if let Some(unoverlapped) = metrics.u_time {
+                        *line.u_time_s.get_or_insert(0.0) += unoverlapped.max(0.0);
+                        *line.u_count.get_or_insert(0) += metrics.u_count.unwrap_or(0);
+                    }
+                }
+            }
+        }
+        for totals in slots.values_mut() {
+            if !totals.call_min_s.is_finite() {
+                totals.call_min_s = 0.0;
+            }
+        }
+        let length = (last + 1 - first) as f64 * analysis.raw.time_granularity_s;
+        Context { analysis, parameters, slots, window: Some((layers, length)) }
     }
 
     /// Totals of slot `name`, when the preset has it and it has calls.
@@ -107,16 +176,27 @@ impl<'a> Context<'a> {
 
     /// The summary line of layer `name` (over the main view), when it has calls.
     pub fn layer(&self, name: &str) -> Option<&LayerSummary> {
-        self.analysis.summary().iter().find(|line| line.layer == name && line.count > 0)
+        let lines = match &self.window {
+            Some((lines, _)) => lines.as_slice(),
+            None => self.analysis.summary(),
+        };
+        lines.iter().find(|line| line.layer == name && line.count > 0)
     }
 
-    /// Job time in seconds.
+    /// Job time in seconds (the window's length for a window).
     pub fn job_time_s(&self) -> f64 {
-        self.analysis.raw.job_time_s
+        match &self.window {
+            Some((_, length)) => *length,
+            None => self.analysis.raw.job_time_s,
+        }
     }
 
-    /// Calls of slot `name` that moved bytes, by transfer-size bin (`ioscout_analysis::SIZE_BINS`).
+    /// Calls of slot `name` that moved bytes, by transfer-size bin (`ioscout_analysis::SIZE_BINS`);
+    /// `None` for a window.
     pub fn size_histogram(&self, name: &str) -> Option<&[u64; ioscout_analysis::SIZE_BIN_COUNT]> {
+        if self.window.is_some() {
+            return None;
+        }
         self.analysis.sizes.iter().find(|histogram| histogram.slot == name).map(|histogram| &histogram.counts)
     }
 

@@ -348,6 +348,67 @@ pub fn choose_metric(findings: &[Finding]) -> MetricChoice {
     MetricChoice { metric, reason, dimensions }
 }
 
+/// How often a rule fired over time windows (DFDiagnoser's prevalence and persistence).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Recurrence {
+    /// Windows with I/O in them.
+    pub windows: usize,
+    /// Windows where the rule fired.
+    pub seen: usize,
+    /// `seen / windows`.
+    pub prevalence: f64,
+    /// The longest run of consecutive windows where it fired.
+    pub persistence: usize,
+}
+
+/// Evaluates every rule on consecutive windows of `bins_per_window` time bins of the
+/// `time_range` view and counts, per rule code, how often and how persistently it fired.
+pub fn recurrence(
+    analysis: &ioscout_analysis::Analysis,
+    parameters: &Parameters,
+    bins_per_window: u64,
+) -> std::collections::BTreeMap<&'static str, Recurrence> {
+    let mut out: std::collections::BTreeMap<&'static str, Recurrence> = std::collections::BTreeMap::new();
+    let Some(view) = analysis.view(ioscout_analysis::ViewType::TimeRange) else { return out };
+    let Some(last_bin) = view.rows.iter().map(|row| row.order).max() else { return out };
+    let width = bins_per_window.max(1);
+    let mut windows = 0;
+    let mut runs: std::collections::BTreeMap<&'static str, usize> = std::collections::BTreeMap::new();
+    let mut first = 0;
+    while first <= last_bin {
+        let last = first + width - 1;
+        if view.rows.iter().any(|row| (first..=last).contains(&row.order)) {
+            windows += 1;
+            let context = Context::window(analysis, parameters.clone(), first, last);
+            let fired: std::collections::BTreeSet<&'static str> = rules::all()
+                .iter()
+                .flat_map(|rule| rule.evaluate(&context))
+                .filter(|finding| finding.label >= Label::Low)
+                .map(|finding| finding.code)
+                .collect();
+            for rule in rules::all() {
+                let code = rule.doc().code;
+                let run = runs.entry(code).or_default();
+                let entry = out.entry(code).or_default();
+                if fired.contains(code) {
+                    *run += 1;
+                    entry.seen += 1;
+                    entry.persistence = entry.persistence.max(*run);
+                } else {
+                    *run = 0;
+                }
+            }
+        }
+        first = last + 1;
+    }
+    out.retain(|_, entry| entry.seen > 0);
+    for entry in out.values_mut() {
+        entry.windows = windows;
+        entry.prevalence = entry.seen as f64 / windows.max(1) as f64;
+    }
+    out
+}
+
 /// Evaluates every rule and returns the findings, most severe first (then by code).
 pub fn diagnose(context: &Context<'_>) -> Vec<Finding> {
     let mut findings: Vec<Finding> = rules::all().iter().flat_map(|rule| rule.evaluate(context)).collect();

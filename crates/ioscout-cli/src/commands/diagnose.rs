@@ -6,7 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use ioscout_analysis::{AnalysisOptions, OverlapMode, ViewType};
-use ioscout_diagnose::{Context, Finding, Label, Parameters, choose_metric, diagnose, rules};
+use ioscout_diagnose::{
+    Context, Finding, Label, Parameters, Recurrence, choose_metric, diagnose, recurrence, rules,
+};
 use serde_json::json;
 
 use crate::cli::{DiagnoseArguments, ExplainArguments, RulesArguments};
@@ -38,6 +40,9 @@ pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
         bar.finish_and_clear();
     }
     let parameters = Parameters { bandwidth_ceiling_bps: arguments.bandwidth_ceiling };
+    let bins = (analysis.raw.job_time_s / analysis.raw.time_granularity_s).ceil().max(1.0) as u64;
+    let window_bins = arguments.window_bins.unwrap_or_else(|| bins.div_ceil(10)).max(1);
+    let recurrences = recurrence(&analysis, &parameters, window_bins);
     let context = Context::new(&analysis, parameters);
     let all = diagnose(&context);
     let metric = choose_metric(&all);
@@ -52,12 +57,12 @@ pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
         .collect();
     let mut stdout = std::io::stdout().lock();
     if arguments.json {
-        let mut value = envelope(&analysis, &findings);
+        let mut value = envelope(&analysis, &findings, &recurrences);
         value["context"]["metric_to_optimise"] = serde_json::to_value(&metric)?;
         serde_json::to_writer_pretty(&mut stdout, &value)?;
         writeln!(stdout)?;
     } else {
-        write!(stdout, "{}", render(&findings, &analysis.preset.name))?;
+        write!(stdout, "{}", render(&findings, &analysis.preset.name, &recurrences))?;
         writeln!(stdout, "Metric to optimise: {} ({})", metric.metric, metric.reason)?;
     }
     stdout.flush()?;
@@ -76,7 +81,11 @@ fn parse_label(name: &str) -> anyhow::Result<Label> {
 }
 
 /// The findings in DFDiagnoser's fact-envelope schema (`analyzer.fact-envelope.v1`).
-fn envelope(analysis: &ioscout_analysis::Analysis, findings: &[Finding]) -> serde_json::Value {
+fn envelope(
+    analysis: &ioscout_analysis::Analysis,
+    findings: &[Finding],
+    recurrences: &std::collections::BTreeMap<&'static str, Recurrence>,
+) -> serde_json::Value {
     let facts: Vec<serde_json::Value> = findings
         .iter()
         .enumerate()
@@ -96,6 +105,7 @@ fn envelope(analysis: &ioscout_analysis::Analysis, findings: &[Finding]) -> serd
                 "fact_id": format!("{}-{index}", finding.code),
                 "family": finding.family.name(),
                 "title": finding.title,
+                "recurrence": recurrences.get(finding.code),
             })
         })
         .collect();
@@ -126,7 +136,11 @@ fn cause(finding: &Finding) -> &'static str {
 
 /// The findings as a table grouped by root cause: groups in the order of their most severe
 /// finding, findings by score within a group.
-fn render(findings: &[Finding], preset: &str) -> String {
+fn render(
+    findings: &[Finding],
+    preset: &str,
+    recurrences: &std::collections::BTreeMap<&'static str, Recurrence>,
+) -> String {
     if findings.is_empty() {
         return format!("No findings (preset {preset}).\n");
     }
@@ -140,8 +154,8 @@ fn render(findings: &[Finding], preset: &str) -> String {
     }
     let mut table = Table::new(
         &format!("Findings ({}, preset {preset}), grouped by root cause", findings.len()),
-        &["Cause", "Severity", "Score", "Code", "Scope", "Why"],
-        &[false, false, true, false, false, false],
+        &["Cause", "Severity", "Score", "Code", "Windows", "Scope", "Why"],
+        &[false, false, true, false, true, false, false],
     );
     for (cause, members) in &groups {
         for (index, finding) in members.iter().enumerate() {
@@ -150,13 +164,21 @@ fn render(findings: &[Finding], preset: &str) -> String {
                 finding.label.name().to_string(),
                 format!("{:.2}", finding.score),
                 finding.code.to_string(),
+                recurrences.get(finding.code).map_or_else(
+                    || "-".to_string(),
+                    |recurrence| {
+                        format!("{}/{} run {}", recurrence.seen, recurrence.windows, recurrence.persistence)
+                    },
+                ),
                 finding.scope.clone(),
                 finding.why.clone(),
             ]);
         }
     }
     let mut out = table.render();
-    out.push_str("\n`ioscout explain CODE` gives the rule's full documentation.\n");
+    out.push_str(
+        "\nWindows: in how many time windows the rule fired on its own, and its longest run of consecutive windows.\n`ioscout explain CODE` gives the rule's full documentation.\n",
+    );
     out
 }
 

@@ -282,6 +282,18 @@ fn diagnose_ranks_findings_and_gates_on_severity() {
     let envelope = json(&["diagnose", "--json", "--rules", "wisio", "testdata/sample"], 0);
     assert_eq!(envelope["schema_version"], "analyzer.fact-envelope.v1");
     assert!(envelope["context"]["metric_to_optimise"]["metric"].is_string());
+    let windowed = json(&["diagnose", "--json", "--window-bins", "1", "testdata/sample"], 0);
+    let fetch = windowed["facts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|fact| fact["fact_type"] == "DFA-FETCH-PRESSURE")
+        .cloned()
+        .unwrap_or_default();
+    let recurrence = &fetch["recurrence"];
+    assert!(recurrence["windows"].as_u64().unwrap_or(0) >= 2, "{fetch}");
+    assert!(recurrence["seen"].as_u64() <= recurrence["windows"].as_u64());
+    assert!(recurrence["persistence"].as_u64().unwrap_or(0) >= 1, "{fetch}");
     let facts = envelope["facts"].as_array().cloned().unwrap_or_default();
     assert!(!facts.is_empty());
     assert!(facts.iter().all(|fact| fact["family"] == "wisio"), "--rules filters families");
