@@ -198,6 +198,16 @@ pub struct ViewRow {
     pub metrics: RowMetrics,
 }
 
+impl ViewRow {
+    /// The slot's column prefix, as [`Slot::name`] gives it: `posix` or `posix_read`.
+    pub fn slot_name(&self) -> String {
+        match self.derived {
+            Some(derived) => format!("{}_{derived}", self.layer),
+            None => self.layer.clone(),
+        }
+    }
+}
+
 /// The summary of one layer over a view.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LayerSummary {

@@ -70,35 +70,43 @@ pub struct Context<'a> {
     window: Option<(Vec<LayerSummary>, f64)>,
 }
 
+/// Adds one view row to the totals of its slot, and returns them.
+fn add_row<'s>(
+    slots: &'s mut BTreeMap<String, SlotTotals>,
+    row: &ioscout_analysis::ViewRow,
+) -> &'s mut SlotTotals {
+    let metrics = &row.metrics;
+    let totals = slots
+        .entry(row.slot_name())
+        .or_insert_with(|| SlotTotals { call_min_s: f64::INFINITY, ..SlotTotals::default() });
+    totals.time_s += metrics.time_sum;
+    totals.count += metrics.count_sum;
+    totals.size += metrics.size_sum.unwrap_or(0);
+    totals.sized += metrics.sized_count;
+    totals.call_min_s = totals.call_min_s.min(metrics.time_call_min);
+    totals.call_max_s = totals.call_max_s.max(metrics.time_call_max);
+    totals
+}
+
+/// Gives slots without calls a shortest call of 0 instead of infinity.
+fn finish_slots(slots: &mut BTreeMap<String, SlotTotals>) {
+    for totals in slots.values_mut() {
+        if !totals.call_min_s.is_finite() {
+            totals.call_min_s = 0.0;
+        }
+    }
+}
+
 impl<'a> Context<'a> {
     /// The context of `analysis`.
     pub fn new(analysis: &'a Analysis, parameters: Parameters) -> Context<'a> {
         let mut slots: BTreeMap<String, SlotTotals> = BTreeMap::new();
-        if let Some(view) = analysis.view(ViewType::ProcName) {
-            for row in &view.rows {
-                let name = match row.derived {
-                    Some(derived) => format!("{}_{derived}", row.layer),
-                    None => row.layer.clone(),
-                };
-                let metrics = &row.metrics;
-                let totals = slots
-                    .entry(name)
-                    .or_insert_with(|| SlotTotals { call_min_s: f64::INFINITY, ..SlotTotals::default() });
-                totals.time_s += metrics.time_sum;
-                totals.count += metrics.count_sum;
-                totals.size += metrics.size_sum.unwrap_or(0);
-                totals.sized += metrics.sized_count;
-                totals.call_min_s = totals.call_min_s.min(metrics.time_call_min);
-                totals.call_max_s = totals.call_max_s.max(metrics.time_call_max);
-                let process = row.key.rsplit_once('#').map_or(row.key.as_str(), |(process, _)| process);
-                *totals.process_times.entry(process.to_string()).or_default() += metrics.time_sum;
-            }
+        for row in analysis.view(ViewType::ProcName).map_or(&[][..], |view| view.rows.as_slice()) {
+            let totals = add_row(&mut slots, row);
+            let process = row.key.rsplit_once('#').map_or(row.key.as_str(), |(process, _)| process);
+            *totals.process_times.entry(process.to_string()).or_default() += row.metrics.time_sum;
         }
-        for totals in slots.values_mut() {
-            if !totals.call_min_s.is_finite() {
-                totals.call_min_s = 0.0;
-            }
-        }
+        finish_slots(&mut slots);
         Context { analysis, parameters, slots, window: None }
     }
 
@@ -131,19 +139,7 @@ impl<'a> Context<'a> {
         if let Some(view) = analysis.view(ViewType::TimeRange) {
             for row in view.rows.iter().filter(|row| (first..=last).contains(&row.order)) {
                 let metrics = &row.metrics;
-                let name = match row.derived {
-                    Some(derived) => format!("{}_{derived}", row.layer),
-                    None => row.layer.clone(),
-                };
-                let totals = slots
-                    .entry(name)
-                    .or_insert_with(|| SlotTotals { call_min_s: f64::INFINITY, ..SlotTotals::default() });
-                totals.time_s += metrics.time_sum;
-                totals.count += metrics.count_sum;
-                totals.size += metrics.size_sum.unwrap_or(0);
-                totals.sized += metrics.sized_count;
-                totals.call_min_s = totals.call_min_s.min(metrics.time_call_min);
-                totals.call_max_s = totals.call_max_s.max(metrics.time_call_max);
+                add_row(&mut slots, row);
                 if row.derived.is_none()
                     && let Some(line) = layers.iter_mut().find(|line| line.layer == row.layer)
                 {
@@ -160,11 +156,7 @@ impl<'a> Context<'a> {
                 }
             }
         }
-        for totals in slots.values_mut() {
-            if !totals.call_min_s.is_finite() {
-                totals.call_min_s = 0.0;
-            }
-        }
+        finish_slots(&mut slots);
         let length = (last + 1 - first) as f64 * analysis.raw.time_granularity_s;
         Context { analysis, parameters, slots, window: Some((layers, length)) }
     }
