@@ -108,6 +108,37 @@ pub fn impact(context: &Context<'_>, layer: &str) -> f64 {
 /// One MiB, the small-request boundary of WisIO, Drishti and DFAnalyzer.
 pub const MIB: f64 = 1_048_576.0;
 
+/// WisIO's read/write mix rules: `read` and `write` (the measure of each direction, from its
+/// totals) differ by more than 10 % of their sum. Never above low: a mix is context.
+pub(crate) fn read_write_mix(
+    context: &Context<'_>,
+    doc: &'static crate::RuleDoc,
+    kind: &str,
+    unit: &'static str,
+    measure: fn(&crate::SlotTotals) -> f64,
+    describe: fn(&str, f64) -> String,
+) -> Vec<crate::Finding> {
+    let read = context.slot("posix_read").map_or(0.0, measure);
+    let write = context.slot("posix_write").map_or(0.0, measure);
+    let total = read + write;
+    if total <= 0.0 {
+        return Vec::new();
+    }
+    let imbalance = (write - read).abs() / total;
+    if imbalance <= 0.1 {
+        return Vec::new();
+    }
+    let dominant = if read > write { "reads" } else { "writes" };
+    let why = describe(dominant, read.max(write) / total * 100.0);
+    vec![
+        crate::Finding::new(doc, 0.29 * (imbalance - 0.1) / 0.9, "posix", why)
+            .with(&format!("posix_read_{unit}"), read, unit)
+            .with(&format!("posix_write_{unit}"), write, unit)
+            .with(&format!("posix_{kind}_imbalance"), imbalance, "fraction")
+            .crossing("|write - read| / total > 0.1"),
+    ]
+}
+
 /// Drishti's small-request trigger for `direction` on DFTracer counters: more than 10 % of the
 /// calls that moved bytes moved less than 1 MiB, and more than 1,000 of them; weighted by the
 /// share of the job those calls take (10 % or more counts fully).

@@ -1,5 +1,6 @@
 //! `WIS-SIZE-MIX`: POSIX bytes lean strongly to reads or to writes.
 
+use crate::rules::read_write_mix;
 use crate::{Context, Finding, Rule, RuleDoc, rule};
 
 rule! {
@@ -21,28 +22,14 @@ impl Rule for SizeMix {
     }
 
     fn evaluate(&self, context: &Context<'_>) -> Vec<Finding> {
-        let read = context.slot("posix_read").map_or(0.0, |totals| totals.size as f64);
-        let write = context.slot("posix_write").map_or(0.0, |totals| totals.size as f64);
-        let total = read + write;
-        if total <= 0.0 {
-            return Vec::new();
-        }
-        let imbalance = (write - read).abs() / total;
-        if imbalance <= 0.1 {
-            return Vec::new();
-        }
-        let dominant = if read > write { "reads" } else { "writes" };
-        let why = format!(
-            "{dominant} move {:.0}% of the POSIX bytes read and written",
-            read.max(write) / total * 100.0
-        );
-        vec![
-            Finding::new(&Self::DOC, 0.29 * (imbalance - 0.1) / 0.9, "posix", why)
-                .with("posix_read_size", read, "size")
-                .with("posix_write_size", write, "size")
-                .with("posix_size_imbalance", imbalance, "fraction")
-                .crossing("|write - read| / total > 0.1"),
-        ]
+        read_write_mix(
+            context,
+            &Self::DOC,
+            "size",
+            "size",
+            |totals| totals.size as f64,
+            |dominant, percent| format!("{dominant} move {percent:.0}% of the POSIX bytes read and written"),
+        )
     }
 }
 
