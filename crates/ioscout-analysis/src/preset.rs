@@ -15,6 +15,8 @@ use std::collections::BTreeSet;
 
 use ioscout_model::IoCategory;
 
+use crate::row::is_posix_category;
+
 /// A derived metric of a layer: a subset of its rows.
 #[derive(Clone, Copy, Debug)]
 pub struct Derived {
@@ -150,10 +152,6 @@ pub struct Preset {
 /// The names of the built-in presets.
 pub const PRESET_NAMES: &[&str] = &["posix", "dlio", "dlio-prev", "generic"];
 
-fn is_posix(category: &str) -> bool {
-    category.contains("posix") || category.contains("stdio")
-}
-
 struct LayerSpec {
     name: &'static str,
     label: &'static str,
@@ -164,6 +162,40 @@ struct LayerSpec {
 
 const ASYNC_LAYERS: &[&str] = &["data_loader", "data_loader_fork", "reader", "reader_posix", "posix"];
 const SIZE_LAYERS: &[&str] = &["posix", "reader_posix", "checkpoint_posix"];
+
+/// The layers both DLIO presets share.
+const CHECKPOINT_LAYER: LayerSpec = LayerSpec {
+    name: "checkpoint",
+    label: "Checkpoint",
+    parent: Some("epoch"),
+    test: |category, _| category == "checkpoint",
+    derived: &[],
+};
+
+/// All POSIX and STDIO calls (every preset but `generic`).
+const POSIX_LAYER: LayerSpec = LayerSpec {
+    name: "posix",
+    label: "POSIX - All",
+    parent: None,
+    test: |category, _| is_posix_category(category),
+    derived: POSIX_DERIVED,
+};
+
+const READER_POSIX_LAYER: LayerSpec = LayerSpec {
+    name: "reader_posix",
+    label: "POSIX - Reader",
+    parent: Some("reader"),
+    test: |category, _| is_posix_category(category) && category.contains("_reader"),
+    derived: POSIX_DERIVED,
+};
+
+const CHECKPOINT_POSIX_LAYER: LayerSpec = LayerSpec {
+    name: "checkpoint_posix",
+    label: "POSIX - Checkpoint",
+    parent: Some("checkpoint"),
+    test: |category, _| is_posix_category(category) && category.contains("_checkpoint"),
+    derived: POSIX_DERIVED,
+};
 
 const DLIO: &[LayerSpec] = &[
     LayerSpec { name: "app", label: "App", parent: None, test: |_, name| name == "ai_root", derived: &[] },
@@ -195,13 +227,7 @@ const DLIO: &[LayerSpec] = &[
         test: |_, name| name == "fetch.iter",
         derived: &[],
     },
-    LayerSpec {
-        name: "checkpoint",
-        label: "Checkpoint",
-        parent: Some("epoch"),
-        test: |category, _| category == "checkpoint",
-        derived: &[],
-    },
+    CHECKPOINT_LAYER,
     LayerSpec {
         name: "comm",
         label: "Communication",
@@ -237,27 +263,9 @@ const DLIO: &[LayerSpec] = &[
         test: |category, name| category == "reader" || name == "preprocess",
         derived: READER_DERIVED,
     },
-    LayerSpec {
-        name: "posix",
-        label: "POSIX - All",
-        parent: None,
-        test: |category, _| is_posix(category),
-        derived: POSIX_DERIVED,
-    },
-    LayerSpec {
-        name: "reader_posix",
-        label: "POSIX - Reader",
-        parent: Some("reader"),
-        test: |category, _| is_posix(category) && category.contains("_reader"),
-        derived: POSIX_DERIVED,
-    },
-    LayerSpec {
-        name: "checkpoint_posix",
-        label: "POSIX - Checkpoint",
-        parent: Some("checkpoint"),
-        test: |category, _| is_posix(category) && category.contains("_checkpoint"),
-        derived: POSIX_DERIVED,
-    },
+    POSIX_LAYER,
+    READER_POSIX_LAYER,
+    CHECKPOINT_POSIX_LAYER,
 ];
 
 const DLIO_PREV: &[LayerSpec] = &[
@@ -296,13 +304,7 @@ const DLIO_PREV: &[LayerSpec] = &[
         test: |_, name| matches!(name, "<module>.iter" | "fetch-data.iter" | "loop.iter"),
         derived: &[],
     },
-    LayerSpec {
-        name: "checkpoint",
-        label: "Checkpoint",
-        parent: Some("epoch"),
-        test: |category, _| category == "checkpoint",
-        derived: &[],
-    },
+    CHECKPOINT_LAYER,
     LayerSpec {
         name: "data_loader",
         label: "Data Loader",
@@ -324,36 +326,12 @@ const DLIO_PREV: &[LayerSpec] = &[
         test: |category, _| category == "reader",
         derived: READER_DERIVED,
     },
-    LayerSpec {
-        name: "posix",
-        label: "POSIX - All",
-        parent: None,
-        test: |category, _| is_posix(category),
-        derived: POSIX_DERIVED,
-    },
-    LayerSpec {
-        name: "reader_posix",
-        label: "POSIX - Reader",
-        parent: Some("reader"),
-        test: |category, _| is_posix(category) && category.contains("_reader"),
-        derived: POSIX_DERIVED,
-    },
-    LayerSpec {
-        name: "checkpoint_posix",
-        label: "POSIX - Checkpoint",
-        parent: Some("checkpoint"),
-        test: |category, _| is_posix(category) && category.contains("_checkpoint"),
-        derived: POSIX_DERIVED,
-    },
+    POSIX_LAYER,
+    READER_POSIX_LAYER,
+    CHECKPOINT_POSIX_LAYER,
 ];
 
-const POSIX: &[LayerSpec] = &[LayerSpec {
-    name: "posix",
-    label: "POSIX - All",
-    parent: None,
-    test: |category, _| is_posix(category),
-    derived: POSIX_DERIVED,
-}];
+const POSIX: &[LayerSpec] = &[POSIX_LAYER];
 
 impl Preset {
     /// The built-in preset `name`; `generic` needs the trace's lower-cased categories (see
