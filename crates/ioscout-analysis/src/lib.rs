@@ -22,10 +22,11 @@
 //! use ioscout_analysis::{AnalysisOptions, analyze};
 //! let (files, problems) = ioscout_read::discover(&[std::path::PathBuf::from("trace-dir")]);
 //! let scanner = ioscout_read::Scanner::new(ioscout_read::ScanOptions::default());
-//! let (analysis, _report) = analyze(&scanner, &files, &problems, &AnalysisOptions::default()).unwrap();
-//! for layer in &analysis.views[0].summary {
+//! let (analysis, _report) = analyze(&scanner, &files, &problems, &AnalysisOptions::default())?;
+//! for layer in analysis.summary() {
 //!     println!("{} {:.3} s", layer.layer, layer.time_s);
 //! }
+//! # Ok::<(), ioscout_analysis::AnalysisError>(())
 //! ```
 
 pub mod cache;
