@@ -114,6 +114,9 @@ Examples:
     /// Print one rule's full documentation: what it detects, why it hurts, evidence, thresholds,
     /// references.
     Explain(ExplainArguments),
+    /// Read Darshan logs natively: summary, darshan-parser text, DXT text.
+    #[command(subcommand)]
+    Darshan(DarshanCommand),
 }
 
 /// Options shared by every command that reads traces.
@@ -324,4 +327,49 @@ pub(crate) struct ViewArguments {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ViewFormat::Jsonl)]
     pub(crate) format: ViewFormat,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum DarshanCommand {
+    /// Version, processes, run time, modules, and per module its record count and counter totals
+    /// (named by Darshan's counters).
+    #[command(
+        after_help = "Examples:\n  ioscout darshan summary job.darshan\n  ioscout darshan summary --json logs/*.darshan"
+    )]
+    Summary(DarshanSummaryArguments),
+    /// Print a log in darshan-parser's text format (--total adds the total_<COUNTER> lines;
+    /// --dxt prints darshan-dxt-parser's format instead).
+    #[command(
+        after_help = "Examples:\n  ioscout darshan dump job.darshan > job.txt\n  ioscout darshan dump --total job.darshan | grep ^total_"
+    )]
+    Dump(DarshanDumpArguments),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DarshanSummaryArguments {
+    /// Darshan logs.
+    #[arg(value_name = "LOG", required = true)]
+    pub(crate) logs: Vec<PathBuf>,
+    /// Print JSON (one object per log; an array when there are several).
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Report whatever could be read from a damaged log instead of failing.
+    #[arg(long)]
+    pub(crate) partial: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DarshanDumpArguments {
+    /// A Darshan log.
+    #[arg(value_name = "LOG")]
+    pub(crate) log: PathBuf,
+    /// Add the aggregated total_<COUNTER> lines (darshan-parser --total).
+    #[arg(long)]
+    pub(crate) total: bool,
+    /// Print the DXT traces in darshan-dxt-parser's format.
+    #[arg(long)]
+    pub(crate) dxt: bool,
+    /// Report whatever could be read from a damaged log instead of failing.
+    #[arg(long)]
+    pub(crate) partial: bool,
 }

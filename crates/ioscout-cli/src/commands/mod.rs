@@ -2,6 +2,7 @@
 
 mod analyze;
 mod count;
+mod darshan;
 mod diagnose;
 mod index;
 mod info;
@@ -24,5 +25,6 @@ pub(crate) fn run(arguments: &Arguments) -> anyhow::Result<ExitCode> {
         Command::Diagnose(arguments) => diagnose::run(arguments),
         Command::Rules(arguments) => diagnose::list(arguments),
         Command::Explain(arguments) => diagnose::explain(arguments),
+        Command::Darshan(command) => darshan::run(command),
     }
 }

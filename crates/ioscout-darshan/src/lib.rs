@@ -1,0 +1,270 @@
+//! A native reader for Darshan logs: the first stage of ioscout's pipeline for Darshan input,
+//! beside the DFTracer reader. It decodes the binary log of every format from 3.00 to 3.41, in
+//! either byte order, with zlib, bzip2 or no compression, into the job record, the name records
+//! and each module's records (POSIX, MPI-IO, STDIO, H5F, H5D, `PnetCDF` file and variable,
+//! LUSTRE, HEATMAP, DXT POSIX and MPI-IO, DFS, DAOS), with older module versions up-converted to
+//! today's counters. [`dump`] prints `darshan-parser`'s text format and [`summary`] the counter
+//! totals; diagnosis on the counters lives in `ioscout-diagnose`.
+//!
+//! Nothing in a log is trusted: a truncated file, a bad magic number, an unknown module or a
+//! corrupt compressed region gives a [`DarshanError`] naming the region and its byte offset, or,
+//! with [`ReadOptions::partial`], a [`DarshanLog`] holding whatever could be read and the list
+//! of what could not.
+
+pub mod counters;
+pub mod dump;
+pub mod error;
+pub mod header;
+pub mod job;
+pub mod module;
+pub mod summary;
+
+mod bytes;
+mod descriptions;
+mod region;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+pub use crate::error::{DarshanError, Region};
+pub use crate::header::{Compression, Header, RegionMap};
+pub use crate::job::{Job, Mount};
+pub use crate::module::{
+    CounterRecord, DxtRecord, HeatmapRecord, LustreComponent, LustreRecord, Records, Segment, counter_names,
+    id, module_name,
+};
+
+/// How to read a log.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadOptions {
+    /// Keep going past a damaged region and report what could be read (the problems are listed
+    /// in [`DarshanLog::problems`]); without it the first damaged region is an error.
+    pub partial: bool,
+}
+
+/// One module of a log.
+#[derive(Clone, Debug)]
+pub struct Module {
+    /// Module id.
+    pub id: usize,
+    /// Module name (`POSIX`, `MPI-IO`, ...).
+    pub name: &'static str,
+    /// Record version.
+    pub version: u32,
+    /// Where its compressed region lies.
+    pub map: RegionMap,
+    /// The runtime ran out of record memory for this module: its data are incomplete.
+    pub partial: bool,
+    /// Its records.
+    pub records: Records,
+    /// Records Darshan itself drops (POSIX version 1 records with stdio data mixed in).
+    pub skipped_records: usize,
+    /// Compressed streams in the region (one per writing rank).
+    pub streams: usize,
+}
+
+/// A decoded Darshan log.
+#[derive(Clone, Debug)]
+pub struct DarshanLog {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// Size of the file in bytes.
+    pub file_size: u64,
+    /// The header.
+    pub header: Header,
+    /// The job record.
+    pub job: Job,
+    /// Name records `(record id, path)`, in file order.
+    pub names: Vec<(u64, String)>,
+    name_index: HashMap<u64, usize>,
+    /// Modules with data (or flagged partial), by id.
+    pub modules: Vec<Module>,
+    /// What could not be read (only with [`ReadOptions::partial`]; otherwise the first one is an
+    /// error).
+    pub problems: Vec<String>,
+}
+
+impl DarshanLog {
+    /// Reads the log at `path`.
+    pub fn open(path: &Path, options: ReadOptions) -> Result<DarshanLog, DarshanError> {
+        let bytes =
+            std::fs::read(path).map_err(|source| DarshanError::Io { path: path.to_path_buf(), source })?;
+        DarshanLog::from_bytes(path, &bytes, options)
+    }
+
+    /// Decodes a log held in memory (`path` names it in errors).
+    pub fn from_bytes(path: &Path, bytes: &[u8], options: ReadOptions) -> Result<DarshanLog, DarshanError> {
+        let file_size = bytes.len() as u64;
+        let header = header::parse(path, bytes, file_size)?;
+        let mut problems = Vec::new();
+        let mut report = |region: Region, offset: u64, message: String| -> Result<(), DarshanError> {
+            if options.partial {
+                problems.push(format!("{region} at byte {offset}: {message}"));
+                Ok(())
+            } else {
+                Err(DarshanError::format(path, region, offset, message))
+            }
+        };
+        let slice = |map: RegionMap| -> Option<&[u8]> {
+            let start = usize::try_from(map.offset).ok()?;
+            let end = start.checked_add(usize::try_from(map.length).ok()?)?;
+            bytes.get(start..end)
+        };
+
+        let job_bytes = slice(header.job).unwrap_or_default();
+        let inflated = region::inflate(job_bytes, header.compression);
+        if let Some(problem) = inflated.problem {
+            report(Region::Job, header.job.offset, problem)?;
+        }
+        let job = if let Some(job) = job::parse_job(&inflated.bytes, header.swapped, header.minor) {
+            job
+        } else {
+            report(
+                Region::Job,
+                header.job.offset,
+                format!("{} bytes decompressed, too few for a job record", inflated.bytes.len()),
+            )?;
+            Job::default()
+        };
+
+        let mut names = Vec::new();
+        if header.names.length > 0 {
+            match slice(header.names) {
+                Some(region_bytes) => {
+                    let inflated = region::inflate(region_bytes, header.compression);
+                    if let Some(problem) = inflated.problem {
+                        report(Region::Names, header.names.offset, problem)?;
+                    }
+                    let (decoded, leftover) = job::parse_names(&inflated.bytes, header.swapped, header.minor);
+                    if leftover > 0 {
+                        report(
+                            Region::Names,
+                            header.names.offset,
+                            format!("{leftover} trailing bytes do not form a name record"),
+                        )?;
+                    }
+                    names = decoded;
+                }
+                None => {
+                    report(
+                        Region::Names,
+                        header.names.offset,
+                        "region lies past the end of the file".into(),
+                    )?;
+                }
+            }
+        }
+        let name_index = names.iter().enumerate().map(|(index, (id, _))| (*id, index)).collect();
+
+        let mut modules = Vec::new();
+        for (module_id, map) in header.modules.iter().enumerate() {
+            let partial = header.is_partial(module_id);
+            if map.length == 0 && !partial {
+                continue;
+            }
+            let version = header.module_versions[module_id];
+            let name = module_name(module_id);
+            let region_name = || {
+                Region::Module(if module_id < module::MODULE_NAMES.len() {
+                    name.to_string()
+                } else {
+                    format!("unknown (id {module_id})")
+                })
+            };
+            let mut streams = 0;
+            let decoded = if map.length == 0 {
+                module::decode(module_id, version, &[], header.swapped)
+            } else if let Some(region_bytes) = slice(*map) {
+                let inflated = region::inflate(region_bytes, header.compression);
+                streams = inflated.streams;
+                if let Some(problem) = inflated.problem {
+                    report(region_name(), map.offset, problem)?;
+                }
+                module::decode(module_id, version, &inflated.bytes, header.swapped)
+            } else {
+                report(
+                    region_name(),
+                    map.offset,
+                    format!(
+                        "region claims bytes {}..{} but the file has {file_size} bytes (truncated log?)",
+                        map.offset,
+                        map.offset.saturating_add(map.length)
+                    ),
+                )?;
+                module::decode(module_id, version, &[], header.swapped)
+            };
+            if module_id >= module::MODULE_NAMES.len() {
+                report(
+                    region_name(),
+                    map.offset,
+                    format!(
+                        "module id {module_id} is unknown to this reader (a newer Darshan?); its {} bytes are skipped",
+                        map.length
+                    ),
+                )?;
+            }
+            if let Some(problem) = decoded.problem {
+                report(region_name(), map.offset, problem)?;
+            }
+            if decoded.leftover > 0 {
+                report(
+                    region_name(),
+                    map.offset,
+                    format!("{} decompressed bytes at the end do not form a whole record", decoded.leftover),
+                )?;
+            }
+            modules.push(Module {
+                id: module_id,
+                name,
+                version,
+                map: *map,
+                partial,
+                records: decoded.records,
+                skipped_records: decoded.skipped,
+                streams,
+            });
+        }
+        Ok(DarshanLog {
+            path: path.to_path_buf(),
+            file_size,
+            header,
+            job,
+            names,
+            name_index,
+            modules,
+            problems,
+        })
+    }
+
+    /// The path of record `id`, when the log names it.
+    pub fn name(&self, id: u64) -> Option<&str> {
+        self.name_index.get(&id).map(|&index| self.names[index].1.as_str())
+    }
+
+    /// The module with id `module_id`, when the log has it.
+    pub fn module(&self, module_id: usize) -> Option<&Module> {
+        self.modules.iter().find(|module| module.id == module_id)
+    }
+
+    /// The counter records of a fixed-layout module (empty when absent).
+    pub fn counter_records(&self, module_id: usize) -> &[CounterRecord] {
+        match self.module(module_id).map(|module| &module.records) {
+            Some(Records::Counters(records)) => records,
+            _ => &[],
+        }
+    }
+
+    /// Run time in seconds, as Darshan computes it.
+    pub fn run_time(&self) -> f64 {
+        self.job.run_time(self.header.minor)
+    }
+}
+
+/// Whether `bytes` start like a Darshan 3.x log (its version string and magic number), so that
+/// commands can accept logs and traces alike.
+pub fn looks_like_darshan(bytes: &[u8]) -> bool {
+    let Some(head) = bytes.get(..16) else { return false };
+    let magic: [u8; 8] = head[8..16].try_into().unwrap_or_default();
+    head.starts_with(b"3.")
+        && (u64::from_le_bytes(magic) == header::MAGIC || u64::from_be_bytes(magic) == header::MAGIC)
+}

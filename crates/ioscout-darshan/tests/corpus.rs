@@ -1,0 +1,197 @@
+//! Differential tests against the Darshan corpus (`../shared/corpus/darshan`): every log reads;
+//! versions, process counts, module lists and the POSIX, MPI-IO and STDIO counter totals equal
+//! PyDarshan 3.5.0's; `dump` equals `darshan-parser`'s text. Skipped, with a message, when the
+//! corpus is absent.
+
+#![allow(clippy::print_stderr)]
+
+use std::path::{Path, PathBuf};
+
+use ioscout_darshan::{DarshanLog, ReadOptions, counter_names, dump, summary};
+
+fn corpus() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/darshan");
+    if root.join("expected-pydarshan-3.5.0.json").is_file() {
+        Some(root)
+    } else {
+        eprintln!("skipping: the Darshan corpus is not at {}", root.display());
+        None
+    }
+}
+
+fn module_id(name: &str) -> usize {
+    match name {
+        "POSIX" => ioscout_darshan::id::POSIX,
+        "MPI-IO" => ioscout_darshan::id::MPIIO,
+        _ => ioscout_darshan::id::STDIO,
+    }
+}
+
+#[test]
+fn every_log_matches_pydarshan() {
+    let Some(root) = corpus() else { return };
+    let text = std::fs::read_to_string(root.join("expected-pydarshan-3.5.0.json")).unwrap_or_default();
+    let expected: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    let Some(expected) = expected.as_object() else { panic!("expected JSON is not an object") };
+    assert!(expected.len() >= 100, "only {} logs in the expectations", expected.len());
+    let mut failures = Vec::new();
+    for (relative, want) in expected {
+        let path = root.join("logs").join(relative);
+        let log = match DarshanLog::open(&path, ReadOptions::default()) {
+            Ok(log) => log,
+            Err(error) => {
+                failures.push(format!("{relative}: {error}"));
+                continue;
+            }
+        };
+        let got = summary::summary(&log);
+        for key in ["version", "nprocs"] {
+            if got[key] != want[key] {
+                failures.push(format!("{relative}: {key} {} != {}", got[key], want[key]));
+            }
+        }
+        let mut modules: Vec<String> = got["modules"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m.as_str().map(String::from))
+            .collect();
+        let mut want_modules: Vec<String> = want["modules"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m.as_str().map(String::from))
+            .collect();
+        modules.sort();
+        want_modules.sort();
+        if modules != want_modules {
+            failures.push(format!("{relative}: modules {modules:?} != {want_modules:?}"));
+        }
+        for module in ["POSIX", "MPI-IO", "STDIO"] {
+            let Some(counters) = want.get(module).and_then(serde_json::Value::as_object) else { continue };
+            let records = log.counter_records(module_id(module));
+            let Some((names, _)) = counter_names(module_id(module)) else { continue };
+            for (counter, value) in counters {
+                let want_value = value.as_i64().unwrap_or(i64::MIN);
+                if counter == "records" {
+                    if records.len() as i64 != want_value {
+                        failures
+                            .push(format!("{relative}: {module} records {} != {want_value}", records.len()));
+                    }
+                    continue;
+                }
+                let Some(index) = names.iter().position(|name| name == counter) else {
+                    failures.push(format!("{relative}: unknown counter {counter}"));
+                    continue;
+                };
+                // PyDarshan sums raw values, -1 ("not monitored") included; ioscout's summary
+                // leaves those out. The raw sum must equal PyDarshan's, and the summary must be
+                // the sum of the monitored values.
+                let raw: i64 = records.iter().map(|record| record.counters[index]).sum();
+                let monitored: i64 =
+                    records.iter().map(|record| record.counters[index]).filter(|v| *v >= 0).sum();
+                if raw != want_value {
+                    failures.push(format!("{relative}: {counter} raw total {raw} != {want_value}"));
+                }
+                let reported = got[module][counter.as_str()].as_i64();
+                let all_unmonitored =
+                    !records.is_empty() && records.iter().all(|record| record.counters[index] < 0);
+                let expected_report = if all_unmonitored { -1 } else { monitored };
+                if reported != Some(expected_report) {
+                    failures.push(format!("{relative}: summary {counter} {reported:?} != {expected_report}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+}
+
+fn parser_output(root: &Path, name: &str) -> Option<String> {
+    std::fs::read_to_string(root.join("darshan-parser").join(name)).ok()
+}
+
+fn find_log(root: &Path, file_name: &str) -> Option<PathBuf> {
+    fn walk(directory: &Path, file_name: &str) -> Option<PathBuf> {
+        for entry in std::fs::read_dir(directory).ok()?.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                if let Some(found) = walk(&path, file_name) {
+                    return Some(found);
+                }
+            } else if path.file_name().is_some_and(|name| name == file_name) {
+                return Some(path);
+            }
+        }
+        None
+    }
+    walk(&root.join("logs"), file_name)
+}
+
+#[test]
+fn dump_equals_darshan_parser() {
+    let Some(root) = corpus() else { return };
+    let Some(log_path) = find_log(&root, "mpi-io-test-x86_64-3.5.0.darshan") else {
+        panic!("release log missing")
+    };
+    let log = DarshanLog::open(&log_path, ReadOptions::default()).unwrap_or_else(|error| panic!("{error}"));
+    let Some(base) = parser_output(&root, "mpi-io-test-x86_64-3.5.0.base.txt") else {
+        panic!("base output missing")
+    };
+    assert_eq!(dump::dump(&log, dump::DumpOptions::default()), base);
+    // --all is --base --total --file --perf; ioscout prints base and total: compare every line
+    // of those, in order, leaving out the --file and --perf blocks.
+    let Some(all) = parser_output(&root, "mpi-io-test-x86_64-3.5.0.all.txt") else {
+        panic!("--all output missing")
+    };
+    let ours = dump::dump(&log, dump::DumpOptions { total: true });
+    let mut expected = Vec::new();
+    let mut skipping = false;
+    for line in all.lines() {
+        if line == "# Total file counts" {
+            skipping = true;
+        }
+        if skipping && line.starts_with("# agg_perf_by_slowest:") {
+            skipping = false;
+            continue;
+        }
+        if !skipping {
+            expected.push(line);
+        }
+    }
+    let ours: Vec<&str> = ours.lines().collect();
+    let expected: Vec<&str> = expected.into_iter().filter(|line| !line.is_empty()).collect();
+    let ours: Vec<&str> = ours.into_iter().filter(|line| !line.is_empty()).collect();
+    assert_eq!(ours, expected);
+}
+
+#[test]
+fn dxt_dump_equals_darshan_dxt_parser() {
+    let Some(root) = corpus() else { return };
+    let Some(log_path) = find_log(&root, "sample-dxt-simple.darshan") else { panic!("DXT sample missing") };
+    let log = DarshanLog::open(&log_path, ReadOptions::default()).unwrap_or_else(|error| panic!("{error}"));
+    let Some(expected) = parser_output(&root, "sample-dxt-simple.dxt.txt") else {
+        panic!("DXT output missing")
+    };
+    assert_eq!(dump::dxt(&log), expected);
+}
+
+#[test]
+fn every_release_log_dumps_the_same_counters_in_either_byte_order() {
+    // The ppc64 (big-endian) and x86_64 logs of the same release ran the same test: their POSIX
+    // operation counts must agree once byte order is handled.
+    let Some(root) = corpus() else { return };
+    for version in ["3.0.0", "3.1.0", "3.1.8"] {
+        let little = find_log(&root, &format!("mpi-io-test-x86_64-{version}.darshan"));
+        let big = find_log(&root, &format!("mpi-io-test-ppc64-{version}.darshan"));
+        let (Some(little), Some(big)) = (little, big) else { continue };
+        let little =
+            DarshanLog::open(&little, ReadOptions::default()).unwrap_or_else(|error| panic!("{error}"));
+        let big = DarshanLog::open(&big, ReadOptions::default()).unwrap_or_else(|error| panic!("{error}"));
+        assert!(big.header.swapped && !little.header.swapped);
+        let opens = |log: &DarshanLog| -> i64 {
+            log.counter_records(ioscout_darshan::id::POSIX).iter().map(|r| r.counters[0]).sum()
+        };
+        assert!(opens(&big) > 0, "{version}: no POSIX opens in the big-endian log");
+        assert_eq!(big.job.nprocs, little.job.nprocs, "{version}");
+    }
+}
