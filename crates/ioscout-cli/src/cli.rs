@@ -366,6 +366,15 @@ pub(crate) struct DarshanDumpArguments {
     /// Add the aggregated total_<COUNTER> lines (darshan-parser --total).
     #[arg(long)]
     pub(crate) total: bool,
+    /// Add the file counts by access type (darshan-parser --file).
+    #[arg(long)]
+    pub(crate) file: bool,
+    /// Add the derived performance figures (darshan-parser --perf).
+    #[arg(long)]
+    pub(crate) perf: bool,
+    /// Everything: --total --file --perf (darshan-parser --all).
+    #[arg(long)]
+    pub(crate) all: bool,
     /// Print the DXT traces in darshan-dxt-parser's format.
     #[arg(long)]
     pub(crate) dxt: bool,

@@ -7,13 +7,24 @@
 use std::fmt::Write;
 
 use crate::module::{CounterRecord, DxtRecord, HeatmapRecord, LustreRecord, Records, id, module_name};
-use crate::{DarshanLog, descriptions, summary};
+use crate::{DarshanLog, derived, descriptions, summary};
 
 /// What to print.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DumpOptions {
     /// The aggregated `total_<COUNTER>` lines of POSIX, MPI-IO and STDIO (`darshan-parser --total`).
     pub total: bool,
+    /// File counts by access type: read-only, write-only, read-write, unique, shared (`--file`).
+    pub file: bool,
+    /// Derived performance: bytes, slowest-rank times, aggregate rate (`--perf`).
+    pub perf: bool,
+}
+
+impl DumpOptions {
+    /// Everything (`darshan-parser --all`).
+    pub fn all() -> DumpOptions {
+        DumpOptions { total: true, file: true, perf: true }
+    }
 }
 
 /// A day count since the epoch to a civil date (proleptic Gregorian).
@@ -172,7 +183,8 @@ fn lustre_record(out: &mut String, log: &DarshanLog, record: &LustreRecord) {
         let pool = if component.pool.is_empty() { "N/A" } else { component.pool.as_str() };
         emit(out, &format!("LUSTRE_COMP{number}_POOL_NAME"), pool);
         for stripe in 0..component.counters[1].max(0) {
-            let value = ost.next().copied().unwrap_or(-1);
+            // A damaged record can claim more stripes than it lists: print the listed ones.
+            let Some(value) = ost.next() else { break };
             emit(out, &format!("LUSTRE_COMP{number}_OST_ID_{stripe}"), &value.to_string());
         }
     }
@@ -272,6 +284,9 @@ pub fn dump(log: &DarshanLog, options: DumpOptions) -> String {
     job_header(&mut out, log);
     regions_and_mounts(&mut out, log);
     out.push_str(COLUMNS);
+    if log.modules.is_empty() {
+        out.push_str("\n# no module data available.\n");
+    }
     for module in &log.modules {
         if matches!(module.records, Records::Opaque | Records::Dxt(_)) {
             continue;
@@ -294,14 +309,22 @@ pub fn dump(log: &DarshanLog, options: DumpOptions) -> String {
                 for record in records {
                     counter_record(&mut out, log, module.id, record);
                 }
-                if options.total
-                    && matches!(module.id, id::POSIX | id::MPIIO | id::STDIO | id::DFS | id::DAOS)
-                {
+                if !matches!(module.id, id::POSIX | id::MPIIO | id::STDIO) {
+                    continue;
+                }
+                if options.total {
                     out.push_str(&description(module.id));
                     out.push('\n');
                     for (name, value) in summary::aggregate(module.id, records) {
                         let _ = writeln!(out, "total_{name}: {value}");
                     }
+                }
+                let metrics = derived::Metrics::of(module.id, records, log.job.nprocs);
+                if options.file {
+                    metrics.write_file_counts(&mut out);
+                }
+                if options.perf {
+                    metrics.write_performance(&mut out);
                 }
             }
             Records::Lustre(records) => {

@@ -48,7 +48,7 @@ impl Job {
             (self.end_time as f64 + self.end_time_nsec as f64 / 1e9)
                 - (self.start_time as f64 + self.start_time_nsec as f64 / 1e9)
         } else {
-            (self.end_time - self.start_time + 1) as f64
+            self.end_time.saturating_sub(self.start_time).saturating_add(1) as f64
         }
     }
 

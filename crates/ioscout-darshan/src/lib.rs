@@ -12,6 +12,7 @@
 //! of what could not.
 
 pub mod counters;
+pub mod derived;
 pub mod dump;
 pub mod error;
 pub mod header;

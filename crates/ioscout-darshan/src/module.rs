@@ -289,7 +289,11 @@ fn upconvert(id: usize, version: u32, integers: &mut Vec<i64>, floats: &mut Vec<
                 insert(floats, 1, &[-1.0, -1.0]);
             }
             if version <= 2 {
-                let opens = integers.first().copied().unwrap_or(0) + integers.get(1).copied().unwrap_or(0);
+                let opens = integers
+                    .first()
+                    .copied()
+                    .unwrap_or(0)
+                    .saturating_add(integers.get(1).copied().unwrap_or(0));
                 *integers = vec![-1, opens, -1, -1, -1, -1, -1, -1, -1];
                 let old = std::mem::take(floats);
                 let at = |index: usize| old.get(index).copied().unwrap_or(-1.0);
@@ -407,7 +411,7 @@ fn decode_lustre_v2(cursor: &mut Cursor<'_>) -> Option<LustreRecord> {
     if let Some(unused) = decoded.iter().position(|component| component.counters[0] == -1) {
         decoded.truncate(unused);
     }
-    let used: i64 = decoded.iter().map(|component| component.counters[1].max(0)).sum();
+    let used: i64 = decoded.iter().map(|component| component.counters[1].max(0)).fold(0, i64::saturating_add);
     ost_ids.truncate(usize::try_from(used).unwrap_or(0));
     Some(LustreRecord { id, rank, components: decoded, ost_ids })
 }

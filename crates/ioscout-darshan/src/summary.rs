@@ -167,7 +167,7 @@ pub fn aggregate(module_id: usize, records: &[CounterRecord]) -> Vec<(String, St
                     .iter()
                     .filter_map(|suffix| index_of(names, &format!("{module}_{suffix}")))
                     .map(|index| record.counters.get(index).copied().unwrap_or(0))
-                    .sum::<i64>()
+                    .fold(0_i64, i64::saturating_add)
             };
             let time_of = |record: &CounterRecord| {
                 ["F_READ_TIME", "F_WRITE_TIME", "F_META_TIME"]
@@ -254,7 +254,7 @@ pub fn summary(log: &DarshanLog) -> Value {
                         let total = if monitored.is_empty() && !records.is_empty() {
                             -1
                         } else {
-                            monitored.iter().sum()
+                            monitored.iter().fold(0_i64, |sum, value| sum.saturating_add(*value))
                         };
                         entry.insert((*name).to_string(), json!(total));
                     }
@@ -278,8 +278,14 @@ pub fn summary(log: &DarshanLog) -> Value {
                 entry.insert("stripes".into(), json!(stripes));
             }
             Records::Heatmap(records) => {
-                let read: i64 = records.iter().flat_map(|record| &record.read_bins).sum();
-                let written: i64 = records.iter().flat_map(|record| &record.write_bins).sum();
+                let read: i64 = records
+                    .iter()
+                    .flat_map(|record| &record.read_bins)
+                    .fold(0_i64, |sum, value| sum.saturating_add(*value));
+                let written: i64 = records
+                    .iter()
+                    .flat_map(|record| &record.write_bins)
+                    .fold(0_i64, |sum, value| sum.saturating_add(*value));
                 entry.insert("bytes_read".into(), json!(read));
                 entry.insert("bytes_written".into(), json!(written));
             }

@@ -143,3 +143,163 @@ fn an_unknown_module_id_is_reported() {
         .unwrap_or_else(|error| panic!("{error}"));
     assert!(log.problems.iter().any(|problem| problem.contains("id 40")));
 }
+
+/// A small deterministic generator (xorshift) for the mutation test.
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, bound: usize) -> usize {
+        (self.next() % bound.max(1) as u64) as usize
+    }
+}
+
+#[test]
+fn mutated_logs_never_panic() {
+    // A stable stand-in for the fuzz target (fuzz/fuzz_targets/read_darshan.rs): flipped bytes,
+    // overwritten 8-byte fields and truncations of each fixture, read with and without partial.
+    let mut random = Random(0x9e37_79b9_7f4a_7c15);
+    for name in [
+        "mpi-io-test-x86_64-3.5.0.darshan",
+        "mpi-io-test-x86_64-3.1.3.darshan",
+        "mpi-io-test-ppc64-3.0.0.darshan",
+    ] {
+        let original = bytes(name);
+        for round in 0..400 {
+            let mut data = original.clone();
+            match round % 4 {
+                0 => {
+                    for _ in 0..1 + random.below(8) {
+                        let at = random.below(data.len());
+                        data[at] ^= 1 << random.below(8);
+                    }
+                }
+                1 => {
+                    let at = random.below(data.len().saturating_sub(8));
+                    let value = random.next().to_le_bytes();
+                    data[at..at + 8].copy_from_slice(&value);
+                }
+                2 => data.truncate(random.below(data.len())),
+                _ => {
+                    let at = random.below(data.len());
+                    let length = random.below(64).min(data.len() - at);
+                    data.drain(at..at + length);
+                }
+            }
+            for partial in [false, true] {
+                if let Ok(log) =
+                    DarshanLog::from_bytes(Path::new("mutated.darshan"), &data, ReadOptions { partial })
+                {
+                    let _ = dump::dump(&log, dump::DumpOptions::all());
+                    let _ = dump::dxt(&log);
+                    let _ = ioscout_darshan::summary::summary(&log);
+                }
+            }
+        }
+    }
+}
+
+/// Rewrites a 3.41 log with every region stored uncompressed (`comp_type` 2, as after
+/// `darshan-convert` without compression), and returns it with the region maps it wrote.
+fn uncompressed_copy(data: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let inflate = |region: &[u8]| {
+        // A region may hold several zlib streams back to back.
+        let mut out = Vec::new();
+        let mut rest = region;
+        while !rest.is_empty() {
+            let mut decoder = flate2::bufread::ZlibDecoder::new(rest);
+            let mut piece = Vec::new();
+            if decoder.read_to_end(&mut piece).is_err() {
+                break;
+            }
+            let used = decoder.total_in() as usize;
+            out.extend(piece);
+            if used == 0 {
+                break;
+            }
+            rest = &rest[used..];
+        }
+        out
+    };
+    let read_u64 = |at: usize| u64::from_le_bytes(data[at..at + 8].try_into().unwrap_or_default());
+    let mut out = data[..1328].to_vec();
+    out[16] = 2;
+    let names = (read_u64(32), read_u64(40));
+    let job = &data[1328..names.0 as usize];
+    let job = inflate(job);
+    out.extend(&job);
+    let mut maps: Vec<(usize, u64, u64)> = Vec::new();
+    let names_bytes = inflate(&data[names.0 as usize..(names.0 + names.1) as usize]);
+    maps.push((32, out.len() as u64, names_bytes.len() as u64));
+    out.extend(&names_bytes);
+    for slot in 0..64 {
+        let (offset, length) = (read_u64(48 + slot * 16), read_u64(56 + slot * 16));
+        if length == 0 {
+            continue;
+        }
+        let region = inflate(&data[offset as usize..(offset + length) as usize]);
+        maps.push((48 + slot * 16, out.len() as u64, region.len() as u64));
+        out.extend(&region);
+    }
+    for (at, offset, length) in maps {
+        out[at..at + 8].copy_from_slice(&offset.to_le_bytes());
+        out[at + 8..at + 16].copy_from_slice(&length.to_le_bytes());
+    }
+    out
+}
+
+#[test]
+fn an_uncompressed_log_reads_like_the_compressed_one() {
+    let data = bytes("mpi-io-test-x86_64-3.5.0.darshan");
+    let plain = uncompressed_copy(&data);
+    let compressed = open("mpi-io-test-x86_64-3.5.0.darshan");
+    let log = DarshanLog::from_bytes(Path::new("plain.darshan"), &plain, ReadOptions::default())
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(log.header.compression, ioscout_darshan::Compression::None);
+    assert_eq!(log.job, compressed.job);
+    assert_eq!(log.names, compressed.names);
+    assert_eq!(log.counter_records(id::POSIX), compressed.counter_records(id::POSIX));
+    assert_eq!(log.counter_records(id::MPIIO), compressed.counter_records(id::MPIIO));
+    assert_eq!(
+        log.module(id::HEATMAP).map(|m| &m.records),
+        compressed.module(id::HEATMAP).map(|m| &m.records)
+    );
+    assert_eq!(log.module(id::LUSTRE).map(|m| &m.records), compressed.module(id::LUSTRE).map(|m| &m.records));
+}
+
+#[test]
+fn garbage_inside_records_never_panics_or_hangs() {
+    // Uncompressed, every mutated byte lands in a record field as is: counts, bin numbers,
+    // stripe counts and segment counts take arbitrary values.
+    let plain = uncompressed_copy(&bytes("mpi-io-test-x86_64-3.5.0.darshan"));
+    let mut random = Random(0x2545_f491_4f6c_dd1d);
+    for _ in 0..2000 {
+        let mut data = plain.clone();
+        for _ in 0..1 + random.below(4) {
+            let at = 1328 + random.below(data.len() - 1336);
+            let value = match random.below(4) {
+                0 => u64::MAX,
+                1 => i64::MAX as u64,
+                2 => random.next() % 100_000,
+                _ => random.next(),
+            };
+            data[at..at + 8].copy_from_slice(&value.to_le_bytes());
+        }
+        for partial in [false, true] {
+            if let Ok(log) =
+                DarshanLog::from_bytes(Path::new("garbage.darshan"), &data, ReadOptions { partial })
+            {
+                let _ = dump::dump(&log, dump::DumpOptions::all());
+                let _ = dump::dxt(&log);
+                let _ = ioscout_darshan::summary::summary(&log);
+            }
+        }
+    }
+}

@@ -103,7 +103,14 @@ fn dump(arguments: &DarshanDumpArguments) -> anyhow::Result<ExitCode> {
     let text = if arguments.dxt {
         ioscout_darshan::dump::dxt(&log)
     } else {
-        ioscout_darshan::dump::dump(&log, ioscout_darshan::dump::DumpOptions { total: arguments.total })
+        ioscout_darshan::dump::dump(
+            &log,
+            ioscout_darshan::dump::DumpOptions {
+                total: arguments.total || arguments.all,
+                file: arguments.file || arguments.all,
+                perf: arguments.perf || arguments.all,
+            },
+        )
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
