@@ -175,7 +175,7 @@ fn mutated_logs_never_panic() {
             let mut data = original.clone();
             match round % 4 {
                 0 => {
-                    for _ in 0..1 + random.below(8) {
+                    for _ in 0..=random.below(8) {
                         let at = random.below(data.len());
                         data[at] ^= 1 << random.below(8);
                     }
@@ -282,7 +282,7 @@ fn garbage_inside_records_never_panics_or_hangs() {
     let mut random = Random(0x2545_f491_4f6c_dd1d);
     for _ in 0..2000 {
         let mut data = plain.clone();
-        for _ in 0..1 + random.below(4) {
+        for _ in 0..=random.below(4) {
             let at = 1328 + random.below(data.len() - 1336);
             let value = match random.below(4) {
                 0 => u64::MAX,
