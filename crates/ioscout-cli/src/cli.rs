@@ -245,9 +245,14 @@ pub(crate) struct DiagnoseArguments {
     /// Only these rule families, comma-separated (wisio, dfanalyzer, drishti, iosage, pipeline).
     #[arg(long, value_name = "FAMILIES")]
     pub(crate) rules: Option<String>,
-    /// Hide findings below this severity.
-    #[arg(long, value_name = "LABEL", default_value = "low")]
-    pub(crate) min_severity: String,
+    /// Hide findings below this severity (default: low; none with `--rules drishti` on Darshan
+    /// logs, so that Drishti's OK codes show).
+    #[arg(long, value_name = "LABEL")]
+    pub(crate) min_severity: Option<String>,
+    /// Drishti thresholds for Darshan logs, in Drishti's `--config` JSON
+    /// (`{"small": {"requests": 0.1, "requests_absolute": 1000}}`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) drishti_config: Option<PathBuf>,
     /// Exit with 1 when a finding at or above this severity exists.
     #[arg(long, value_name = "LABEL")]
     pub(crate) fail_on: Option<String>,

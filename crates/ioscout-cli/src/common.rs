@@ -125,3 +125,32 @@ pub(crate) fn thousands(value: u64) -> String {
     }
     out
 }
+
+/// When every input path is a Darshan log (by extension or by its header), those paths; `None`
+/// when none is; an error when Darshan logs and traces are mixed (they are diagnosed apart).
+pub(crate) fn darshan_inputs(
+    paths: &[std::path::PathBuf],
+) -> anyhow::Result<Option<Vec<std::path::PathBuf>>> {
+    let is_darshan = |path: &std::path::Path| {
+        if path.extension().is_some_and(|extension| extension == "darshan") {
+            return true;
+        }
+        if !path.is_file() {
+            return false;
+        }
+        let mut head = [0_u8; 16];
+        std::fs::File::open(path)
+            .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut head))
+            .is_ok_and(|()| ioscout_darshan::looks_like_darshan(&head))
+    };
+    let darshan: Vec<std::path::PathBuf> = paths.iter().filter(|path| is_darshan(path)).cloned().collect();
+    if darshan.is_empty() {
+        return Ok(None);
+    }
+    if darshan.len() != paths.len() {
+        anyhow::bail!(
+            "Darshan logs and DFTracer traces are diagnosed separately: give only one kind of input"
+        );
+    }
+    Ok(Some(darshan))
+}

@@ -12,6 +12,7 @@
 //! in 0..=1 with DFAnalyzer's labels ([`Label::of`]).
 
 pub mod context;
+pub mod darshan;
 pub mod rules;
 
 use serde::Serialize;
@@ -304,13 +305,19 @@ pub struct MetricChoice {
 /// `iops` or `metadata_ops` (`None` for rules that characterise rather than accuse).
 pub fn dimension(code: &str) -> Option<&'static str> {
     Some(match code {
-        "DFA-BW-SATURATION" => "bandwidth",
+        // Drishti's codes on Darshan counters are P.., S01, M..; the others are the trace rules'.
+        "DFA-BW-SATURATION" | "PIPE-REDUNDANT-READ" | "PIPE-REDUNDANT-WRITE" => "bandwidth",
         "WIS-SMALL-READ" | "WIS-SMALL-WRITE" | "DRI-SMALL-READ" | "DRI-SMALL-WRITE" | "IOS-GRANULARITY"
-        | "IOS-ACCESS-PATTERN" | "IOS-INTERFACE" => "iops",
-        "WIS-METADATA" | "PIPE-METADATA" | "IOS-METADATA" | "DFA-METADATA-DOMINANCE" | "PIPE-SMALL-FILES" => {
-            "metadata_ops"
-        }
-        "WIS-OP-MIX" | "WIS-SIZE-MIX" | "PIPE-OP-COUNT" | "IOS-HEALTHY" => return None,
+        | "IOS-ACCESS-PATTERN" | "IOS-INTERFACE" | "P05" | "P06" | "P07" | "P08" | "P11" | "P13" | "P15"
+        | "P16" | "S01" | "M02" | "M03" => "iops",
+        "WIS-METADATA"
+        | "PIPE-METADATA"
+        | "IOS-METADATA"
+        | "DFA-METADATA-DOMINANCE"
+        | "PIPE-SMALL-FILES"
+        | "P17" => "metadata_ops",
+        "WIS-OP-MIX" | "WIS-SIZE-MIX" | "PIPE-OP-COUNT" | "IOS-HEALTHY" | "P01" | "P02" | "P03" | "P04"
+        | "P09" | "P10" | "P12" | "P14" | "M04" | "M05" => return None,
         _ => "time",
     })
 }

@@ -16,17 +16,15 @@ use crate::common;
 use crate::table::Table;
 
 pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
-    let minimum = parse_label(&arguments.min_severity)?;
+    if let Some(logs) = common::darshan_inputs(&arguments.input.paths)? {
+        return crate::commands::darshan::diagnose(arguments, &logs);
+    }
+    let minimum = parse_label(arguments.min_severity.as_deref().unwrap_or("low"))?;
     let fail_on = arguments.fail_on.as_deref().map(parse_label).transpose()?;
     let families: Option<Vec<String>> = arguments.rules.as_deref().map(|list| {
         list.split(',').map(|name| name.trim().to_ascii_lowercase()).filter(|name| !name.is_empty()).collect()
     });
-    if let Some(families) = &families {
-        let known = ["wisio", "dfanalyzer", "drishti", "iosage", "pipeline"];
-        if let Some(unknown) = families.iter().find(|family| !known.contains(&family.as_str())) {
-            anyhow::bail!("unknown rule family {unknown:?} (known: {})", known.join(", "));
-        }
-    }
+    check_families(families.as_deref())?;
     let options = AnalysisOptions {
         preset: arguments.preset.clone(),
         views: vec![ViewType::TimeRange],
@@ -62,7 +60,11 @@ pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
         serde_json::to_writer_pretty(&mut stdout, &value)?;
         writeln!(stdout)?;
     } else {
-        write!(stdout, "{}", render(&findings, &analysis.preset.name, &recurrences))?;
+        write!(
+            stdout,
+            "{}",
+            render(&findings, &format!("preset {}", analysis.preset.name), Some(&recurrences))
+        )?;
         writeln!(stdout, "Metric to optimise: {} ({})", metric.metric, metric.reason)?;
     }
     stdout.flush()?;
@@ -75,7 +77,18 @@ pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
-fn parse_label(name: &str) -> anyhow::Result<Label> {
+/// Rejects an unknown family name.
+pub(crate) fn check_families(families: Option<&[String]>) -> anyhow::Result<()> {
+    if let Some(families) = families {
+        let known = ["wisio", "dfanalyzer", "drishti", "iosage", "pipeline"];
+        if let Some(unknown) = families.iter().find(|family| !known.contains(&family.as_str())) {
+            anyhow::bail!("unknown rule family {unknown:?} (known: {})", known.join(", "));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn parse_label(name: &str) -> anyhow::Result<Label> {
     Label::parse(&name.to_ascii_lowercase())
         .with_context(|| format!("unknown severity {name:?} (known: none, low, medium, high, critical)"))
 }
@@ -136,13 +149,13 @@ fn cause(finding: &Finding) -> &'static str {
 
 /// The findings as a table grouped by root cause: groups in the order of their most severe
 /// finding, findings by score within a group.
-fn render(
+pub(crate) fn render(
     findings: &[Finding],
     preset: &str,
-    recurrences: &std::collections::BTreeMap<&'static str, Recurrence>,
+    recurrences: Option<&std::collections::BTreeMap<&'static str, Recurrence>>,
 ) -> String {
     if findings.is_empty() {
-        return format!("No findings (preset {preset}).\n");
+        return format!("No findings ({preset}).\n");
     }
     let mut groups: Vec<(&'static str, Vec<&Finding>)> = Vec::new();
     for finding in findings {
@@ -152,50 +165,79 @@ fn render(
             None => groups.push((key, vec![finding])),
         }
     }
-    let mut table = Table::new(
-        &format!("Findings ({}, preset {preset}), grouped by root cause", findings.len()),
-        &["Cause", "Severity", "Score", "Code", "Windows", "Scope", "Why"],
-        &[false, false, true, false, true, false, false],
-    );
+    let mut table = if recurrences.is_some() {
+        Table::new(
+            &format!("Findings ({}, {preset}), grouped by root cause", findings.len()),
+            &["Cause", "Severity", "Score", "Code", "Windows", "Scope", "Why"],
+            &[false, false, true, false, true, false, false],
+        )
+    } else {
+        Table::new(
+            &format!("Findings ({}, {preset}), grouped by root cause", findings.len()),
+            &["Cause", "Severity", "Score", "Code", "Scope", "Why"],
+            &[false, false, true, false, false, false],
+        )
+    };
     for (cause, members) in &groups {
         for (index, finding) in members.iter().enumerate() {
-            table.row(vec![
+            let mut row = vec![
                 if index == 0 { (*cause).to_string() } else { String::new() },
                 finding.label.name().to_string(),
                 format!("{:.2}", finding.score),
                 finding.code.to_string(),
-                recurrences.get(finding.code).map_or_else(
+            ];
+            if let Some(recurrences) = recurrences {
+                row.push(recurrences.get(finding.code).map_or_else(
                     || "-".to_string(),
                     |recurrence| {
                         format!("{}/{} run {}", recurrence.seen, recurrence.windows, recurrence.persistence)
                     },
-                ),
-                finding.scope.clone(),
-                finding.why.clone(),
-            ]);
+                ));
+            }
+            row.push(finding.scope.clone());
+            row.push(finding.why.clone());
+            table.row(row);
         }
     }
     let mut out = table.render();
-    out.push_str(
-        "\nWindows: in how many time windows the rule fired on its own, and its longest run of consecutive windows.\n`ioscout explain CODE` gives the rule's full documentation.\n",
-    );
+    if recurrences.is_some() {
+        out.push_str(
+            "\nWindows: in how many time windows the rule fired on its own, and its longest run of consecutive windows.",
+        );
+    }
+    out.push_str("\n`ioscout explain CODE` gives the rule's full documentation.\n");
     out
 }
 
 pub(crate) fn list(arguments: &RulesArguments) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
-    let docs: Vec<&ioscout_diagnose::RuleDoc> = rules::all().iter().map(|rule| rule.doc()).collect();
+    let mut docs: Vec<(&'static str, &ioscout_diagnose::RuleDoc)> =
+        rules::all().iter().map(|rule| ("trace", rule.doc())).collect();
+    docs.extend(ioscout_diagnose::darshan::rules::all().iter().map(|rule| ("darshan", rule.doc())));
     if arguments.json {
-        serde_json::to_writer_pretty(&mut stdout, &docs)?;
+        let values: Vec<serde_json::Value> = docs
+            .iter()
+            .map(|(input, doc)| {
+                let mut value = serde_json::to_value(doc).unwrap_or_default();
+                value["input"] = json!(input);
+                value
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut stdout, &values)?;
         writeln!(stdout)?;
     } else {
         let mut table = Table::new(
             &format!("Rules ({})", docs.len()),
-            &["Code", "Family", "Title"],
-            &[false, false, false],
+            &["Code", "Family", "Input", "Title"],
+            &[false, false, false, false],
         );
-        for doc in docs {
-            table.row(vec![doc.code.to_string(), doc.family.name().to_string(), doc.title.to_string()]);
+        for (input, doc) in docs {
+            table.row(vec![
+                doc.code.to_string(),
+                doc.family.name().to_string(),
+                input.to_string(),
+                doc.title.to_string(),
+            ]);
         }
         write!(stdout, "{}", table.render())?;
     }
@@ -203,11 +245,26 @@ pub(crate) fn list(arguments: &RulesArguments) -> anyhow::Result<ExitCode> {
 }
 
 pub(crate) fn explain(arguments: &ExplainArguments) -> anyhow::Result<ExitCode> {
-    let rule = rules::find(&arguments.code).with_context(|| {
-        let codes: Vec<&str> = rules::all().iter().map(|rule| rule.doc().code).collect();
+    let trace = rules::find(&arguments.code).map(ioscout_diagnose::Rule::doc);
+    let darshan = ioscout_diagnose::darshan::rules::find(&arguments.code)
+        .map(ioscout_diagnose::darshan::DarshanRule::doc);
+    if let (Some(trace), Some(darshan)) = (trace, darshan) {
+        // The same pattern decided from traces and from Darshan counters.
+        let mut stdout = std::io::stdout().lock();
+        write!(
+            stdout,
+            "On DFTracer traces:\n\n{}\nOn Darshan logs:\n\n{}",
+            trace.render(),
+            darshan.render()
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let doc = trace.or(darshan).with_context(|| {
+        let mut codes: Vec<&str> = rules::all().iter().map(|rule| rule.doc().code).collect();
+        codes.extend(ioscout_diagnose::darshan::rules::all().iter().map(|rule| rule.doc().code));
         format!("no rule {:?} (known: {})", arguments.code, codes.join(", "))
     })?;
     let mut stdout = std::io::stdout().lock();
-    write!(stdout, "{}", rule.doc().render())?;
+    write!(stdout, "{}", doc.render())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -170,6 +170,9 @@ struct InfoOutput<'a> {
 }
 
 pub(crate) fn run(arguments: &InfoArguments) -> anyhow::Result<ExitCode> {
+    if let Some(logs) = common::darshan_inputs(&arguments.input.paths)? {
+        return crate::commands::darshan::describe(&logs, arguments.json, !arguments.input.strict);
+    }
     let (files, input_problems) = common::discover(&arguments.input);
     let (scanner, bar) = common::scanner_with_progress(&arguments.input, &files, "reading");
     let mut per_file: Vec<InfoFold> = (0..files.len()).map(|_| InfoFold::default()).collect();

@@ -8,6 +8,7 @@ mod analyze;
 mod bad_input;
 mod corpus;
 mod count;
+mod darshan;
 mod index;
 mod info;
 mod view;

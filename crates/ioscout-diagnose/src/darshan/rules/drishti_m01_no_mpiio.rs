@@ -1,0 +1,67 @@
+//! `M01`: The job does not use MPI-IO (Drishti's trigger on Darshan counters).
+
+use crate::darshan::{DarshanContext, DarshanRule, Level};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct NoMpiIo {
+        code: "M01",
+        family: Drishti,
+        title: "The job does not use MPI-IO",
+        detects: "A log without an MPI-IO module.",
+        why: "Without MPI-IO a parallel job cannot use collective buffering or data sieving; Drishti recommends MPI-IO (or a library over it). For a single process (a Python data loader, a serial tool) the advice does not apply: ioscout still reports the fact, at INFO level, and says so.",
+        evidence: "processes.",
+        thresholds: "fires when MPI-IO is absent; Drishti level WARN for parallel jobs, INFO for a single process (Drishti warns on every non-MPI job: shared/research/diagnosis.md 1.5 defect 5).",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for NoMpiIo {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        if context.has_module("MPI-IO") {
+            return Vec::new();
+        }
+        let processes = context.facts.nprocs;
+        let (level, why) = if processes > 1 {
+            (
+                Level::Warn,
+                format!(
+                    "{processes} processes do I/O without MPI-IO (no collective buffering or data sieving)"
+                ),
+            )
+        } else {
+            (
+                Level::Info,
+                "one process, no MPI-IO: switching to MPI-IO would not help a single process".to_string(),
+            )
+        };
+        vec![context.finding(&Self::DOC, level, "MPI-IO", why).with("processes", processes as f64, "count")]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::DrishtiThresholds;
+    use crate::darshan::testing::{codes, facts, facts_single};
+
+    #[test]
+    fn fires_without_mpiio() {
+        let facts = facts(64, 10.0, &["POSIX"]);
+        assert_eq!(codes(&NoMpiIo, &facts), ["M01"]);
+        let findings = NoMpiIo.evaluate(&DarshanContext::new(&facts, DrishtiThresholds::default()));
+        let single = facts_single();
+        let single = NoMpiIo.evaluate(&DarshanContext::new(&single, DrishtiThresholds::default()));
+        assert!(single[0].score < findings[0].score);
+    }
+
+    #[test]
+    fn stays_quiet_with_mpiio() {
+        let facts = facts(64, 10.0, &["POSIX", "MPI-IO"]);
+        assert!(codes(&NoMpiIo, &facts).is_empty());
+    }
+}

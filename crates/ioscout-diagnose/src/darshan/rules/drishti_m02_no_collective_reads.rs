@@ -1,0 +1,72 @@
+//! `M02`: MPI-IO reads without collective operations (Drishti's trigger on Darshan counters).
+
+use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct NoCollectiveReads {
+        code: "M02",
+        family: Drishti,
+        title: "MPI-IO reads without collective operations",
+        detects: "A job that issues more than 1,000 MPI-IO reads, all independent.",
+        why: "Independent MPI-IO calls reach the file system one rank at a time; collective calls let ROMIO aggregate them into large contiguous requests (two-phase I/O). Drishti recommends collective calls and one aggregator per node.",
+        evidence: "independent and collective reads.",
+        thresholds: "fires when MPIIO_COLL_READS = 0 and independent + collective > collective_operations_absolute (1000); Drishti level HIGH.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for NoCollectiveReads {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        if !context.has_module("MPI-IO") {
+            return Vec::new();
+        }
+        let indep = context.total(Module::MpiIo, "MPIIO_INDEP_READS");
+        let coll = context.total(Module::MpiIo, "MPIIO_COLL_READS");
+        let total = indep + coll;
+        if coll != 0 || total <= context.thresholds.collective_operations_absolute {
+            return Vec::new();
+        }
+        let why = format!(
+            "{indep} independent MPI-IO reads ({:.2} %) and no collective one",
+            percent(indep as f64, total as f64)
+        );
+        vec![
+            context
+                .finding(&Self::DOC, Level::High, "MPI-IO", why)
+                .with("independent_reads", indep as f64, "count")
+                .crossing("collective = 0 and operations > collective_operations_absolute"),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, facts, record};
+
+    #[test]
+    fn fires_on_independent_calls_only() {
+        let mut facts = facts(16, 10.0, &["MPI-IO", "POSIX"]);
+        facts.mpiio.push(record(Module::MpiIo, 1, -1, &[("MPIIO_INDEP_READS", 5000.0)]));
+        assert_eq!(codes(&NoCollectiveReads, &facts), ["M02"]);
+    }
+
+    #[test]
+    fn stays_quiet_with_collectives_or_few_calls() {
+        let mut facts = facts(16, 10.0, &["MPI-IO", "POSIX"]);
+        facts.mpiio.push(record(
+            Module::MpiIo,
+            1,
+            -1,
+            &[("MPIIO_INDEP_READS", 5000.0), ("MPIIO_COLL_READS", 1.0)],
+        ));
+        assert!(codes(&NoCollectiveReads, &facts).is_empty());
+        facts.mpiio[0] = record(Module::MpiIo, 1, -1, &[("MPIIO_INDEP_READS", 500.0)]);
+        assert!(codes(&NoCollectiveReads, &facts).is_empty());
+    }
+}

@@ -1,0 +1,72 @@
+//! `M03`: MPI-IO writes without collective operations (Drishti's trigger on Darshan counters).
+
+use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct NoCollectiveWrites {
+        code: "M03",
+        family: Drishti,
+        title: "MPI-IO writes without collective operations",
+        detects: "A job that issues more than 1,000 MPI-IO writes, all independent.",
+        why: "Independent MPI-IO calls reach the file system one rank at a time; collective calls let ROMIO aggregate them into large contiguous requests (two-phase I/O). Drishti recommends collective calls and one aggregator per node.",
+        evidence: "independent and collective writes.",
+        thresholds: "fires when MPIIO_COLL_WRITES = 0 and independent + collective > collective_operations_absolute (1000); Drishti level HIGH.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for NoCollectiveWrites {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        if !context.has_module("MPI-IO") {
+            return Vec::new();
+        }
+        let indep = context.total(Module::MpiIo, "MPIIO_INDEP_WRITES");
+        let coll = context.total(Module::MpiIo, "MPIIO_COLL_WRITES");
+        let total = indep + coll;
+        if coll != 0 || total <= context.thresholds.collective_operations_absolute {
+            return Vec::new();
+        }
+        let why = format!(
+            "{indep} independent MPI-IO writes ({:.2} %) and no collective one",
+            percent(indep as f64, total as f64)
+        );
+        vec![
+            context
+                .finding(&Self::DOC, Level::High, "MPI-IO", why)
+                .with("independent_writes", indep as f64, "count")
+                .crossing("collective = 0 and operations > collective_operations_absolute"),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, facts, record};
+
+    #[test]
+    fn fires_on_independent_calls_only() {
+        let mut facts = facts(16, 10.0, &["MPI-IO", "POSIX"]);
+        facts.mpiio.push(record(Module::MpiIo, 1, -1, &[("MPIIO_INDEP_WRITES", 5000.0)]));
+        assert_eq!(codes(&NoCollectiveWrites, &facts), ["M03"]);
+    }
+
+    #[test]
+    fn stays_quiet_with_collectives_or_few_calls() {
+        let mut facts = facts(16, 10.0, &["MPI-IO", "POSIX"]);
+        facts.mpiio.push(record(
+            Module::MpiIo,
+            1,
+            -1,
+            &[("MPIIO_INDEP_WRITES", 5000.0), ("MPIIO_COLL_WRITES", 1.0)],
+        ));
+        assert!(codes(&NoCollectiveWrites, &facts).is_empty());
+        facts.mpiio[0] = record(Module::MpiIo, 1, -1, &[("MPIIO_INDEP_WRITES", 500.0)]);
+        assert!(codes(&NoCollectiveWrites, &facts).is_empty());
+    }
+}

@@ -1,0 +1,64 @@
+//! `M04`: MPI-IO collective reads in use (Drishti's trigger on Darshan counters).
+
+use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct CollectiveReads {
+        code: "M04",
+        family: Drishti,
+        title: "MPI-IO collective reads in use",
+        detects: "MPI-IO reads with at least one collective call: a best practice followed.",
+        why: "Not a problem: collective buffering lets MPI-IO aggregate requests across ranks. Reported as Drishti does (level OK), with score 0.",
+        evidence: "independent and collective reads.",
+        thresholds: "fires when MPIIO_COLL_READS > 0; level OK.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for CollectiveReads {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        if !context.has_module("MPI-IO") {
+            return Vec::new();
+        }
+        let indep = context.total(Module::MpiIo, "MPIIO_INDEP_READS");
+        let coll = context.total(Module::MpiIo, "MPIIO_COLL_READS");
+        let total = indep + coll;
+        if coll <= 0 {
+            return Vec::new();
+        }
+        let why = format!(
+            "{coll} collective reads, {:.2} % of {total} MPI-IO reads",
+            percent(coll as f64, total as f64)
+        );
+        vec![context.finding(&Self::DOC, Level::Ok, "MPI-IO", why).with(
+            "collective_reads",
+            coll as f64,
+            "count",
+        )]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, facts, record};
+
+    #[test]
+    fn fires_with_collective_calls() {
+        let mut facts = facts(16, 10.0, &["MPI-IO", "POSIX"]);
+        facts.mpiio.push(record(Module::MpiIo, 1, -1, &[("MPIIO_COLL_READS", 16.0)]));
+        assert_eq!(codes(&CollectiveReads, &facts), ["M04"]);
+    }
+
+    #[test]
+    fn stays_quiet_without() {
+        let mut facts = facts(16, 10.0, &["MPI-IO", "POSIX"]);
+        facts.mpiio.push(record(Module::MpiIo, 1, -1, &[("MPIIO_INDEP_READS", 16.0)]));
+        assert!(codes(&CollectiveReads, &facts).is_empty());
+    }
+}

@@ -1,0 +1,65 @@
+//! `M07`: MPI-IO writes are all blocking (Drishti's trigger on Darshan counters).
+
+use crate::darshan::{DarshanContext, DarshanRule, Level, Module};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct BlockingWrites {
+        code: "M07",
+        family: Drishti,
+        title: "MPI-IO writes are all blocking",
+        detects: "An MPI-IO job with no non-blocking write (MPIIO_NB_WRITES = 0).",
+        why: "Non-blocking calls (MPI_File_i*, split collectives, the HDF5 asynchronous VOL connector) let computation overlap the I/O. Drishti warns on every MPI-IO job without them, whatever the I/O costs (shared/research/diagnosis.md 1.5 defect 5): ioscout keeps the trigger and scores it by the I/O share of the job.",
+        evidence: "non-blocking writes (zero), whether HDF5 is in use.",
+        thresholds: "fires when MPI-IO is used and MPIIO_NB_WRITES = 0; Drishti level WARN, scored by the I/O share.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for BlockingWrites {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        if !context.has_module("MPI-IO") || context.total(Module::MpiIo, "MPIIO_NB_WRITES") != 0 {
+            return Vec::new();
+        }
+        let hdf5 = context.has_module("H5F")
+            || context.records(Module::MpiIo).iter().any(|record| {
+                let name = context.name(record.id);
+                std::path::Path::new(name).extension().is_some_and(|extension| {
+                    extension.eq_ignore_ascii_case("h5") || extension.eq_ignore_ascii_case("hdf5")
+                })
+            });
+        let how =
+            if hdf5 { "the HDF5 asynchronous VOL connector" } else { "MPI_File_iwrite or split collectives" };
+        let why = format!("no non-blocking MPI-IO write: {how} would let computation overlap the I/O");
+        vec![context.finding(&Self::DOC, Level::Warn, "MPI-IO", why).with(
+            "non_blocking_writes",
+            0.0,
+            "count",
+        )]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, facts, facts_single, record};
+
+    #[test]
+    fn fires_without_non_blocking_calls() {
+        let mut facts = facts(16, 10.0, &["MPI-IO"]);
+        facts.mpiio.push(record(Module::MpiIo, 1, -1, &[("MPIIO_INDEP_WRITES", 5.0)]));
+        assert_eq!(codes(&BlockingWrites, &facts), ["M07"]);
+    }
+
+    #[test]
+    fn stays_quiet_with_them_or_without_mpiio() {
+        let mut facts = facts(16, 10.0, &["MPI-IO"]);
+        facts.mpiio.push(record(Module::MpiIo, 1, -1, &[("MPIIO_NB_WRITES", 5.0)]));
+        assert!(codes(&BlockingWrites, &facts).is_empty());
+        assert!(codes(&BlockingWrites, &facts_single()).is_empty());
+    }
+}

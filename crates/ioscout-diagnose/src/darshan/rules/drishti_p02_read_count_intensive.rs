@@ -1,0 +1,68 @@
+//! `P02`: Read-operation intensive: reads outnumber writes by more than 10 % of operations (Drishti's trigger on Darshan counters).
+
+use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct ReadCountIntensive {
+        code: "P02",
+        family: Drishti,
+        title: "Read-operation intensive: reads outnumber writes by more than 10 % of operations",
+        detects: "POSIX reads against writes over all records: the job is operation-intensive in one direction.",
+        why: "A characterisation, not a problem: it says which direction the optimisation should look at first.",
+        evidence: "reads, writes, their shares.",
+        thresholds: "fires when the larger exceeds the smaller and |difference| / total > imbalance_operations (0.1); Drishti level INFO.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for ReadCountIntensive {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        let major = context.total(Module::Posix, "POSIX_READS");
+        let minor = context.total(Module::Posix, "POSIX_WRITES");
+        let total = major + minor;
+        if major <= minor
+            || total <= 0
+            || ((major - minor) as f64 / total as f64) <= context.thresholds.imbalance_operations
+        {
+            return Vec::new();
+        }
+        let why = format!(
+            "reads are {:.2} % and writes {:.2} % of the total ({total})",
+            percent(major as f64, total as f64),
+            percent(minor as f64, total as f64)
+        );
+        vec![
+            context
+                .finding(&Self::DOC, Level::Info, "POSIX", why)
+                .with("posix_reads", major as f64, "count")
+                .with("posix_writes", minor as f64, "count"),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, facts, record};
+
+    #[test]
+    fn fires_when_one_direction_dominates() {
+        let mut facts = facts(1, 10.0, &["POSIX"]);
+        facts.posix.push(record(Module::Posix, 1, 0, &[("POSIX_READS", 90.0), ("POSIX_WRITES", 10.0)]));
+        assert_eq!(codes(&ReadCountIntensive, &facts), ["P02"]);
+    }
+
+    #[test]
+    fn stays_quiet_when_balanced_or_reversed() {
+        let mut facts = facts(1, 10.0, &["POSIX"]);
+        facts.posix.push(record(Module::Posix, 1, 0, &[("POSIX_READS", 52.0), ("POSIX_WRITES", 48.0)]));
+        assert!(codes(&ReadCountIntensive, &facts).is_empty());
+        facts.posix[0] = record(Module::Posix, 1, 0, &[("POSIX_READS", 10.0), ("POSIX_WRITES", 90.0)]);
+        assert!(codes(&ReadCountIntensive, &facts).is_empty());
+    }
+}

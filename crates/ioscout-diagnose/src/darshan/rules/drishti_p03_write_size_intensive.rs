@@ -1,0 +1,79 @@
+//! `P03`: Write-size intensive: more bytes written than read, by more than 10 % of the bytes (Drishti's trigger on Darshan counters).
+
+use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct WriteSizeIntensive {
+        code: "P03",
+        family: Drishti,
+        title: "Write-size intensive: more bytes written than read, by more than 10 % of the bytes",
+        detects: "POSIX bytes written against bytes read over all records: the job is size-intensive in one direction.",
+        why: "A characterisation, not a problem: it says which direction the optimisation should look at first.",
+        evidence: "bytes written, bytes read, their shares.",
+        thresholds: "fires when the larger exceeds the smaller and |difference| / total > imbalance_operations (0.1); Drishti level INFO.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for WriteSizeIntensive {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        let major = context.total(Module::Posix, "POSIX_BYTES_WRITTEN");
+        let minor = context.total(Module::Posix, "POSIX_BYTES_READ");
+        let total = major + minor;
+        if major <= minor
+            || total <= 0
+            || ((major - minor) as f64 / total as f64) <= context.thresholds.imbalance_operations
+        {
+            return Vec::new();
+        }
+        let why = format!(
+            "bytes written are {:.2} % and bytes read {:.2} % of the total ({total})",
+            percent(major as f64, total as f64),
+            percent(minor as f64, total as f64)
+        );
+        vec![
+            context
+                .finding(&Self::DOC, Level::Info, "POSIX", why)
+                .with("posix_bytes_written", major as f64, "count")
+                .with("posix_bytes_read", minor as f64, "count"),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, facts, record};
+
+    #[test]
+    fn fires_when_one_direction_dominates() {
+        let mut facts = facts(1, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_BYTES_WRITTEN", 90.0), ("POSIX_BYTES_READ", 10.0)],
+        ));
+        assert_eq!(codes(&WriteSizeIntensive, &facts), ["P03"]);
+    }
+
+    #[test]
+    fn stays_quiet_when_balanced_or_reversed() {
+        let mut facts = facts(1, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_BYTES_WRITTEN", 52.0), ("POSIX_BYTES_READ", 48.0)],
+        ));
+        assert!(codes(&WriteSizeIntensive, &facts).is_empty());
+        facts.posix[0] =
+            record(Module::Posix, 1, 0, &[("POSIX_BYTES_WRITTEN", 10.0), ("POSIX_BYTES_READ", 90.0)]);
+        assert!(codes(&WriteSizeIntensive, &facts).is_empty());
+    }
+}

@@ -1,0 +1,79 @@
+//! `P04`: Read-size intensive: more bytes read than written, by more than 10 % of the bytes (Drishti's trigger on Darshan counters).
+
+use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct ReadSizeIntensive {
+        code: "P04",
+        family: Drishti,
+        title: "Read-size intensive: more bytes read than written, by more than 10 % of the bytes",
+        detects: "POSIX bytes read against bytes written over all records: the job is size-intensive in one direction.",
+        why: "A characterisation, not a problem: it says which direction the optimisation should look at first.",
+        evidence: "bytes read, bytes written, their shares.",
+        thresholds: "fires when the larger exceeds the smaller and |difference| / total > imbalance_operations (0.1); Drishti level INFO.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for ReadSizeIntensive {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        let major = context.total(Module::Posix, "POSIX_BYTES_READ");
+        let minor = context.total(Module::Posix, "POSIX_BYTES_WRITTEN");
+        let total = major + minor;
+        if major <= minor
+            || total <= 0
+            || ((major - minor) as f64 / total as f64) <= context.thresholds.imbalance_operations
+        {
+            return Vec::new();
+        }
+        let why = format!(
+            "bytes read are {:.2} % and bytes written {:.2} % of the total ({total})",
+            percent(major as f64, total as f64),
+            percent(minor as f64, total as f64)
+        );
+        vec![
+            context
+                .finding(&Self::DOC, Level::Info, "POSIX", why)
+                .with("posix_bytes_read", major as f64, "count")
+                .with("posix_bytes_written", minor as f64, "count"),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, facts, record};
+
+    #[test]
+    fn fires_when_one_direction_dominates() {
+        let mut facts = facts(1, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_BYTES_READ", 90.0), ("POSIX_BYTES_WRITTEN", 10.0)],
+        ));
+        assert_eq!(codes(&ReadSizeIntensive, &facts), ["P04"]);
+    }
+
+    #[test]
+    fn stays_quiet_when_balanced_or_reversed() {
+        let mut facts = facts(1, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_BYTES_READ", 52.0), ("POSIX_BYTES_WRITTEN", 48.0)],
+        ));
+        assert!(codes(&ReadSizeIntensive, &facts).is_empty());
+        facts.posix[0] =
+            record(Module::Posix, 1, 0, &[("POSIX_BYTES_READ", 10.0), ("POSIX_BYTES_WRITTEN", 90.0)]);
+        assert!(codes(&ReadSizeIntensive, &facts).is_empty());
+    }
+}

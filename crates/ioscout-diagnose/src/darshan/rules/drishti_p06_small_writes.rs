@@ -1,0 +1,92 @@
+//! `P06`: High number of small write requests (under 1 MiB) (Drishti's trigger on Darshan counters).
+
+use crate::darshan::{DarshanContext, DarshanRule, Level, Module};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct SmallWrites {
+        code: "P06",
+        family: Drishti,
+        title: "High number of small write requests (under 1 MiB)",
+        detects: "POSIX writes in the five size buckets under 1 MiB, over all records; the files with more than half of those requests are named.",
+        why: "Each small request pays the whole per-request cost (system call, RPC, lock) for little data; Drishti recommends buffering into larger contiguous requests, or MPI-IO collective operations when MPI-IO is in use.",
+        evidence: "small writes, their share of writes, the files with most of them.",
+        thresholds: "fires when small / writes > small_requests (0.1) and small > small_requests_absolute (1000); Drishti level HIGH.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for SmallWrites {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        let total = context.total(Module::Posix, "POSIX_WRITES");
+        let small: i64 =
+            context.records(Module::Posix).iter().map(|record| context.small(record, "WRITE")).sum();
+        let share = if total > 0 { small as f64 / total as f64 } else { f64::INFINITY };
+        if small <= 0
+            || share <= context.thresholds.small_requests
+            || small <= context.thresholds.small_requests_absolute
+        {
+            return Vec::new();
+        }
+        let mut by_file: std::collections::BTreeMap<u64, i64> = std::collections::BTreeMap::new();
+        for record in context.records(Module::Posix) {
+            *by_file.entry(record.id).or_default() += context.small(record, "WRITE");
+        }
+        let heavy: Vec<&str> = by_file
+            .iter()
+            .filter(|(_, count)| (**count as f64) > small as f64 * context.thresholds.small_requests / 2.0)
+            .map(|(id, _)| context.name(*id))
+            .collect();
+        let why = format!(
+            "{small} small write requests (< 1 MiB), {:.2} % of writes; {} file(s) carry most of them{}",
+            share.min(1.0) * 100.0,
+            heavy.len(),
+            heavy.first().map(|name| format!(", e.g. {name}")).unwrap_or_default()
+        );
+        vec![
+            context
+                .weighted_finding(&Self::DOC, Level::High, share.min(1.0), "POSIX", why)
+                .with("small_writes", small as f64, "count")
+                .with("small_write_share", share.min(1.0), "fraction")
+                .crossing("small share > small_requests")
+                .crossing("small count > small_requests_absolute"),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, facts, record};
+
+    #[test]
+    fn fires_on_many_small_requests() {
+        let mut facts = facts(4, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_WRITES", 5000.0), ("POSIX_SIZE_WRITE_1K_10K", 4000.0)],
+        ));
+        assert_eq!(codes(&SmallWrites, &facts), ["P06"]);
+    }
+
+    #[test]
+    fn stays_quiet_on_few_or_large_requests() {
+        let mut facts = facts(4, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_WRITES", 900.0), ("POSIX_SIZE_WRITE_1K_10K", 900.0)],
+        ));
+        assert!(codes(&SmallWrites, &facts).is_empty());
+        facts.posix[0] =
+            record(Module::Posix, 1, 0, &[("POSIX_WRITES", 50000.0), ("POSIX_SIZE_WRITE_1K_10K", 2000.0)]);
+        assert!(codes(&SmallWrites, &facts).is_empty());
+    }
+}

@@ -1,0 +1,81 @@
+//! `P07`: High share of requests misaligned in memory (Drishti's trigger on Darshan counters).
+
+use crate::darshan::{DarshanContext, DarshanRule, Level, Module};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct MisalignedMemory {
+        code: "P07",
+        family: Drishti,
+        title: "High share of requests misaligned in memory",
+        detects: "POSIX requests not aligned in memory (POSIX_MEM_NOT_ALIGNED) against all POSIX reads and writes.",
+        why: "Buffers not aligned in memory force extra copies in the kernel and defeat direct I/O.",
+        evidence: "misaligned requests, their share, whether the LUSTRE module is present.",
+        thresholds: "fires when misaligned / (reads + writes) > misaligned_requests (0.1); Drishti level HIGH.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for MisalignedMemory {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        let operations =
+            context.total(Module::Posix, "POSIX_READS") + context.total(Module::Posix, "POSIX_WRITES");
+        let misaligned = context.total(Module::Posix, "POSIX_MEM_NOT_ALIGNED");
+        if operations <= 0
+            || (misaligned as f64 / operations as f64) <= context.thresholds.misaligned_requests
+        {
+            return Vec::new();
+        }
+        let share = misaligned as f64 / operations as f64;
+        let lustre = if context.has_module("LUSTRE") {
+            "; the files are on Lustre: match the stripe size to the request size"
+        } else {
+            ""
+        };
+        let why = format!(
+            "{:.2} % of the POSIX requests ({misaligned} of {operations}) are misaligned in memory{lustre}",
+            share * 100.0
+        );
+        vec![
+            context
+                .weighted_finding(&Self::DOC, Level::High, share, "POSIX", why)
+                .with("misaligned_memory_requests", misaligned as f64, "count")
+                .with("misaligned_memory_share", share, "fraction")
+                .crossing("misaligned share > misaligned_requests"),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, facts, record};
+
+    #[test]
+    fn fires_on_misaligned_requests() {
+        let mut facts = facts(1, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_READS", 100.0), ("POSIX_MEM_NOT_ALIGNED", 50.0)],
+        ));
+        assert_eq!(codes(&MisalignedMemory, &facts), ["P07"]);
+    }
+
+    #[test]
+    fn stays_quiet_on_aligned_requests() {
+        let mut facts = facts(1, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_READS", 100.0), ("POSIX_MEM_NOT_ALIGNED", 5.0)],
+        ));
+        assert!(codes(&MisalignedMemory, &facts).is_empty());
+    }
+}

@@ -1,0 +1,75 @@
+//! `P09`: Highest offset read beyond the bytes read (Drishti's "redundant read traffic") (Drishti's trigger on Darshan counters).
+
+use crate::darshan::{DarshanContext, DarshanRule, Level, Module};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct RedundantReads {
+        code: "P09",
+        family: Drishti,
+        title: "Highest offset read beyond the bytes read (Drishti's \"redundant read traffic\")",
+        detects: "Drishti's condition, kept for its code: the highest offset read in any file exceeds the bytes read over all files. Drishti reports it as redundant traffic, but the test says the opposite: the job read sparsely or with strides (holes between requests), not the same data twice (shared/research/diagnosis.md 1.5 defect 1). ioscout keeps the code so reports compare, says what the condition means, and detects real re-reads per file in PIPE-REDUNDANT-READ.",
+        why: "Sparse or strided access is not itself a problem; it matters when it comes with small requests (P05/P06) or random access (P11/P13).",
+        evidence: "highest offset read, bytes read.",
+        thresholds: "fires when max(POSIX_MAX_BYTE_READ) > sum(POSIX_BYTES_READ); Drishti level WARN, reported by ioscout at INFO (a characterisation).",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for RedundantReads {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        let highest = context
+            .records(Module::Posix)
+            .iter()
+            .map(|record| context.value(record, "POSIX_MAX_BYTE_READ"))
+            .max()
+            .unwrap_or(0);
+        let bytes = context.total(Module::Posix, "POSIX_BYTES_READ");
+        if context.records(Module::Posix).is_empty() || highest <= bytes {
+            return Vec::new();
+        }
+        let why = format!(
+            "the highest offset read ({highest}) exceeds the bytes read ({bytes}): sparse or strided access, not repeated data (see PIPE-REDUNDANT-READ for re-reads)"
+        );
+        vec![
+            context
+                .finding(&Self::DOC, Level::Info, "POSIX", why)
+                .with("highest_offset_read", highest as f64, "bytes")
+                .with("bytes_read", bytes as f64, "bytes"),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, facts, record};
+
+    #[test]
+    fn fires_like_drishti_on_sparse_access() {
+        let mut facts = facts(2, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_BYTES_READ", 1e6), ("POSIX_MAX_BYTE_READ", 1e9)],
+        ));
+        assert_eq!(codes(&RedundantReads, &facts), ["P09"]);
+    }
+
+    #[test]
+    fn stays_quiet_when_data_covers_the_extent() {
+        let mut facts = facts(2, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            -1,
+            &[("POSIX_BYTES_READ", 2.0 * 64e6), ("POSIX_MAX_BYTE_READ", 64e6 - 1.0)],
+        ));
+        assert!(codes(&RedundantReads, &facts).is_empty());
+    }
+}

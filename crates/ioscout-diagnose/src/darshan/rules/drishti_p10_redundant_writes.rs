@@ -1,0 +1,75 @@
+//! `P10`: Highest offset written beyond the bytes written (Drishti's "redundant write traffic") (Drishti's trigger on Darshan counters).
+
+use crate::darshan::{DarshanContext, DarshanRule, Level, Module};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct RedundantWrites {
+        code: "P10",
+        family: Drishti,
+        title: "Highest offset written beyond the bytes written (Drishti's \"redundant write traffic\")",
+        detects: "Drishti's condition, kept for its code: the highest offset written in any file exceeds the bytes written over all files. Drishti reports it as redundant traffic, but the test says the opposite: the job written sparsely or with strides (holes between requests), not the same data twice (shared/research/diagnosis.md 1.5 defect 1). ioscout keeps the code so reports compare, says what the condition means, and detects real re-writes per file in PIPE-REDUNDANT-WRITE.",
+        why: "Sparse or strided access is not itself a problem; it matters when it comes with small requests (P05/P06) or random access (P11/P13).",
+        evidence: "highest offset written, bytes written.",
+        thresholds: "fires when max(POSIX_MAX_BYTE_WRITTEN) > sum(POSIX_BYTES_WRITTEN); Drishti level WARN, reported by ioscout at INFO (a characterisation).",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for RedundantWrites {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        let highest = context
+            .records(Module::Posix)
+            .iter()
+            .map(|record| context.value(record, "POSIX_MAX_BYTE_WRITTEN"))
+            .max()
+            .unwrap_or(0);
+        let bytes = context.total(Module::Posix, "POSIX_BYTES_WRITTEN");
+        if context.records(Module::Posix).is_empty() || highest <= bytes {
+            return Vec::new();
+        }
+        let why = format!(
+            "the highest offset written ({highest}) exceeds the bytes written ({bytes}): sparse or strided access, not repeated data (see PIPE-REDUNDANT-WRITE for re-writes)"
+        );
+        vec![
+            context
+                .finding(&Self::DOC, Level::Info, "POSIX", why)
+                .with("highest_offset_written", highest as f64, "bytes")
+                .with("bytes_written", bytes as f64, "bytes"),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, facts, record};
+
+    #[test]
+    fn fires_like_drishti_on_sparse_access() {
+        let mut facts = facts(2, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_BYTES_WRITTEN", 1e6), ("POSIX_MAX_BYTE_WRITTEN", 1e9)],
+        ));
+        assert_eq!(codes(&RedundantWrites, &facts), ["P10"]);
+    }
+
+    #[test]
+    fn stays_quiet_when_data_covers_the_extent() {
+        let mut facts = facts(2, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            -1,
+            &[("POSIX_BYTES_WRITTEN", 2.0 * 64e6), ("POSIX_MAX_BYTE_WRITTEN", 64e6 - 1.0)],
+        ));
+        assert!(codes(&RedundantWrites, &facts).is_empty());
+    }
+}

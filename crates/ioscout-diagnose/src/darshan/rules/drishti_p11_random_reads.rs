@@ -1,0 +1,81 @@
+//! `P11`: High number of random read operations (Drishti's trigger on Darshan counters).
+
+use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct RandomReads {
+        code: "P11",
+        family: Drishti,
+        title: "High number of random read operations",
+        detects: "POSIX reads that were neither consecutive nor sequential (total minus POSIX_SEQ_READS, which includes the consecutive ones).",
+        why: "Random requests defeat read-ahead and write-behind and turn streaming into seeks; Drishti recommends changing the data model towards consecutive or sequential access (or collective I/O to reorder it).",
+        evidence: "reads, their consecutive, sequential and random shares.",
+        thresholds: "fires when random / reads > random_operations (0.2) and random > random_operations_absolute (1000); Drishti level HIGH.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for RandomReads {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        let total = context.total(Module::Posix, "POSIX_READS");
+        if total <= 0 {
+            return Vec::new();
+        }
+        let consecutive = context.total(Module::Posix, "POSIX_CONSEC_READS");
+        let sequential = context.total(Module::Posix, "POSIX_SEQ_READS") - consecutive;
+        let random = total - consecutive - sequential;
+        let random_fires = random > 0
+            && (random as f64 / total as f64) > context.thresholds.random_operations
+            && random > context.thresholds.random_operations_absolute;
+        if !random_fires {
+            return Vec::new();
+        }
+        let why = format!(
+            "{random} random read operations, {:.2} % of reads",
+            percent(random as f64, total as f64)
+        );
+        vec![
+            context
+                .weighted_finding(&Self::DOC, Level::High, random as f64 / total as f64, "POSIX", why)
+                .with("random_reads", random as f64, "count")
+                .with("random_read_share", random as f64 / total as f64, "fraction")
+                .crossing("random share > random_operations")
+                .crossing("random count > random_operations_absolute"),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, facts, record};
+
+    #[test]
+    fn fires_on_random_access() {
+        let mut facts = facts(1, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_READS", 5000.0), ("POSIX_SEQ_READS", 1000.0)],
+        ));
+        assert_eq!(codes(&RandomReads, &facts), ["P11"]);
+    }
+
+    #[test]
+    fn stays_quiet_on_sequential_access() {
+        let mut facts = facts(1, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_READS", 5000.0), ("POSIX_SEQ_READS", 4900.0), ("POSIX_CONSEC_READS", 4000.0)],
+        ));
+        assert!(codes(&RandomReads, &facts).is_empty());
+    }
+}

@@ -1,0 +1,88 @@
+//! `P12`: Mostly consecutive and sequential reads (Drishti's trigger on Darshan counters).
+
+use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct SequentialReads {
+        code: "P12",
+        family: Drishti,
+        title: "Mostly consecutive and sequential reads",
+        detects: "The job issues reads and the random-read trigger does not fire: a best practice followed.",
+        why: "Not a problem: streaming access is what file systems serve best. Reported as Drishti does (level OK), with score 0.",
+        evidence: "reads, their consecutive, sequential and random shares.",
+        thresholds: "fires whenever there are reads and the random trigger does not (Drishti: no threshold of its own); level OK.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for SequentialReads {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        let total = context.total(Module::Posix, "POSIX_READS");
+        if total <= 0 {
+            return Vec::new();
+        }
+        let consecutive = context.total(Module::Posix, "POSIX_CONSEC_READS");
+        let sequential = context.total(Module::Posix, "POSIX_SEQ_READS") - consecutive;
+        let random = total - consecutive - sequential;
+        let random_fires = random > 0
+            && (random as f64 / total as f64) > context.thresholds.random_operations
+            && random > context.thresholds.random_operations_absolute;
+        if random_fires {
+            return Vec::new();
+        }
+        let why = format!(
+            "consecutive {:.2} % and sequential {:.2} % of {total} reads",
+            percent(consecutive as f64, total as f64),
+            percent(sequential as f64, total as f64)
+        );
+        vec![context.finding(&Self::DOC, Level::Ok, "POSIX", why).with(
+            "random_reads",
+            random as f64,
+            "count",
+        )]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::DrishtiThresholds;
+    use crate::darshan::testing::{codes, facts, facts_single, record};
+
+    #[test]
+    fn fires_on_sequential_access() {
+        let mut facts = facts(1, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_READS", 5000.0), ("POSIX_SEQ_READS", 4900.0), ("POSIX_CONSEC_READS", 4000.0)],
+        ));
+        assert_eq!(codes(&SequentialReads, &facts), ["P12"]);
+        assert!(
+            SequentialReads.evaluate(&DarshanContext::new(&facts, DrishtiThresholds::default()))[0]
+                .score
+                .abs()
+                < 1e-12
+        );
+    }
+
+    #[test]
+    fn stays_quiet_on_random_access_or_none() {
+        let mut facts = facts(1, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_READS", 5000.0), ("POSIX_SEQ_READS", 1000.0)],
+        ));
+        assert!(codes(&SequentialReads, &facts).is_empty());
+        let empty = facts_single();
+        assert!(codes(&SequentialReads, &empty).is_empty());
+    }
+}

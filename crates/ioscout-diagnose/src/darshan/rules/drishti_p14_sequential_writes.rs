@@ -1,0 +1,88 @@
+//! `P14`: Mostly consecutive and sequential writes (Drishti's trigger on Darshan counters).
+
+use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct SequentialWrites {
+        code: "P14",
+        family: Drishti,
+        title: "Mostly consecutive and sequential writes",
+        detects: "The job issues writes and the random-write trigger does not fire: a best practice followed.",
+        why: "Not a problem: streaming access is what file systems serve best. Reported as Drishti does (level OK), with score 0.",
+        evidence: "writes, their consecutive, sequential and random shares.",
+        thresholds: "fires whenever there are writes and the random trigger does not (Drishti: no threshold of its own); level OK.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for SequentialWrites {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        let total = context.total(Module::Posix, "POSIX_WRITES");
+        if total <= 0 {
+            return Vec::new();
+        }
+        let consecutive = context.total(Module::Posix, "POSIX_CONSEC_WRITES");
+        let sequential = context.total(Module::Posix, "POSIX_SEQ_WRITES") - consecutive;
+        let random = total - consecutive - sequential;
+        let random_fires = random > 0
+            && (random as f64 / total as f64) > context.thresholds.random_operations
+            && random > context.thresholds.random_operations_absolute;
+        if random_fires {
+            return Vec::new();
+        }
+        let why = format!(
+            "consecutive {:.2} % and sequential {:.2} % of {total} writes",
+            percent(consecutive as f64, total as f64),
+            percent(sequential as f64, total as f64)
+        );
+        vec![context.finding(&Self::DOC, Level::Ok, "POSIX", why).with(
+            "random_writes",
+            random as f64,
+            "count",
+        )]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::DrishtiThresholds;
+    use crate::darshan::testing::{codes, facts, facts_single, record};
+
+    #[test]
+    fn fires_on_sequential_access() {
+        let mut facts = facts(1, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_WRITES", 5000.0), ("POSIX_SEQ_WRITES", 4900.0), ("POSIX_CONSEC_WRITES", 4000.0)],
+        ));
+        assert_eq!(codes(&SequentialWrites, &facts), ["P14"]);
+        assert!(
+            SequentialWrites.evaluate(&DarshanContext::new(&facts, DrishtiThresholds::default()))[0]
+                .score
+                .abs()
+                < 1e-12
+        );
+    }
+
+    #[test]
+    fn stays_quiet_on_random_access_or_none() {
+        let mut facts = facts(1, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_WRITES", 5000.0), ("POSIX_SEQ_WRITES", 1000.0)],
+        ));
+        assert!(codes(&SequentialWrites, &facts).is_empty());
+        let empty = facts_single();
+        assert!(codes(&SequentialWrites, &empty).is_empty());
+    }
+}

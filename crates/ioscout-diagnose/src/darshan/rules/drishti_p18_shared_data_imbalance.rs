@@ -1,0 +1,81 @@
+//! `P18`: Data transfer imbalance on shared files (stragglers) (Drishti's trigger on Darshan counters).
+
+use crate::darshan::rules::imbalance_finding;
+use crate::darshan::{DarshanContext, DarshanRule, Module};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct SharedDataImbalance {
+        code: "P18",
+        family: Drishti,
+        title: "Data transfer imbalance on shared files (stragglers)",
+        detects: "Shared files (rank -1 records) where the slowest and fastest ranks moved amounts of data that differ by more than 15 % of the file's bytes.",
+        why: "The job waits for its slowest rank; uneven data per rank makes one rank the straggler. Drishti recommends balancing the data across ranks and tuning the stripe size and count.",
+        evidence: "shared files with the imbalance, the largest imbalance.",
+        thresholds: "fires when |slowest bytes - fastest bytes| / bytes > imbalance_stragglers (0.15) on one or more shared files; Drishti level HIGH.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for SharedDataImbalance {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        let mut detected: Vec<(u64, f64)> = Vec::new();
+        for record in context.records(Module::Posix).iter().filter(|record| record.rank == -1) {
+            let total =
+                context.value(record, "POSIX_BYTES_WRITTEN") + context.value(record, "POSIX_BYTES_READ");
+            if total == 0 {
+                continue;
+            }
+            let gap = (context.value(record, "POSIX_SLOWEST_RANK_BYTES")
+                - context.value(record, "POSIX_FASTEST_RANK_BYTES"))
+            .abs();
+            let imbalance = gap as f64 / total as f64;
+            if imbalance > context.thresholds.imbalance_stragglers {
+                detected.push((record.id, imbalance));
+            }
+        }
+        imbalance_finding(context, &Self::DOC, &detected, "data transfer")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, facts, record};
+
+    #[test]
+    fn fires_on_unequal_data() {
+        let mut facts = facts(8, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            -1,
+            &[
+                ("POSIX_BYTES_WRITTEN", 1000.0),
+                ("POSIX_SLOWEST_RANK_BYTES", 400.0),
+                ("POSIX_FASTEST_RANK_BYTES", 10.0),
+            ],
+        ));
+        assert_eq!(codes(&SharedDataImbalance, &facts), ["P18"]);
+    }
+
+    #[test]
+    fn stays_quiet_on_equal_data() {
+        let mut facts = facts(8, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            -1,
+            &[
+                ("POSIX_BYTES_WRITTEN", 1000.0),
+                ("POSIX_SLOWEST_RANK_BYTES", 125.0),
+                ("POSIX_FASTEST_RANK_BYTES", 125.0),
+            ],
+        ));
+        assert!(codes(&SharedDataImbalance, &facts).is_empty());
+    }
+}

@@ -1,0 +1,63 @@
+//! `P21`: Write imbalance across the ranks of individual files (Drishti's trigger on Darshan counters).
+
+use crate::darshan::rules::imbalance_finding;
+use crate::darshan::{DarshanContext, DarshanRule, Module};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct IndividualWriteImbalance {
+        code: "P21",
+        family: Drishti,
+        title: "Write imbalance across the ranks of individual files",
+        detects: "Files without a shared record, accessed by one or more ranks: the largest and smallest bytes written by a rank with a record of the file differ by more than 30 % of the largest.",
+        why: "Uneven work per rank makes the job wait for the rank with the most; Drishti recommends balancing it, tuning striping, NO_FILL for netCDF/HDF5, and collective I/O when rank 0 alone does the I/O. Ranks without a record of a file are not seen (shared/research/diagnosis.md 1.5 defect 8): ioscout keeps Drishti's test here and looks at rank balance across all ranks in IOS-PARALLELISM.",
+        evidence: "files with the imbalance, the largest imbalance.",
+        thresholds: "fires when (max - min) / max > imbalance_size (0.3) on one or more files; Drishti level HIGH.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+    }
+}
+
+impl DarshanRule for IndividualWriteImbalance {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        let mut files: std::collections::BTreeMap<u64, (i64, i64)> = std::collections::BTreeMap::new();
+        for record in context.records(Module::Posix).iter().filter(|record| record.rank != -1) {
+            let value = context.value(record, "POSIX_BYTES_WRITTEN");
+            let entry = files.entry(record.id).or_insert((value, value));
+            entry.0 = entry.0.min(value);
+            entry.1 = entry.1.max(value);
+        }
+        let detected: Vec<(u64, f64)> = files
+            .iter()
+            .filter(|(_, (_, max))| *max != 0)
+            .map(|(id, (min, max))| (*id, (max - min).abs() as f64 / *max as f64))
+            .filter(|(_, imbalance)| *imbalance > context.thresholds.imbalance_size)
+            .collect();
+        imbalance_finding(context, &Self::DOC, &detected, "write size")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, facts, record};
+
+    #[test]
+    fn fires_on_unequal_ranks() {
+        let mut facts = facts(4, 10.0, &["POSIX"]);
+        facts.posix.push(record(Module::Posix, 1, 0, &[("POSIX_BYTES_WRITTEN", 1000.0)]));
+        facts.posix.push(record(Module::Posix, 1, 1, &[("POSIX_BYTES_WRITTEN", 100.0)]));
+        assert_eq!(codes(&IndividualWriteImbalance, &facts), ["P21"]);
+    }
+
+    #[test]
+    fn stays_quiet_on_equal_ranks() {
+        let mut facts = facts(4, 10.0, &["POSIX"]);
+        facts.posix.push(record(Module::Posix, 1, 0, &[("POSIX_BYTES_WRITTEN", 1000.0)]));
+        facts.posix.push(record(Module::Posix, 1, 1, &[("POSIX_BYTES_WRITTEN", 900.0)]));
+        assert!(codes(&IndividualWriteImbalance, &facts).is_empty());
+    }
+}

@@ -1,0 +1,99 @@
+//! `D01`: rank 0 does more I/O than every other rank (DXT Explorer's insight, from DXT traces).
+
+use std::collections::BTreeMap;
+
+use crate::darshan::{DarshanContext, DarshanRule, Level};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct RankZeroHeavy {
+        code: "D01",
+        family: Drishti,
+        title: "Rank 0 issues more I/O than every other rank",
+        detects: "From the DXT traces of one interface (POSIX or MPI-IO): rank 0 moved more bytes and issued more requests than each other rank of a parallel job (ranks without a trace count as zero).",
+        why: "When rank 0 reads or writes on behalf of the others, the job's I/O is serialised on one process and its network link; DXT Explorer and Drishti recommend MPI-IO collective operations so that the work spreads over aggregators.",
+        evidence: "interface, rank 0's bytes and requests, the largest of the other ranks.",
+        thresholds: "fires when the job has more than one process and rank 0's bytes and requests both exceed every other rank's; Drishti level HIGH.",
+        references: "hpc-io/dxt-explorer explorer/insights.py (rank_zero_workload); Drishti --json ingestion (D01); shared/research/diagnosis.md 1.3.",
+    }
+}
+
+/// Bytes and requests per rank of one interface's DXT traces.
+pub(crate) fn per_rank(records: &[ioscout_darshan::DxtRecord]) -> BTreeMap<i64, (i64, i64, i64, f64)> {
+    let mut ranks: BTreeMap<i64, (i64, i64, i64, f64)> = BTreeMap::new();
+    for record in records {
+        let entry = ranks.entry(record.rank).or_default();
+        for segment in &record.segments {
+            if segment.write {
+                entry.1 += 1;
+            } else {
+                entry.0 += 1;
+            }
+            entry.2 = entry.2.saturating_add(segment.length.max(0));
+            entry.3 += (segment.end - segment.start).max(0.0);
+        }
+    }
+    ranks
+}
+
+impl DarshanRule for RankZeroHeavy {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        if context.facts.nprocs <= 1 {
+            return Vec::new();
+        }
+        let mut findings = Vec::new();
+        for (interface, records) in
+            [("POSIX", &context.facts.dxt_posix), ("MPI-IO", &context.facts.dxt_mpiio)]
+        {
+            let ranks = per_rank(records);
+            let Some(&(reads, writes, bytes, _)) = ranks.get(&0) else { continue };
+            let requests = reads + writes;
+            let others = ranks.iter().filter(|(rank, _)| **rank != 0);
+            let (other_bytes, other_requests) = others
+                .fold((0_i64, 0_i64), |(bytes, requests), (_, (r, w, b, _))| {
+                    (bytes.max(*b), requests.max(r + w))
+                });
+            if bytes > other_bytes && requests > other_requests {
+                let why = format!(
+                    "rank 0 moves {bytes} bytes in {requests} {interface} requests; no other rank moves more than {other_bytes} bytes or issues more than {other_requests}"
+                );
+                findings.push(
+                    context
+                        .finding(&Self::DOC, Level::High, interface, why)
+                        .with("rank0_bytes", bytes as f64, "bytes")
+                        .with("rank0_requests", requests as f64, "count")
+                        .with("other_max_bytes", other_bytes as f64, "bytes"),
+                );
+            }
+        }
+        findings
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, dxt, facts};
+
+    #[test]
+    fn fires_when_rank_zero_does_the_io() {
+        let mut facts = facts(4, 10.0, &["POSIX", "DXT_POSIX"]);
+        facts.dxt_posix = vec![dxt(0, &[(true, 1 << 20); 8]), dxt(1, &[(true, 4096)])];
+        assert_eq!(codes(&RankZeroHeavy, &facts), ["D01"]);
+    }
+
+    #[test]
+    fn stays_quiet_when_ranks_share_the_work() {
+        let mut facts = facts(4, 10.0, &["POSIX", "DXT_POSIX"]);
+        facts.dxt_posix = (0..4).map(|rank| dxt(rank, &[(true, 1 << 20); 8])).collect();
+        assert!(codes(&RankZeroHeavy, &facts).is_empty());
+        let mut single = facts.clone();
+        single.nprocs = 1;
+        single.dxt_posix.truncate(1);
+        assert!(codes(&RankZeroHeavy, &single).is_empty());
+    }
+}

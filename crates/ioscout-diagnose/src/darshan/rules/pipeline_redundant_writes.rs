@@ -1,0 +1,84 @@
+//! `PIPE-REDUNDANT-WRITE`: files written more than once (the re-write test Drishti's P10 means but does not do).
+
+use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::{Finding, RuleDoc, rule};
+
+rule! {
+    pub struct RedundantWriteTraffic {
+        code: "PIPE-REDUNDANT-WRITE",
+        family: Pipeline,
+        title: "Redundant write traffic: the same file data written more than once",
+        detects: "Per file, bytes written beyond the file's extent (highest offset written + 1), summed over files: data moved again, by the same rank or by several ranks written the same file.",
+        why: "Moving the same bytes again costs file-system bandwidth and time that caching, staging to node-local storage, or one collective write and a broadcast save. Multi-epoch training re-reads its dataset by design: the finding then measures what a cache would remove.",
+        evidence: "redundant bytes, their share of the bytes written, the file with the most.",
+        thresholds: "fires when redundant bytes > 10 % of the bytes written and > 1 MiB; severity as a Drishti WARN, scored by the I/O share of the job.",
+        references: "Drishti's intent for P10 (PDSW 2022, 'redundant traffic'); shared/research/diagnosis.md 1.5 defect 1; the optimisation pipeline's caching and staging techniques (shared/research/seeds/000_*).",
+    }
+}
+
+impl DarshanRule for RedundantWriteTraffic {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        let mut files: std::collections::BTreeMap<u64, (i64, i64)> = std::collections::BTreeMap::new();
+        for record in context.records(Module::Posix) {
+            let entry = files.entry(record.id).or_default();
+            entry.0 = entry.0.saturating_add(context.value(record, "POSIX_BYTES_WRITTEN").max(0));
+            entry.1 = entry.1.max(context.value(record, "POSIX_MAX_BYTE_WRITTEN"));
+        }
+        let total: i64 = files.values().map(|(bytes, _)| *bytes).fold(0, i64::saturating_add);
+        let redundant_of = |(bytes, highest): &(i64, i64)| (*bytes - highest.saturating_add(1)).max(0);
+        let redundant: i64 = files.values().map(redundant_of).fold(0, i64::saturating_add);
+        if total <= 0 || redundant <= 1 << 20 || (redundant as f64 / total as f64) <= 0.1 {
+            return Vec::new();
+        }
+        let worst = files
+            .iter()
+            .max_by_key(|(_, totals)| redundant_of(totals))
+            .map(|(id, _)| context.name(*id))
+            .unwrap_or_default();
+        let why = format!(
+            "{redundant} of {total} bytes written ({:.2} %) repeat data already written (most in {worst})",
+            percent(redundant as f64, total as f64)
+        );
+        vec![
+            context
+                .finding(&Self::DOC, Level::Warn, "POSIX", why)
+                .with("redundant_write_bytes", redundant as f64, "bytes")
+                .with("redundant_write_share", redundant as f64 / total as f64, "fraction")
+                .crossing("redundant bytes > 10 % and > 1 MiB"),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, facts, record};
+
+    #[test]
+    fn fires_when_a_file_is_moved_twice() {
+        let mut facts = facts(2, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            -1,
+            &[("POSIX_BYTES_WRITTEN", 2.0 * 64e6), ("POSIX_MAX_BYTE_WRITTEN", 64e6 - 1.0)],
+        ));
+        assert_eq!(codes(&RedundantWriteTraffic, &facts), ["PIPE-REDUNDANT-WRITE"]);
+    }
+
+    #[test]
+    fn stays_quiet_on_sparse_access() {
+        let mut facts = facts(2, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_BYTES_WRITTEN", 1e6), ("POSIX_MAX_BYTE_WRITTEN", 1e9)],
+        ));
+        assert!(codes(&RedundantWriteTraffic, &facts).is_empty());
+    }
+}
