@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use ioscout_darshan::{DarshanLog, ReadOptions};
+use rayon::prelude::*;
 
 use crate::cli::{DarshanCommand, DarshanDumpArguments, DarshanSummaryArguments};
 
@@ -34,14 +35,21 @@ fn summary(arguments: &DarshanSummaryArguments) -> anyhow::Result<ExitCode> {
 
 /// The summaries of `logs`, as text or JSON (`darshan summary`, and `info` on Darshan logs).
 pub(crate) fn describe(logs: &[std::path::PathBuf], json: bool, partial: bool) -> anyhow::Result<ExitCode> {
+    // Logs are independent: read them in parallel, report in the order given.
+    let results: Vec<anyhow::Result<serde_json::Value>> = logs
+        .par_iter()
+        .map(|path| {
+            let log = read(path, partial)?;
+            let mut value = ioscout_darshan::summary::summary(&log);
+            if let Some(object) = value.as_object_mut() {
+                object.insert("log".into(), serde_json::json!(crate::common::display_path(path)));
+            }
+            Ok(value)
+        })
+        .collect();
     let mut summaries = Vec::with_capacity(logs.len());
-    for path in logs {
-        let log = read(path, partial)?;
-        let mut value = ioscout_darshan::summary::summary(&log);
-        if let Some(object) = value.as_object_mut() {
-            object.insert("log".into(), serde_json::json!(crate::common::display_path(path)));
-        }
-        summaries.push(value);
+    for result in results {
+        summaries.push(result?);
     }
     let mut out = std::io::stdout().lock();
     if json {
@@ -156,9 +164,16 @@ pub(crate) fn diagnose(
     let mut stdout = std::io::stdout().lock();
     let mut reports = Vec::new();
     let mut failed = false;
-    for path in logs {
-        let log = read(path, !arguments.input.strict)?;
-        let facts = DarshanFacts::from_log(&log);
+    let decoded: Vec<anyhow::Result<(DarshanLog, DarshanFacts)>> = logs
+        .par_iter()
+        .map(|path| {
+            let log = read(path, !arguments.input.strict)?;
+            let facts = DarshanFacts::from_log(&log);
+            Ok((log, facts))
+        })
+        .collect();
+    for (path, decoded) in logs.iter().zip(decoded) {
+        let (log, facts) = decoded?;
         let context = DarshanContext::new(&facts, thresholds.clone());
         let findings: Vec<ioscout_diagnose::Finding> = ioscout_diagnose::darshan::diagnose(&context)
             .into_iter()

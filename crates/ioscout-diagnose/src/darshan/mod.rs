@@ -236,6 +236,7 @@ pub struct DarshanContext<'a> {
     pub thresholds: DrishtiThresholds,
     indices: HashMap<&'static str, usize>,
     float_indices: HashMap<&'static str, usize>,
+    io_time_by_slowest: f64,
 }
 
 impl<'a> DarshanContext<'a> {
@@ -249,7 +250,15 @@ impl<'a> DarshanContext<'a> {
                 float_indices.extend(float_names.iter().enumerate().map(|(index, name)| (*name, index)));
             }
         }
-        DarshanContext { facts, thresholds, indices, float_indices }
+        let io_time_by_slowest = facts.io_time_by_slowest.unwrap_or_else(|| {
+            [(id::POSIX, &facts.posix), (id::STDIO, &facts.stdio)]
+                .iter()
+                .map(|(module, records)| {
+                    ioscout_darshan::derived::Metrics::of(*module, records, facts.nprocs).agg_time_by_slowest
+                })
+                .sum()
+        });
+        DarshanContext { facts, thresholds, indices, float_indices, io_time_by_slowest }
     }
 
     /// The records of a module.
@@ -308,15 +317,7 @@ impl<'a> DarshanContext<'a> {
     /// The job's I/O time on its critical path, in seconds (see
     /// [`DarshanFacts::io_time_by_slowest`]).
     pub fn io_time_by_slowest(&self) -> f64 {
-        self.facts.io_time_by_slowest.unwrap_or_else(|| {
-            [(ioscout_darshan::id::POSIX, &self.facts.posix), (ioscout_darshan::id::STDIO, &self.facts.stdio)]
-                .iter()
-                .map(|(module, records)| {
-                    ioscout_darshan::derived::Metrics::of(*module, records, self.facts.nprocs)
-                        .agg_time_by_slowest
-                })
-                .sum()
-        })
+        self.io_time_by_slowest
     }
 
     /// Seconds the job's processes spent in POSIX and STDIO calls (reads, writes, metadata),
