@@ -56,6 +56,11 @@ fn an_old_log_marks_counters_it_did_not_have_as_not_monitored() {
     let record = &log.counter_records(id::POSIX)[0];
     // POSIX_FILENOS and POSIX_DUPS appeared in version 4.
     assert_eq!((record.counters[1], record.counters[2]), (-1, -1));
+    // Every time counter is byte-swapped, including the three darshan-util 3.5.0 leaves in
+    // big-endian order for POSIX records older than version 4 (it reads 5.35e-305 here).
+    let meta = record.fcounters[10];
+    assert!((meta - 0.313_571).abs() < 1e-6, "POSIX_F_META_TIME {meta}");
+    assert!((record.fcounters[11] - 0.214_671).abs() < 1e-6);
 }
 
 #[test]
