@@ -211,8 +211,26 @@ fn mutated_logs_never_panic() {
 }
 
 /// Rewrites a 3.41 log with every region stored uncompressed (`comp_type` 2, as after
-/// `darshan-convert` without compression), and returns it with the region maps it wrote.
+/// `darshan-convert` without compression).
 fn uncompressed_copy(data: &[u8]) -> Vec<u8> {
+    recompressed_copy(data, 2)
+}
+
+/// Each region as two bzip2 streams back to back (as a converted log written by two ranks).
+fn bzip2_streams(region: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let half = region.len() / 2;
+    let mut out = Vec::new();
+    for piece in [&region[..half], &region[half..]] {
+        let mut encoder = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+        let _ = encoder.write_all(piece);
+        out.extend(encoder.finish().unwrap_or_default());
+    }
+    out
+}
+
+/// Rewrites a 3.41 log with compression `compression` (1 bzip2, 2 none) for every region.
+fn recompressed_copy(data: &[u8], compression: u8) -> Vec<u8> {
     use std::io::Read;
     let inflate = |region: &[u8]| {
         // A region may hold several zlib streams back to back.
@@ -234,14 +252,15 @@ fn uncompressed_copy(data: &[u8]) -> Vec<u8> {
         out
     };
     let read_u64 = |at: usize| u64::from_le_bytes(data[at..at + 8].try_into().unwrap_or_default());
+    let encode = |region: Vec<u8>| if compression == 1 { bzip2_streams(&region) } else { region };
     let mut out = data[..1328].to_vec();
-    out[16] = 2;
+    out[16] = compression;
     let names = (read_u64(32), read_u64(40));
     let job = &data[1328..names.0 as usize];
-    let job = inflate(job);
+    let job = encode(inflate(job));
     out.extend(&job);
     let mut maps: Vec<(usize, u64, u64)> = Vec::new();
-    let names_bytes = inflate(&data[names.0 as usize..(names.0 + names.1) as usize]);
+    let names_bytes = encode(inflate(&data[names.0 as usize..(names.0 + names.1) as usize]));
     maps.push((32, out.len() as u64, names_bytes.len() as u64));
     out.extend(&names_bytes);
     for slot in 0..64 {
@@ -249,7 +268,7 @@ fn uncompressed_copy(data: &[u8]) -> Vec<u8> {
         if length == 0 {
             continue;
         }
-        let region = inflate(&data[offset as usize..(offset + length) as usize]);
+        let region = encode(inflate(&data[offset as usize..(offset + length) as usize]));
         maps.push((48 + slot * 16, out.len() as u64, region.len() as u64));
         out.extend(&region);
     }
@@ -307,4 +326,22 @@ fn garbage_inside_records_never_panics_or_hangs() {
             }
         }
     }
+}
+
+#[test]
+fn a_bzip2_log_of_several_streams_reads_like_the_zlib_one() {
+    let data = bytes("mpi-io-test-x86_64-3.5.0.darshan");
+    let converted = recompressed_copy(&data, 1);
+    let compressed = open("mpi-io-test-x86_64-3.5.0.darshan");
+    let log = DarshanLog::from_bytes(Path::new("bzip2.darshan"), &converted, ReadOptions::default())
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(log.header.compression, ioscout_darshan::Compression::Bzip2);
+    assert_eq!(log.job, compressed.job);
+    assert_eq!(log.names, compressed.names);
+    assert_eq!(log.module(id::POSIX).map(|m| m.streams), Some(2));
+    for module in &compressed.modules {
+        assert_eq!(log.module(module.id).map(|m| &m.records), Some(&module.records), "{}", module.name);
+    }
+    let dumped = dump::dump(&log, dump::DumpOptions::default());
+    assert!(dumped.contains("# compression method: BZIP2"));
 }

@@ -1,7 +1,7 @@
 //! The rules on Darshan counters, one per file, and the list of them ([`all`]).
 //!
 //! Drishti's triggers keep Drishti's codes (`S01`, `M01`..`M07`, `P01`..`P22`) and DXT Explorer's
-//! (`D01`, `D02`); IOSage's patterns keep the codes of the trace rules (`IOS-*`), decided here from
+//! (`D01`, `D02`); IOSage's patterns and WisIO's rules keep the codes of the trace rules (`IOS-*`, `WIS-*`), decided here from
 //! counters; [`imbalance_finding`] is the shared shape of the per-file imbalance triggers.
 
 mod drishti_m01_no_mpiio;
@@ -45,6 +45,11 @@ mod iosage_parallelism;
 mod iosage_throughput;
 mod pipeline_redundant_reads;
 mod pipeline_redundant_writes;
+mod wisio_metadata;
+mod wisio_operation_mix;
+mod wisio_size_mix;
+mod wisio_small_reads;
+mod wisio_small_writes;
 
 pub use drishti_m01_no_mpiio::NoMpiIo;
 pub use drishti_m02_no_collective_reads::NoCollectiveReads;
@@ -87,6 +92,11 @@ pub use iosage_parallelism::Parallelism;
 pub use iosage_throughput::Throughput;
 pub use pipeline_redundant_reads::RedundantReadTraffic;
 pub use pipeline_redundant_writes::RedundantWriteTraffic;
+pub use wisio_metadata::MetadataTime as WisioMetadataTime;
+pub use wisio_operation_mix::OperationMix as WisioOperationMix;
+pub use wisio_size_mix::SizeMix as WisioSizeMix;
+pub use wisio_small_reads::SmallReads as WisioSmallReads;
+pub use wisio_small_writes::SmallWrites as WisioSmallWrites;
 
 use crate::darshan::{DarshanContext, DarshanRule, Level};
 use crate::{Finding, RuleDoc};
@@ -135,6 +145,11 @@ pub fn all() -> &'static [&'static dyn DarshanRule] {
         &Parallelism,
         &Throughput,
         &RedundantWriteTraffic,
+        &WisioMetadataTime,
+        &WisioOperationMix,
+        &WisioSizeMix,
+        &WisioSmallReads,
+        &WisioSmallWrites,
     ]
 }
 

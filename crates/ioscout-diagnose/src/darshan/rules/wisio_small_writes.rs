@@ -1,0 +1,83 @@
+//! `WIS-SMALL-WRITE` on Darshan counters: most POSIX time goes to writes averaging under 1 MiB.
+
+use crate::darshan::{DarshanContext, DarshanRule, Module};
+use crate::{Finding, RuleDoc, clip01, rule};
+
+rule! {
+    pub struct SmallWrites {
+        code: "WIS-SMALL-WRITE",
+        family: Wisio,
+        title: "Small writes: most POSIX time goes to writes of less than 1 MiB",
+        detects: "POSIX write time over read + write + metadata time above one half, with the mean write (POSIX_BYTES_WRITTEN / POSIX_WRITES) under 1 MiB (WisIO's small_writes, from Darshan counters).",
+        why: "Small requests pay the whole per-request cost for little data; when they also take most of the I/O time they are the bottleneck.",
+        evidence: "write time share, mean write size, I/O share of the run.",
+        thresholds: "fires when write time / POSIX time > 0.5 and mean size < 1 MiB; score = (0.5 x (f - 0.5) / 0.5 + 0.5 x (1 MiB - s) / 1 MiB) x clip01(I/O share / 0.2) (DFAnalyzer's small_write_dominance formula).",
+        references: "Yildirim et al., WisIO, ICS 2025 (wisio/rules.py); DFAnalyzer rules/posix.yaml; shared/research/diagnosis.md 4.",
+    }
+}
+
+impl DarshanRule for SmallWrites {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        let time = context.ftotal(Module::Posix, "POSIX_F_WRITE_TIME").max(0.0);
+        let total = context.ftotal(Module::Posix, "POSIX_F_META_TIME").max(0.0)
+            + context.ftotal(Module::Posix, "POSIX_F_READ_TIME").max(0.0)
+            + context.ftotal(Module::Posix, "POSIX_F_WRITE_TIME").max(0.0);
+        let operations = context.total(Module::Posix, "POSIX_WRITES");
+        let bytes = context.total(Module::Posix, "POSIX_BYTES_WRITTEN").max(0);
+        if total <= 0.0 || operations <= 0 || time / total <= 0.5 {
+            return Vec::new();
+        }
+        let mean = bytes as f64 / operations as f64;
+        let mebibyte = 1_048_576.0;
+        if mean >= mebibyte {
+            return Vec::new();
+        }
+        let fraction = time / total;
+        let score = (0.5 * (fraction - 0.5) / 0.5 + 0.5 * (mebibyte - mean) / mebibyte)
+            * clip01(context.io_share() / 0.2);
+        let why = format!(
+            "writes take {:.1} % of the POSIX time and average {:.1} KiB",
+            fraction * 100.0,
+            mean / 1024.0
+        );
+        vec![
+            Finding::new(&Self::DOC, score, "POSIX", why)
+                .with("write_time_fraction", fraction, "fraction")
+                .with("mean_write_bytes", mean, "bytes"),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{codes, facts, record};
+
+    #[test]
+    fn fires_on_small_writes_that_take_the_time() {
+        let mut facts = facts(1, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_WRITES", 1e4), ("POSIX_BYTES_WRITTEN", 4096e4), ("POSIX_F_WRITE_TIME", 3.0)],
+        ));
+        assert_eq!(codes(&SmallWrites, &facts), ["WIS-SMALL-WRITE"]);
+    }
+
+    #[test]
+    fn stays_quiet_on_large_writes() {
+        let mut facts = facts(1, 10.0, &["POSIX"]);
+        facts.posix.push(record(
+            Module::Posix,
+            1,
+            0,
+            &[("POSIX_WRITES", 10.0), ("POSIX_BYTES_WRITTEN", 1e8), ("POSIX_F_WRITE_TIME", 3.0)],
+        ));
+        assert!(codes(&SmallWrites, &facts).is_empty());
+    }
+}
