@@ -114,6 +114,32 @@ Examples:
     /// Print one rule's full documentation: what it detects, why it hurts, evidence, thresholds,
     /// references.
     Explain(ExplainArguments),
+    /// Cited, file-system-aware proposals: the 12-dimension checklist and a ranked proposal
+    /// table, from a trace or a Darshan log.
+    #[command(after_help = "\
+Every dimension of the optimisation checklist gets a verdict (applied_measured,
+applicable_not_measured, not_applicable) with a reason. Proposals answer the findings of
+`ioscout diagnose`, pass the file-system gate (--fs-type overrides detection) and the guards
+(doing less is rejected; access-pattern changes are diagnostic bounds only), and are ranked by
+a 50/50 score of application impact (a bound from the measured run) and system impact.
+
+Examples:
+  ioscout advise traces/ --fs-type lustre
+  ioscout advise job.darshan --json
+  ioscout advise traces/ --run-dir runs/unet3d --kb kb.jsonl --workload unet3d --system tuolumne")]
+    Advise(AdviseArguments),
+    /// Compare two runs layer by layer: time, operations, bytes, bandwidth, overlap, speedup,
+    /// and whether the second did less work.
+    #[command(
+        after_help = "Examples:\n  ioscout compare runs/base/traces runs/opt1/traces\n  ioscout compare before.darshan after.darshan --json"
+    )]
+    Compare(CompareArguments),
+    /// The knowledge base of measured results (append-only JSON lines).
+    #[command(subcommand)]
+    Kb(KbCommand),
+    /// Check or repair a run directory's opt<n>/ layout.
+    #[command(subcommand)]
+    Runs(RunsCommand),
     /// Read Darshan logs natively: summary, darshan-parser text, DXT text.
     #[command(subcommand)]
     Darshan(DarshanCommand),
@@ -386,4 +412,115 @@ pub(crate) struct DarshanDumpArguments {
     /// Report whatever could be read from a damaged log instead of failing.
     #[arg(long)]
     pub(crate) partial: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct AdviseArguments {
+    #[command(flatten)]
+    pub(crate) input: InputArguments,
+    /// File-system type of the data (lustre, gpfs, beegfs, nfs, vast, daos, xfs, ext4, tmpfs),
+    /// instead of detecting it.
+    #[arg(long, value_name = "TYPE")]
+    pub(crate) fs_type: Option<String>,
+    /// Write the pipeline's artifacts into a new opt<n>/ of this run directory.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) run_dir: Option<PathBuf>,
+    /// Knowledge base whose measured results mark checklist dimensions as applied.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) kb: Option<PathBuf>,
+    /// System name (for the knowledge-base lookup).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) system: Option<String>,
+    /// Workload name (for the knowledge-base lookup).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) workload: Option<String>,
+    /// Layer preset for traces (as in analyze).
+    #[arg(long, value_name = "PRESET", default_value = "auto")]
+    pub(crate) preset: String,
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CompareArguments {
+    /// The first run: a trace directory or file, or a Darshan log.
+    #[arg(value_name = "BEFORE")]
+    pub(crate) before: PathBuf,
+    /// The second run.
+    #[arg(value_name = "AFTER")]
+    pub(crate) after: PathBuf,
+    /// Layer preset for traces.
+    #[arg(long, value_name = "PRESET", default_value = "auto")]
+    pub(crate) preset: String,
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum KbCommand {
+    /// Record one measured change (JSON from a file or - for stdin); prints its verdict.
+    Record(KbRecordArguments),
+    /// The entries that apply to a system, workload and software, most relevant first.
+    Lookup(KbLookupArguments),
+    /// The knowledge base as a Markdown table.
+    Render(KbRenderArguments),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct KbRecordArguments {
+    /// The knowledge base.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) kb: PathBuf,
+    /// The entry (JSON), or - for standard input.
+    #[arg(value_name = "ENTRY")]
+    pub(crate) entry: String,
+    /// Print the stored entry as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct KbLookupArguments {
+    /// The knowledge base.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) kb: PathBuf,
+    /// System.
+    #[arg(long)]
+    pub(crate) system: Option<String>,
+    /// Workload.
+    #[arg(long)]
+    pub(crate) workload: Option<String>,
+    /// Software, comma-separated.
+    #[arg(long)]
+    pub(crate) software: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct KbRenderArguments {
+    /// The knowledge base.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) kb: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum RunsCommand {
+    /// Report layout problems (exit 1 when there are any).
+    Validate(RunsArguments),
+    /// Move artifacts found outside opt<n>/ into the newest opt<n>/.
+    Reorganize(RunsArguments),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RunsArguments {
+    /// The run directory.
+    #[arg(value_name = "DIR")]
+    pub(crate) directory: PathBuf,
+    /// Say what would move without moving it.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
 }

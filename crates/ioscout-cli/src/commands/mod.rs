@@ -1,5 +1,6 @@
 //! One module per subcommand; [`run`] dispatches on the parsed command.
 
+mod advise;
 mod analyze;
 mod count;
 mod darshan;
@@ -26,5 +27,9 @@ pub(crate) fn run(arguments: &Arguments) -> anyhow::Result<ExitCode> {
         Command::Rules(arguments) => diagnose::list(arguments),
         Command::Explain(arguments) => diagnose::explain(arguments),
         Command::Darshan(command) => darshan::run(command),
+        Command::Advise(arguments) => advise::run(arguments),
+        Command::Compare(arguments) => advise::compare(arguments),
+        Command::Kb(command) => advise::kb(command),
+        Command::Runs(command) => advise::runs(command),
     }
 }

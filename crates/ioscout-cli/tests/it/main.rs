@@ -4,6 +4,7 @@
 
 #![allow(clippy::print_stderr, reason = "tests say on stderr why they skip")]
 
+mod advise;
 mod analyze;
 mod bad_input;
 mod corpus;

@@ -1,0 +1,430 @@
+//! The knowledge base of measured results: an append-only JSON-lines file. Each entry is one
+//! change measured before and after, with its verdict; a system-scoped entry must carry the
+//! paired application metric, and an application regression of more than 2 % makes any entry a
+//! regression (the non-degradation guard). Appends take an exclusive lock, write one whole line
+//! and sync, so concurrent writers lose nothing and a crash leaves at most a truncated last line,
+//! which readers skip and report.
+
+use std::fmt::Write as _;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Verdict thresholds: a win at +5 % or better, a regression at -5 % or worse.
+const WIN_PCT: f64 = 5.0;
+/// The application may not regress by more than this for a system change to count.
+const APP_TOLERANCE_PCT: f64 = 2.0;
+
+/// What `record` reads.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EntryInput {
+    /// System (machine) name.
+    pub system: String,
+    /// Workload name.
+    pub workload: String,
+    /// Software (comma-separated: `hdf5,mpich`).
+    #[serde(default)]
+    pub software: String,
+    /// `L1` (workload), `L2` (software) or `L3` (system).
+    pub layer: String,
+    /// `app` or `system`.
+    #[serde(default = "app")]
+    pub metric_scope: String,
+    /// Metric name.
+    pub metric: String,
+    /// Value before the change.
+    pub before: f64,
+    /// Value after.
+    pub after: f64,
+    /// Whether larger is better.
+    pub higher_is_better: bool,
+    /// Paired application metric (required for `system` scope).
+    #[serde(default)]
+    pub app_metric: Option<String>,
+    /// Its value before.
+    #[serde(default)]
+    pub app_before: Option<f64>,
+    /// Its value after.
+    #[serde(default)]
+    pub app_after: Option<f64>,
+    /// Whether larger is better for it.
+    #[serde(default)]
+    pub app_higher_is_better: Option<bool>,
+    /// The change made.
+    pub change: String,
+    /// Citation (paper, documentation, or `session:<id>`).
+    #[serde(default)]
+    pub citation: String,
+    /// Caveats.
+    #[serde(default)]
+    pub caveats: String,
+    /// The catalog strategy it applied, when one.
+    #[serde(default)]
+    pub strategy: Option<String>,
+}
+
+fn app() -> String {
+    "app".into()
+}
+
+/// A stored entry.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// Seconds since the epoch when recorded.
+    pub ts: u64,
+    /// The input.
+    #[serde(flatten)]
+    pub input: EntryInput,
+    /// Improvement in percent (positive is better); `None` when `before` is 0.
+    pub delta_pct: Option<f64>,
+    /// `win`, `no_change`, `regression` or `unknown`.
+    pub verdict: String,
+    /// Improvement of the paired application metric.
+    pub app_delta_pct: Option<f64>,
+    /// Its verdict.
+    pub app_verdict: Option<String>,
+    /// The non-degradation guard turned the verdict into a regression.
+    pub guard_triggered: bool,
+    /// `paper`, `docs`, `web` or `session`.
+    pub citation_type: String,
+}
+
+/// A knowledge-base problem.
+#[derive(Debug, thiserror::Error)]
+pub enum KbError {
+    /// The entry is refused.
+    #[error("refused: {0}")]
+    Refused(String),
+    /// The file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The knowledge base.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// Improvement in percent, positive when better.
+pub fn delta_pct(before: f64, after: f64, higher_is_better: bool) -> Option<f64> {
+    if before == 0.0 || !before.is_finite() || !after.is_finite() {
+        return None;
+    }
+    let change = (after - before) / before.abs() * 100.0;
+    Some(if higher_is_better { change } else { -change })
+}
+
+fn verdict_of(delta: Option<f64>) -> &'static str {
+    match delta {
+        None => "unknown",
+        Some(delta) if delta >= WIN_PCT => "win",
+        Some(delta) if delta <= -WIN_PCT => "regression",
+        Some(_) => "no_change",
+    }
+}
+
+/// The class of a citation.
+pub fn citation_type(citation: &str) -> &'static str {
+    let lower = citation.to_ascii_lowercase();
+    if lower.starts_with("session:") {
+        "session"
+    } else if ["arxiv", "doi.org", "10.", "acm.org", "ieee", "usenix", "osti.gov", "escholarship"]
+        .iter()
+        .any(|mark| lower.contains(mark))
+    {
+        "paper"
+    } else if [
+        "docs.",
+        "readthedocs",
+        "hdfgroup.org",
+        "mpich.org",
+        "lustre.org",
+        "wiki.",
+        "kernel.org",
+        "pytorch.org",
+    ]
+    .iter()
+    .any(|mark| lower.contains(mark))
+    {
+        "docs"
+    } else {
+        "web"
+    }
+}
+
+/// Computes an entry's verdict, refusing what the rules refuse.
+pub fn evaluate(input: EntryInput, ts: u64) -> Result<Entry, KbError> {
+    if !["L1", "L2", "L3"].contains(&input.layer.as_str()) {
+        return Err(KbError::Refused(format!("layer {:?} is not L1, L2 or L3", input.layer)));
+    }
+    if !["app", "system"].contains(&input.metric_scope.as_str()) {
+        return Err(KbError::Refused(format!("metric_scope {:?} is not app or system", input.metric_scope)));
+    }
+    let delta = delta_pct(input.before, input.after, input.higher_is_better);
+    let mut verdict = verdict_of(delta).to_string();
+    let (mut app_delta, mut app_verdict, mut guard) = (None, None, false);
+    let paired = (input.app_metric.as_ref(), input.app_before, input.app_after, input.app_higher_is_better);
+    if input.metric_scope == "system" {
+        let (Some(_), Some(before), Some(after), Some(higher)) = paired else {
+            return Err(KbError::Refused(
+                "a system-scoped entry needs its paired application metric (app_metric, app_before, app_after, app_higher_is_better)".into(),
+            ));
+        };
+        app_delta = delta_pct(before, after, higher);
+    } else if let (Some(_), Some(before), Some(after), Some(higher)) = paired {
+        app_delta = delta_pct(before, after, higher);
+    }
+    if let Some(delta) = app_delta {
+        let app = if delta <= -APP_TOLERANCE_PCT { "regression" } else { verdict_of(Some(delta)) };
+        app_verdict = Some(app.to_string());
+        if app == "regression" {
+            guard = verdict != "regression";
+            verdict = "regression".into();
+        }
+    }
+    let citation_type = citation_type(&input.citation).to_string();
+    Ok(Entry {
+        ts,
+        input,
+        delta_pct: delta,
+        verdict,
+        app_delta_pct: app_delta,
+        app_verdict,
+        guard_triggered: guard,
+        citation_type,
+    })
+}
+
+/// Appends `entry` as one line, under an exclusive lock, and syncs it.
+pub fn append(path: &Path, entry: &Entry) -> Result<(), KbError> {
+    let io = |source| KbError::Io { path: path.to_path_buf(), source };
+    let mut line = serde_json::to_string(entry).map_err(|error| io(std::io::Error::other(error)))?;
+    line.push('\n');
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
+    file.lock().map_err(io)?;
+    // A previous writer that crashed mid-line left no newline: start on a fresh line.
+    let length = file.metadata().map_err(io)?.len();
+    if length > 0 {
+        let mut last = [0_u8; 1];
+        let reader = std::fs::File::open(path).map_err(io)?;
+        if std::os::unix::fs::FileExt::read_at(&reader, &mut last, length - 1).map_err(io)? == 1
+            && last[0] != b'\n'
+        {
+            line.insert(0, '\n');
+        }
+    }
+    file.write_all(line.as_bytes()).map_err(io)?;
+    file.sync_all().map_err(io)?;
+    file.unlock().map_err(io)?;
+    Ok(())
+}
+
+/// Lines that could not be read: 1-based line number and why.
+pub type Skipped = Vec<(usize, String)>;
+
+/// The entries of a knowledge base, and the lines that could not be read (1-based line numbers
+/// with the reason): a truncated last line after a crash, or a corrupt one.
+pub fn read(path: &Path) -> Result<(Vec<Entry>, Skipped), KbError> {
+    let io = |source| KbError::Io { path: path.to_path_buf(), source };
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
+        Err(error) => return Err(io(error)),
+    };
+    let mut entries = Vec::new();
+    let mut skipped = Vec::new();
+    for (index, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(io)?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Entry>(&line) {
+            Ok(entry) => entries.push(entry),
+            Err(error) => skipped.push((index + 1, error.to_string())),
+        }
+    }
+    Ok((entries, skipped))
+}
+
+/// An entry with its relevance to a lookup.
+#[derive(Clone, Debug, Serialize)]
+pub struct Match {
+    /// Relevance (higher first).
+    pub relevance: i64,
+    /// The entry.
+    pub entry: Entry,
+}
+
+/// The entries that apply to `system`, `workload` and `software` (comma-separated), most relevant
+/// first: system findings (L3) only on their system, workload findings (L1) only with their
+/// workload, software findings (L2) travel to any run using that software (or to any run when no
+/// software is given).
+pub fn lookup(
+    entries: &[Entry],
+    system: Option<&str>,
+    workload: Option<&str>,
+    software: Option<&str>,
+) -> Vec<Match> {
+    let wanted: Vec<String> = software
+        .map(|list| {
+            list.split(',')
+                .map(|item| item.trim().to_ascii_lowercase())
+                .filter(|item| !item.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut matches: Vec<Match> = entries
+        .iter()
+        .filter_map(|entry| {
+            let input = &entry.input;
+            let same_system = system.is_some_and(|system| system == input.system);
+            let same_workload = workload.is_some_and(|workload| workload == input.workload);
+            let mut relevance = match input.layer.as_str() {
+                "L3" => {
+                    if !same_system {
+                        return None;
+                    }
+                    100
+                }
+                "L1" => {
+                    if !same_workload {
+                        return None;
+                    }
+                    100
+                }
+                _ => {
+                    let theirs: Vec<String> =
+                        input.software.split(',').map(|item| item.trim().to_ascii_lowercase()).collect();
+                    if wanted.is_empty() {
+                        40
+                    } else if theirs.iter().any(|item| wanted.contains(item)) {
+                        80
+                    } else {
+                        return None;
+                    }
+                }
+            };
+            relevance += 10 * i64::from(same_system)
+                + 10 * i64::from(same_workload)
+                + 5 * i64::from(entry.verdict == "win");
+            Some(Match { relevance, entry: entry.clone() })
+        })
+        .collect();
+    matches.sort_by(|a, b| {
+        b.relevance
+            .cmp(&a.relevance)
+            .then(b.entry.delta_pct.unwrap_or(f64::MIN).total_cmp(&a.entry.delta_pct.unwrap_or(f64::MIN)))
+    });
+    matches
+}
+
+/// The entries as a Markdown table.
+pub fn render(entries: &[Entry]) -> String {
+    let mut out = String::from(
+        "| when | system | workload | layer | change | metric | before | after | delta | verdict | citation |\n|---|---|---|---|---|---|---:|---:|---:|---|---|\n",
+    );
+    for entry in entries {
+        let input = &entry.input;
+        let delta = entry.delta_pct.map_or_else(|| "-".to_string(), |delta| format!("{delta:+.1} %"));
+        let verdict =
+            if entry.guard_triggered { format!("{} (guard)", entry.verdict) } else { entry.verdict.clone() };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {delta} | {verdict} | {} |",
+            entry.ts,
+            input.system,
+            input.workload,
+            input.layer,
+            input.change.replace('|', "\\|"),
+            input.metric,
+            input.before,
+            input.after,
+            input.citation.replace('|', "\\|"),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input() -> EntryInput {
+        EntryInput {
+            system: "tuolumne".into(),
+            workload: "unet3d".into(),
+            software: "pytorch".into(),
+            layer: "L2".into(),
+            metric_scope: "app".into(),
+            metric: "epoch_time_s".into(),
+            before: 100.0,
+            after: 80.0,
+            higher_is_better: false,
+            change: "num_workers 2 -> 8".into(),
+            citation: "https://pytorch.org/docs/stable/data.html".into(),
+            ..EntryInput::default()
+        }
+    }
+
+    #[test]
+    fn verdicts_follow_the_five_percent_rule() {
+        assert_eq!(evaluate(input(), 0).map(|entry| entry.verdict).ok().as_deref(), Some("win"));
+        let same = EntryInput { after: 98.0, ..input() };
+        assert_eq!(evaluate(same, 0).map(|entry| entry.verdict).ok().as_deref(), Some("no_change"));
+        let worse = EntryInput { after: 110.0, ..input() };
+        assert_eq!(evaluate(worse, 0).map(|entry| entry.verdict).ok().as_deref(), Some("regression"));
+        let zero = EntryInput { before: 0.0, ..input() };
+        assert_eq!(evaluate(zero, 0).map(|entry| entry.verdict).ok().as_deref(), Some("unknown"));
+    }
+
+    #[test]
+    fn an_unpaired_system_entry_is_refused() {
+        let system = EntryInput { metric_scope: "system".into(), layer: "L3".into(), ..input() };
+        assert!(matches!(evaluate(system, 0), Err(KbError::Refused(_))));
+    }
+
+    #[test]
+    fn the_guard_turns_a_system_win_with_an_app_regression_into_a_regression() {
+        let system = EntryInput {
+            metric_scope: "system".into(),
+            layer: "L3".into(),
+            metric: "aggregate_bw".into(),
+            before: 100.0,
+            after: 150.0,
+            higher_is_better: true,
+            app_metric: Some("epoch_time_s".into()),
+            app_before: Some(100.0),
+            app_after: Some(103.0),
+            app_higher_is_better: Some(false),
+            ..input()
+        };
+        let entry = evaluate(system, 0).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(entry.verdict, "regression");
+        assert!(entry.guard_triggered);
+        assert_eq!(entry.app_verdict.as_deref(), Some("regression"));
+    }
+
+    #[test]
+    fn lookup_keeps_system_findings_on_their_system_and_lets_software_travel() {
+        let l3 = evaluate(EntryInput { layer: "L3".into(), ..input() }, 0)
+            .unwrap_or_else(|error| panic!("{error}"));
+        let l2 = evaluate(input(), 0).unwrap_or_else(|error| panic!("{error}"));
+        let l1 = evaluate(EntryInput { layer: "L1".into(), ..input() }, 0)
+            .unwrap_or_else(|error| panic!("{error}"));
+        let entries = [l3, l2, l1];
+        let elsewhere = lookup(&entries, Some("frontier"), Some("resnet"), Some("pytorch"));
+        assert_eq!(elsewhere.len(), 1);
+        assert_eq!(elsewhere[0].entry.input.layer, "L2");
+        assert_eq!(lookup(&entries, Some("tuolumne"), Some("unet3d"), None).len(), 3);
+        assert!(lookup(&entries, Some("frontier"), Some("resnet"), Some("tensorflow")).is_empty());
+    }
+
+    #[test]
+    fn citations_are_classed() {
+        assert_eq!(citation_type("https://doi.org/10.1145/3721145.3730395"), "paper");
+        assert_eq!(citation_type("https://wiki.lustre.org/Lustre_Striping_Best_Practices"), "docs");
+        assert_eq!(citation_type("session:run-42"), "session");
+        assert_eq!(citation_type("https://example.com/blog"), "web");
+    }
+}

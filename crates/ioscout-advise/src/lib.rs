@@ -1,0 +1,571 @@
+//! Advice: from a diagnosis to cited, file-system-aware changes. The stage after diagnosis in
+//! ioscout's pipeline, before autotuning.
+//!
+//! # Overview
+//!
+//! [`Catalog`] holds the strategies (every L1, L2 and L3 technique of the optimisation
+//! pipeline's catalog, with the bottleneck codes each answers, the file systems it is valid on,
+//! the change, its rollback, who may apply it and a citation). [`advise`] walks the twelve
+//! dimensions of the checklist, proposes the strategies that answer a finding and pass their
+//! gates, bounds each one's gain from the measured run ([`Measurements`]) and ranks them. Guards:
+//! a strategy whose mechanism is doing less work is rejected; one that changes the application's
+//! access pattern or request size is listed as a diagnostic bound, never as a recommendation.
+//! [`compare`] compares two runs layer by layer and flags a faster run that did less work;
+//! [`kb`] is the append-only knowledge base of measured results; [`artifacts`] writes the
+//! pipeline's run-directory files.
+
+pub mod artifacts;
+pub mod catalog;
+pub mod compare;
+pub mod filesystem;
+pub mod kb;
+pub mod measure;
+
+use serde::Serialize;
+
+pub use crate::catalog::{Catalog, Citation, DIMENSIONS, Privilege, Strategy};
+pub use crate::filesystem::{Detection, FsType};
+pub use crate::measure::Measurements;
+
+/// A checklist verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// A change of this dimension was applied and measured (a knowledge-base entry says so).
+    AppliedMeasured,
+    /// A change applies and has not been measured.
+    ApplicableNotMeasured,
+    /// Nothing here applies, for the stated reason.
+    NotApplicable,
+}
+
+impl Verdict {
+    /// Name, as in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::AppliedMeasured => "applied_measured",
+            Verdict::ApplicableNotMeasured => "applicable_not_measured",
+            Verdict::NotApplicable => "not_applicable",
+        }
+    }
+}
+
+/// One line of the checklist.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChecklistItem {
+    /// `D1`..`D12`.
+    pub dimension: &'static str,
+    /// Its name.
+    pub name: &'static str,
+    /// Verdict.
+    pub verdict: Verdict,
+    /// Why, concretely.
+    pub reason: String,
+}
+
+/// A citation as proposals print it.
+#[derive(Clone, Debug, Serialize)]
+pub struct CitationRef {
+    /// Authors.
+    pub authors: String,
+    /// Title.
+    pub title: String,
+    /// Venue.
+    pub venue: String,
+    /// Year.
+    pub year: Option<u32>,
+    /// DOI resolver address or URL.
+    pub url: String,
+}
+
+/// A proposed change.
+#[derive(Clone, Debug, Serialize)]
+pub struct Proposal {
+    /// Rank (1 = best score).
+    pub rank: usize,
+    /// Strategy name.
+    pub strategy: String,
+    /// Strategy id.
+    pub id: String,
+    /// What it does.
+    pub description: String,
+    /// `L1`, `L2`, `L3`.
+    pub layer: String,
+    /// Checklist dimension.
+    pub dimension: String,
+    /// Bounded gain in application wall time, percent.
+    pub app_impact_pct: f64,
+    /// Effect on the file system's load, percent (0 when not estimable).
+    pub system_impact_pct: f64,
+    /// 50/50 weighted score.
+    pub weighted_score: f64,
+    /// Reference.
+    pub citation: CitationRef,
+    /// The change.
+    pub change: String,
+    /// Its rollback.
+    pub rollback: String,
+    /// Who may apply it.
+    pub privilege: Privilege,
+    /// The findings it answers.
+    pub answers: Vec<String>,
+    /// How the app impact was bounded.
+    pub basis: String,
+}
+
+/// A strategy that answered a finding but was not proposed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Rejection {
+    /// Strategy id.
+    pub id: String,
+    /// `filesystem`, `requires`, `doing-less`.
+    pub gate: &'static str,
+    /// Why.
+    pub reason: String,
+}
+
+/// The whole advice.
+#[derive(Clone, Debug, Serialize)]
+pub struct Advice {
+    /// File system decided.
+    pub filesystem: Detection,
+    /// What it was computed from.
+    pub measurements: Measurements,
+    /// The findings that drove it: code, score, label.
+    pub findings: Vec<(String, f64, String)>,
+    /// The twelve dimensions.
+    pub checklist: Vec<ChecklistItem>,
+    /// Ranked proposals.
+    pub proposals: Vec<Proposal>,
+    /// Changes of the access pattern or request size: what they would gain, never recommended.
+    pub diagnostic_bounds: Vec<Proposal>,
+    /// Strategies stopped by a gate or a guard.
+    pub rejected: Vec<Rejection>,
+}
+
+/// Words that mark a mechanism of doing less work (the pipeline's forbidden class: fewer
+/// checkpoints, less data, fewer epochs).
+const DOING_LESS: [&str; 10] = [
+    "fewer checkpoints",
+    "checkpoint less",
+    "reduce checkpoint frequency",
+    "write less",
+    "read less",
+    "less data",
+    "fewer epochs",
+    "reduce the number of epochs",
+    "skip ",
+    "drop samples",
+];
+
+/// Whether a strategy's mechanism is doing less work.
+pub fn is_doing_less(strategy: &Strategy) -> bool {
+    let text = format!("{} {} {}", strategy.name, strategy.description, strategy.change).to_ascii_lowercase();
+    DOING_LESS.iter().any(|marker| text.contains(marker))
+}
+
+fn basis_time(measurements: &Measurements, basis: catalog::Basis) -> (f64, &'static str) {
+    match basis {
+        catalog::Basis::Io => (measurements.io_time_s, "I/O time on the critical path"),
+        catalog::Basis::Read => (measurements.read_time_s, "read time"),
+        catalog::Basis::Write => (measurements.write_time_s, "write time"),
+        catalog::Basis::Metadata => (measurements.metadata_time_s, "metadata time"),
+        catalog::Basis::SmallIo => (measurements.small_io_time_s, "time in requests under 1 MiB"),
+        catalog::Basis::SmallRead => (measurements.small_read_time_s, "time in reads under 1 MiB"),
+        catalog::Basis::SmallWrite => (measurements.small_write_time_s, "time in writes under 1 MiB"),
+        catalog::Basis::Unoverlapped => match measurements.unoverlapped_time_s {
+            Some(seconds) => (seconds, "I/O time not hidden behind computation"),
+            None => (measurements.io_time_s, "I/O time on the critical path (overlap not measured)"),
+        },
+    }
+}
+
+fn system_impact(measurements: &Measurements, strategy: &Strategy) -> f64 {
+    let ratio = |part: u64, whole: u64| if whole > 0 { part as f64 / whole as f64 } else { 0.0 };
+    let share = match strategy.system_effect {
+        catalog::SystemEffect::Ops => {
+            // A strategy for one direction removes that direction's share of the small requests
+            // (by the time they take, which is what the measurements split).
+            let direction = match strategy.basis {
+                catalog::Basis::SmallRead if measurements.small_io_time_s > 0.0 => {
+                    measurements.small_read_time_s / measurements.small_io_time_s
+                }
+                catalog::Basis::SmallWrite if measurements.small_io_time_s > 0.0 => {
+                    measurements.small_write_time_s / measurements.small_io_time_s
+                }
+                catalog::Basis::SmallRead | catalog::Basis::SmallWrite => 0.0,
+                _ => 1.0,
+            };
+            ratio(measurements.small_operations, measurements.operations) * direction.min(1.0)
+        }
+        catalog::SystemEffect::MetadataOps => ratio(
+            measurements.metadata_operations,
+            measurements.metadata_operations + measurements.operations,
+        ),
+        catalog::SystemEffect::Bandwidth => {
+            let evidence = |metric: &str| {
+                measurements
+                    .findings
+                    .iter()
+                    .filter(|finding| strategy.answers.iter().any(|code| code == finding.code))
+                    .flat_map(|finding| finding.evidence.iter())
+                    .find(|evidence| evidence.metric == metric)
+                    .map(|evidence| evidence.value)
+            };
+            // Bytes moved again (redundant traffic), or bytes funnelled through one server (a
+            // shared file on a single stripe): the load the change takes off the file system.
+            let redundant = evidence("redundant_read_share").or_else(|| evidence("redundant_write_share"));
+            let funnelled = evidence("shared_file_bytes")
+                .filter(|_| measurements.bytes > 0)
+                .map(|bytes| bytes / measurements.bytes as f64);
+            redundant.into_iter().chain(funnelled).fold(0.0, f64::max)
+        }
+        catalog::SystemEffect::None => 0.0,
+    };
+    100.0 * strategy.efficacy * ioscout_diagnose::clip01(share)
+}
+
+fn round2(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}
+
+/// Knowledge-base results of this workload, by strategy id: (verdict, delta %, citation).
+pub type Measured = std::collections::BTreeMap<String, (String, Option<f64>, String)>;
+
+/// The advice for a run: `measurements` (with its findings), the file system, and what the
+/// knowledge base measured for this workload before.
+pub fn advise(
+    catalog: &Catalog,
+    measurements: Measurements,
+    filesystem: Detection,
+    measured: &Measured,
+) -> Advice {
+    let fs = filesystem.fs_type;
+    let active: Vec<&ioscout_diagnose::Finding> = measurements
+        .findings
+        .iter()
+        .filter(|finding| finding.label >= ioscout_diagnose::Label::Low)
+        .collect();
+    let mut proposals = Vec::new();
+    let mut bounds = Vec::new();
+    let mut rejected = Vec::new();
+    for strategy in &catalog.strategies {
+        let answers: Vec<String> = active
+            .iter()
+            .filter(|finding| strategy.answers.iter().any(|code| code == finding.code))
+            .map(|finding| finding.code.to_string())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if answers.is_empty() {
+            continue;
+        }
+        if is_doing_less(strategy) {
+            rejected.push(Rejection {
+                id: strategy.id.clone(),
+                gate: "doing-less",
+                reason: "its mechanism is doing less work (fewer checkpoints, less data, fewer epochs): never an optimisation".into(),
+            });
+            continue;
+        }
+        if !strategy.valid_on(fs) {
+            rejected.push(Rejection {
+                id: strategy.id.clone(),
+                gate: "filesystem",
+                reason: format!(
+                    "the data are on {} ({}); it is valid on {}",
+                    fs.name(),
+                    filesystem.source,
+                    strategy.fs_types.join(", ")
+                ),
+            });
+            continue;
+        }
+        if let Some(missing) =
+            strategy.requires.iter().find(|requirement| !measurements.uses.contains(*requirement))
+        {
+            rejected.push(Rejection {
+                id: strategy.id.clone(),
+                gate: "requires",
+                reason: format!("it needs {missing}, which the run does not use"),
+            });
+            continue;
+        }
+        let (seconds, basis) = basis_time(&measurements, strategy.basis);
+        let app_impact_pct = round2(100.0 * strategy.efficacy * measurements.share(seconds));
+        let system_impact_pct = round2(system_impact(&measurements, strategy));
+        let citation = catalog.citation(strategy).map_or_else(
+            || CitationRef {
+                authors: String::new(),
+                title: strategy.citation.clone(),
+                venue: String::new(),
+                year: None,
+                url: String::new(),
+            },
+            |citation| CitationRef {
+                authors: citation.authors.clone(),
+                title: citation.title.clone(),
+                venue: citation.venue.clone().unwrap_or_default(),
+                year: citation.year,
+                url: citation.link().unwrap_or_default(),
+            },
+        );
+        let proposal = Proposal {
+            rank: 0,
+            strategy: strategy.name.clone(),
+            id: strategy.id.clone(),
+            description: strategy.description.clone(),
+            layer: strategy.layer.clone(),
+            dimension: strategy.dimension.clone(),
+            app_impact_pct,
+            system_impact_pct,
+            weighted_score: round2(0.5 * app_impact_pct + 0.5 * system_impact_pct),
+            citation,
+            change: strategy.change.clone(),
+            rollback: strategy.rollback.clone(),
+            privilege: strategy.privilege,
+            answers,
+            basis: format!(
+                "{:.0} % of {basis} ({seconds:.3} s of a {:.3} s job)",
+                strategy.efficacy * 100.0,
+                measurements.job_time_s
+            ),
+        };
+        if strategy.changes_access_pattern {
+            bounds.push(proposal);
+        } else {
+            proposals.push(proposal);
+        }
+    }
+    let order =
+        |a: &Proposal, b: &Proposal| b.weighted_score.total_cmp(&a.weighted_score).then(a.id.cmp(&b.id));
+    proposals.sort_by(order);
+    bounds.sort_by(order);
+    for (index, proposal) in proposals.iter_mut().enumerate() {
+        proposal.rank = index + 1;
+    }
+    for (index, proposal) in bounds.iter_mut().enumerate() {
+        proposal.rank = index + 1;
+    }
+    let checklist = checklist(catalog, &measurements, &filesystem, &proposals, &rejected, measured);
+    let findings = measurements
+        .findings
+        .iter()
+        .map(|finding| (finding.code.to_string(), finding.score, finding.label.name().to_string()))
+        .collect();
+    Advice { filesystem, measurements, findings, checklist, proposals, diagnostic_bounds: bounds, rejected }
+}
+
+fn checklist(
+    catalog: &Catalog,
+    measurements: &Measurements,
+    filesystem: &Detection,
+    proposals: &[Proposal],
+    rejected: &[Rejection],
+    measured: &Measured,
+) -> Vec<ChecklistItem> {
+    let io_share = measurements.share(measurements.io_time_s);
+    DIMENSIONS
+        .iter()
+        .map(|(dimension, name)| {
+            let in_dimension: Vec<&Strategy> = catalog.strategies.iter().filter(|strategy| strategy.dimension == *dimension).collect();
+            if let Some((id, (verdict, delta, citation))) =
+                measured.iter().find(|(id, _)| in_dimension.iter().any(|strategy| &strategy.id == *id))
+            {
+                let delta = delta.map_or_else(|| "not computable".to_string(), |delta| format!("{delta:+.1} %"));
+                return ChecklistItem {
+                    dimension,
+                    name,
+                    verdict: Verdict::AppliedMeasured,
+                    reason: format!("{id} was applied and measured: {verdict}, {delta} (citation: {citation})"),
+                };
+            }
+            let proposed: Vec<&Proposal> = proposals.iter().filter(|proposal| proposal.dimension == *dimension).collect();
+            if let Some(best) = proposed.first() {
+                return ChecklistItem {
+                    dimension,
+                    name,
+                    verdict: Verdict::ApplicableNotMeasured,
+                    reason: format!(
+                        "proposal #{} ({}) answers {}; bounded gain {:.2} % of the run; not measured yet",
+                        best.rank,
+                        best.id,
+                        best.answers.join(", "),
+                        best.app_impact_pct
+                    ),
+                };
+            }
+            let stopped: Vec<&Rejection> =
+                rejected.iter().filter(|rejection| in_dimension.iter().any(|strategy| strategy.id == rejection.id)).collect();
+            let reason = if let Some(rejection) = stopped.first() {
+                format!("{} answers a finding but {}", rejection.id, rejection.reason)
+            } else if measurements.findings.iter().all(|finding| finding.label < ioscout_diagnose::Label::Low) {
+                format!("no finding at low severity or above (I/O takes {:.1} % of the run)", io_share * 100.0)
+            } else {
+                let codes: Vec<&str> = in_dimension.iter().flat_map(|strategy| strategy.answers.iter().map(String::as_str)).collect();
+                let mut codes: Vec<&str> = codes.into_iter().collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+                codes.truncate(6);
+                format!(
+                    "none of the findings its techniques answer ({}, ...) was raised on this run (file system {}, I/O {:.1} % of the run)",
+                    codes.join(", "),
+                    filesystem.fs_type.name(),
+                    io_share * 100.0
+                )
+            };
+            ChecklistItem { dimension, name, verdict: Verdict::NotApplicable, reason }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ioscout_diagnose::{Family, Finding, RuleDoc};
+
+    const DOC: RuleDoc = RuleDoc {
+        code: "P06",
+        family: Family::Drishti,
+        title: "small writes",
+        detects: "",
+        why: "",
+        evidence: "",
+        thresholds: "",
+        references: "",
+        change: "",
+        not_when: "",
+    };
+
+    fn measured_run(codes: &[&'static str]) -> Measurements {
+        Measurements {
+            source: "darshan",
+            job_time_s: 100.0,
+            io_time_s: 40.0,
+            read_time_s: 5.0,
+            write_time_s: 30.0,
+            metadata_time_s: 5.0,
+            small_io_time_s: 25.0,
+            small_read_time_s: 2.0,
+            small_write_time_s: 23.0,
+            operations: 10_000,
+            small_operations: 9_000,
+            metadata_operations: 500,
+            processes: 64,
+            findings: codes
+                .iter()
+                .map(|code| Finding::new(&RuleDoc { code, ..DOC }, 0.9, "POSIX", String::new()))
+                .collect(),
+            ..Measurements::default()
+        }
+    }
+
+    fn on(fs: FsType) -> Detection {
+        filesystem::detect(&[], Some(fs))
+    }
+
+    #[test]
+    fn the_bundled_catalog_is_valid_and_covers_every_dimension() {
+        let catalog = Catalog::bundled().unwrap_or_else(|error| panic!("{error}"));
+        for (dimension, _) in DIMENSIONS {
+            assert!(catalog.strategies.iter().any(|strategy| strategy.dimension == dimension), "{dimension}");
+        }
+        for layer in ["L1", "L2", "L3"] {
+            assert!(catalog.strategies.iter().any(|strategy| strategy.layer == layer));
+        }
+        // Every code a strategy answers is a rule code.
+        let mut codes: Vec<&str> =
+            ioscout_diagnose::rules::all().iter().map(|rule| rule.doc().code).collect();
+        codes.extend(ioscout_diagnose::darshan::rules::all().iter().map(|rule| rule.doc().code));
+        for strategy in &catalog.strategies {
+            for code in &strategy.answers {
+                assert!(codes.contains(&code.as_str()), "{}: unknown code {code}", strategy.id);
+            }
+            assert!(!is_doing_less(strategy), "{} is doing less", strategy.id);
+        }
+    }
+
+    #[test]
+    fn proposals_are_cited_ranked_and_every_dimension_has_a_verdict() {
+        let catalog = Catalog::bundled().unwrap_or_else(|error| panic!("{error}"));
+        let advice = advise(
+            &catalog,
+            measured_run(&["P06", "IOS-FILE-STRATEGY"]),
+            on(FsType::Lustre),
+            &Measured::new(),
+        );
+        assert_eq!(advice.checklist.len(), 12);
+        assert!(!advice.proposals.is_empty());
+        assert!(
+            advice
+                .proposals
+                .iter()
+                .all(|proposal| !proposal.citation.title.is_empty() && !proposal.citation.url.is_empty())
+        );
+        assert!(advice.proposals.windows(2).all(|pair| pair[0].weighted_score >= pair[1].weighted_score));
+        assert!(advice.proposals.iter().any(|proposal| proposal.id == "l3-lustre-stripe-shared"));
+        assert!(advice.checklist.iter().all(|item| !item.reason.is_empty()));
+    }
+
+    #[test]
+    fn the_filesystem_gate_stops_lustre_striping_on_nfs() {
+        let catalog = Catalog::bundled().unwrap_or_else(|error| panic!("{error}"));
+        let advice =
+            advise(&catalog, measured_run(&["IOS-FILE-STRATEGY", "P06"]), on(FsType::Nfs), &Measured::new());
+        assert!(advice.proposals.iter().all(|proposal| proposal.id != "l3-lustre-stripe-shared"));
+        assert!(
+            advice
+                .rejected
+                .iter()
+                .any(|rejection| rejection.id == "l3-lustre-stripe-shared" && rejection.gate == "filesystem")
+        );
+        for proposal in &advice.proposals {
+            let strategy = catalog.strategies.iter().find(|strategy| strategy.id == proposal.id);
+            assert!(strategy.is_some_and(|strategy| strategy.valid_on(FsType::Nfs)), "{}", proposal.id);
+        }
+    }
+
+    #[test]
+    fn the_doing_less_guard_rejects_and_access_pattern_changes_are_only_bounds() {
+        let mut catalog = Catalog::bundled().unwrap_or_else(|error| panic!("{error}"));
+        let mut fewer = catalog.strategies[0].clone();
+        fewer.id = "checkpoint-less".into();
+        fewer.name = "Write fewer checkpoints".into();
+        catalog.strategies.push(fewer);
+        let advice =
+            advise(&catalog, measured_run(&["P06", "IOS-GRANULARITY"]), on(FsType::Lustre), &Measured::new());
+        assert!(
+            advice
+                .rejected
+                .iter()
+                .any(|rejection| rejection.id == "checkpoint-less" && rejection.gate == "doing-less")
+        );
+        assert!(advice.proposals.iter().all(|proposal| proposal.id != "checkpoint-less"));
+        assert!(advice.diagnostic_bounds.iter().any(|bound| bound.id == "diagnostic-request-size"));
+        assert!(advice.proposals.iter().all(|proposal| {
+            catalog
+                .strategies
+                .iter()
+                .find(|strategy| strategy.id == proposal.id)
+                .is_some_and(|strategy| !strategy.changes_access_pattern)
+        }));
+    }
+
+    #[test]
+    fn a_requirement_the_run_lacks_stops_a_strategy() {
+        let catalog = Catalog::bundled().unwrap_or_else(|error| panic!("{error}"));
+        let advice = advise(&catalog, measured_run(&["P17"]), on(FsType::Lustre), &Measured::new());
+        assert!(
+            advice.rejected.iter().any(
+                |rejection| rejection.id == "l2-hdf5-collective-metadata" && rejection.gate == "requires"
+            )
+        );
+    }
+
+    #[test]
+    fn a_measured_result_marks_its_dimension_applied() {
+        let catalog = Catalog::bundled().unwrap_or_else(|error| panic!("{error}"));
+        let mut measured = Measured::new();
+        measured.insert("l1-buffer-small-writes".into(), ("win".into(), Some(23.0), "drishti22".into()));
+        let advice = advise(&catalog, measured_run(&["P06"]), on(FsType::Lustre), &measured);
+        assert_eq!(advice.checklist[0].verdict, Verdict::AppliedMeasured);
+    }
+}

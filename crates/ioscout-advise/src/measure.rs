@@ -1,0 +1,230 @@
+//! What advice is computed from: the job's times (I/O on the critical path, read, write,
+//! metadata, small requests, time not hidden behind computation), operation counts, what
+//! software it used, its files (for the file-system gate) and the findings of diagnosis, taken
+//! from a DFTracer analysis or from a Darshan log.
+
+use std::collections::BTreeSet;
+
+use ioscout_analysis::{Analysis, ViewType};
+use ioscout_diagnose::darshan::{DarshanContext, DarshanFacts, DrishtiThresholds};
+use ioscout_diagnose::{Context, Finding, Parameters};
+use serde::Serialize;
+
+/// Measured facts of one run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Measurements {
+    /// `trace` or `darshan`.
+    pub source: &'static str,
+    /// Job (run) time, seconds.
+    pub job_time_s: f64,
+    /// I/O time on the critical path (the bottleneck process per time bin; Darshan: the slowest
+    /// rank), seconds.
+    pub io_time_s: f64,
+    /// Its read part.
+    pub read_time_s: f64,
+    /// Its write part.
+    pub write_time_s: f64,
+    /// Its metadata part.
+    pub metadata_time_s: f64,
+    /// The part spent in requests under 1 MiB (estimated from their share of data calls).
+    pub small_io_time_s: f64,
+    /// The part spent in reads under 1 MiB.
+    pub small_read_time_s: f64,
+    /// The part spent in writes under 1 MiB.
+    pub small_write_time_s: f64,
+    /// I/O not hidden behind computation (traces with asynchronous layers), seconds.
+    pub unoverlapped_time_s: Option<f64>,
+    /// Data operations.
+    pub operations: u64,
+    /// Data operations under 1 MiB.
+    pub small_operations: u64,
+    /// Metadata operations.
+    pub metadata_operations: u64,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// Processes.
+    pub processes: u64,
+    /// Files.
+    pub files: u64,
+    /// What the job used: `mpi`, `hdf5`, `pnetcdf`, `dl`, `checkpoint`.
+    pub uses: BTreeSet<String>,
+    /// `(path, bytes, file-system type from a mount table)` of the job's files.
+    #[serde(skip)]
+    pub file_weights: Vec<(String, f64, Option<String>)>,
+    /// Findings of diagnosis.
+    #[serde(skip)]
+    pub findings: Vec<Finding>,
+}
+
+impl Measurements {
+    /// Share of the job in `seconds`, 0..=1.
+    pub fn share(&self, seconds: f64) -> f64 {
+        if self.job_time_s > 0.0 { ioscout_diagnose::clip01(seconds / self.job_time_s) } else { 0.0 }
+    }
+
+    /// The measurements of a trace analysis (which must include the `file_name` view for the
+    /// file-system gate).
+    pub fn from_analysis(analysis: &Analysis, parameters: Parameters) -> Measurements {
+        let context = Context::new(analysis, parameters);
+        let findings = ioscout_diagnose::diagnose(&context);
+        let slot = |name: &str| context.slot(name).cloned().unwrap_or_default();
+        let posix = slot("posix");
+        let io_time_s = context.layer("posix").map_or(posix.time_s, |layer| layer.time_s);
+        let part =
+            |name: &str| if posix.time_s > 0.0 { slot(name).time_s / posix.time_s * io_time_s } else { 0.0 };
+        let (small, sized) = context.small_calls("posix").unwrap_or((0, 0));
+        let data_time = part("posix_data").max(part("posix_read") + part("posix_write"));
+        let small_io_time_s = if sized > 0 { data_time * small as f64 / sized as f64 } else { 0.0 };
+        let small_part = |slot_name: &str, seconds: f64| match context.small_calls(slot_name) {
+            Some((small, sized)) if sized > 0 => seconds * small as f64 / sized as f64,
+            _ => 0.0,
+        };
+        let small_read_time_s = small_part("posix_read", part("posix_read"));
+        let small_write_time_s = small_part("posix_write", part("posix_write"));
+        let unoverlapped_time_s = analysis
+            .view(ViewType::TimeRange)
+            .into_iter()
+            .flat_map(|view| view.summary.iter())
+            .filter_map(|layer| layer.u_time_s)
+            .reduce(f64::max);
+        let mut uses = BTreeSet::new();
+        let layers: Vec<&str> = analysis.preset.layers.iter().map(|layer| layer.name.as_str()).collect();
+        let has_calls = |name: &str| context.layer(name).is_some_and(|layer| layer.count > 0);
+        if layers.iter().any(|name| matches!(*name, "data_loader" | "fetch_data" | "reader"))
+            && has_calls("fetch_data")
+        {
+            uses.insert("dl".to_string());
+        }
+        if has_calls("checkpoint_posix") || has_calls("checkpoint") {
+            uses.insert("checkpoint".to_string());
+        }
+        let categories = &analysis.categories;
+        if categories.keys().any(|name| name.contains("mpi")) {
+            uses.insert("mpi".to_string());
+        }
+        if categories.keys().any(|name| name.contains("h5") || name.contains("hdf5")) {
+            uses.insert("hdf5".to_string());
+        }
+        let file_weights = analysis
+            .view(ViewType::FileName)
+            .into_iter()
+            .flat_map(|view| view.rows.iter())
+            .map(|row| {
+                (row.key.clone(), row.metrics.size_sum.unwrap_or(0) as f64 + row.metrics.time_sum, None)
+            })
+            .collect::<Vec<(String, f64, Option<String>)>>();
+        if file_weights.iter().any(|(path, _, _)| {
+            std::path::Path::new(path).extension().is_some_and(|extension| {
+                extension.eq_ignore_ascii_case("h5") || extension.eq_ignore_ascii_case("hdf5")
+            })
+        }) {
+            uses.insert("hdf5".to_string());
+        }
+        Measurements {
+            source: "trace",
+            job_time_s: context.job_time_s(),
+            io_time_s,
+            read_time_s: part("posix_read"),
+            write_time_s: part("posix_write"),
+            metadata_time_s: part("posix_metadata"),
+            small_io_time_s,
+            small_read_time_s,
+            small_write_time_s,
+            unoverlapped_time_s,
+            operations: sized,
+            small_operations: small,
+            metadata_operations: slot("posix_metadata").count,
+            bytes: posix.size,
+            processes: analysis.raw.unique_process_count,
+            files: analysis.raw.unique_file_count,
+            uses,
+            file_weights,
+            findings,
+        }
+    }
+
+    /// The measurements of a Darshan log.
+    pub fn from_darshan(log: &ioscout_darshan::DarshanLog, thresholds: DrishtiThresholds) -> Measurements {
+        let facts = DarshanFacts::from_log(log);
+        let context = DarshanContext::new(&facts, thresholds);
+        let findings = ioscout_diagnose::darshan::diagnose(&context);
+        let module = ioscout_diagnose::darshan::Module::Posix;
+        let read = context.ftotal(module, "POSIX_F_READ_TIME").max(0.0);
+        let write = context.ftotal(module, "POSIX_F_WRITE_TIME").max(0.0);
+        let meta = context.ftotal(module, "POSIX_F_META_TIME").max(0.0);
+        let total = read + write + meta;
+        let io_time_s = context.io_time_by_slowest();
+        let scale = if total > 0.0 { io_time_s / total } else { 0.0 };
+        let positive = |value: i64| u64::try_from(value).unwrap_or(0);
+        let reads = positive(context.total(module, "POSIX_READS"));
+        let writes = positive(context.total(module, "POSIX_WRITES"));
+        let small: u64 = context
+            .records(module)
+            .iter()
+            .map(|record| positive(context.small(record, "READ")) + positive(context.small(record, "WRITE")))
+            .sum();
+        let operations = reads + writes;
+        let small_io_time_s =
+            if operations > 0 { (read + write) * scale * small as f64 / operations as f64 } else { 0.0 };
+        let small_of = |kind: &str| -> u64 {
+            context.records(module).iter().map(|record| positive(context.small(record, kind))).sum()
+        };
+        let share = |part: u64, whole: u64| if whole > 0 { part as f64 / whole as f64 } else { 0.0 };
+        let small_read_time_s = read * scale * share(small_of("READ"), reads);
+        let small_write_time_s = write * scale * share(small_of("WRITE"), writes);
+        let mut uses = BTreeSet::new();
+        for (module_name, tag) in [
+            ("MPI-IO", "mpi"),
+            ("H5F", "hdf5"),
+            ("H5D", "hdf5"),
+            ("PNETCDF_FILE", "pnetcdf"),
+            ("PNETCDF_VAR", "pnetcdf"),
+        ] {
+            if facts.modules.contains(module_name) {
+                uses.insert(tag.to_string());
+            }
+        }
+        if log.job.exe.contains("python") || log.job.exe.contains("dlio") {
+            uses.insert("dl".to_string());
+        }
+        let mut bytes_by_file: std::collections::BTreeMap<u64, f64> = std::collections::BTreeMap::new();
+        for record in context.records(module) {
+            *bytes_by_file.entry(record.id).or_default() += (context.value(record, "POSIX_BYTES_READ")
+                + context.value(record, "POSIX_BYTES_WRITTEN"))
+            .max(0) as f64;
+        }
+        let file_weights = bytes_by_file
+            .iter()
+            .filter_map(|(id, bytes)| {
+                let path = log.name(*id)?;
+                let mount = log.job.mount_of(path).map(|mount| mount.fs_type.clone());
+                Some((path.to_string(), *bytes, mount))
+            })
+            .collect();
+        let opens = positive(context.total(module, "POSIX_OPENS"));
+        let stats = positive(context.total(module, "POSIX_STATS"));
+        let seeks = positive(context.total(module, "POSIX_SEEKS"));
+        Measurements {
+            source: "darshan",
+            job_time_s: log.run_time().max(0.0),
+            io_time_s,
+            read_time_s: read * scale,
+            write_time_s: write * scale,
+            metadata_time_s: meta * scale,
+            small_io_time_s,
+            small_read_time_s,
+            small_write_time_s,
+            unoverlapped_time_s: None,
+            operations,
+            small_operations: small,
+            metadata_operations: opens + stats + seeks,
+            bytes: positive(context.total(module, "POSIX_BYTES_READ"))
+                + positive(context.total(module, "POSIX_BYTES_WRITTEN")),
+            processes: positive(log.job.nprocs),
+            files: bytes_by_file.len() as u64,
+            uses,
+            file_weights,
+            findings,
+        }
+    }
+}

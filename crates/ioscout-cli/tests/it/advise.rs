@@ -1,0 +1,195 @@
+//! `ioscout advise`, `compare`, `kb` and `runs` on the bundled sample trace and Darshan log, and
+//! `advise` on every corpus folder when the corpus is beside the checkout.
+
+use std::collections::BTreeMap;
+
+use crate::{corpus, ioscout, json, root, stderr, stdout, temp_dir};
+
+fn catalog() -> BTreeMap<String, ioscout_advise::Strategy> {
+    let catalog = ioscout_advise::Catalog::bundled().unwrap_or_else(|error| panic!("{error}"));
+    catalog.strategies.into_iter().map(|strategy| (strategy.id.clone(), strategy)).collect()
+}
+
+/// Every acceptance property of one advice: twelve verdicts with reasons, cited proposals when a
+/// finding was raised, and no proposal against its file-system gate or a guard.
+fn check_advice(advice: &serde_json::Value, label: &str) {
+    let strategies = catalog();
+    let checklist = advice["checklist"].as_array().cloned().unwrap_or_default();
+    assert_eq!(checklist.len(), 12, "{label}");
+    for item in &checklist {
+        let verdict = item["verdict"].as_str().unwrap_or_default();
+        assert!(
+            ["applied_measured", "applicable_not_measured", "not_applicable"].contains(&verdict),
+            "{label}: {item}"
+        );
+        assert!(item["reason"].as_str().is_some_and(|reason| reason.len() > 20), "{label}: {item}");
+    }
+    let fs = advice["filesystem"]["fs_type"].as_str().unwrap_or_default().to_string();
+    let raised = advice["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|finding| finding[1].as_f64().unwrap_or(0.0) > 0.0);
+    let proposals = advice["proposals"].as_array().cloned().unwrap_or_default();
+    if raised {
+        assert!(!proposals.is_empty(), "{label}: findings but no proposal");
+    }
+    for proposal in &proposals {
+        for key in ["authors", "title", "url"] {
+            assert!(proposal["citation"][key].is_string(), "{label}: {proposal}");
+        }
+        assert!(
+            !proposal["citation"]["url"].as_str().unwrap_or_default().is_empty(),
+            "{label}: uncited {proposal}"
+        );
+        let id = proposal["id"].as_str().unwrap_or_default();
+        let Some(strategy) = strategies.get(id) else { panic!("{label}: unknown strategy {id}") };
+        let gate = ioscout_advise::FsType::parse(&fs).unwrap_or(ioscout_advise::FsType::Other);
+        assert!(strategy.valid_on(gate), "{label}: {id} proposed on {fs}");
+        assert!(!strategy.changes_access_pattern, "{label}: {id} changes the access pattern");
+        assert!(!ioscout_advise::is_doing_less(strategy), "{label}: {id} is doing less");
+        for key in ["app_impact_pct", "system_impact_pct", "weighted_score"] {
+            assert!(proposal[key].is_number(), "{label}: {proposal}");
+        }
+    }
+}
+
+#[test]
+fn advise_gives_a_checklist_and_cited_proposals_on_the_sample() {
+    let advice = json(&["advise", "--json", "testdata/sample"], 0);
+    check_advice(&advice, "sample");
+    assert!(!advice["proposals"].as_array().into_iter().flatten().collect::<Vec<_>>().is_empty());
+    // On NFS, nothing Lustre-only is proposed, and Lustre striping is reported as gated.
+    let nfs = json(&["advise", "--json", "--fs-type", "nfs", "testdata/sample"], 0);
+    check_advice(&nfs, "sample on nfs");
+    let rejected: Vec<&str> =
+        nfs["rejected"].as_array().into_iter().flatten().filter_map(|r| r["id"].as_str()).collect();
+    assert!(rejected.contains(&"l3-lustre-stripe-shared"), "{rejected:?}");
+}
+
+#[test]
+fn advise_reads_darshan_logs() {
+    let advice = json(&["advise", "--json", "testdata/darshan/mpi-io-test-x86_64-3.5.0.darshan"], 0);
+    check_advice(&advice, "darshan");
+    assert_eq!(advice["filesystem"]["source"], "darshan-mounts");
+    assert_eq!(advice["filesystem"]["fs_type"], "lustre");
+}
+
+#[test]
+fn advise_on_every_corpus_folder() {
+    let Some(corpus) = corpus() else { return };
+    for entry in std::fs::read_dir(&corpus).into_iter().flatten().flatten() {
+        if !entry.path().is_dir() {
+            continue;
+        }
+        let path = entry.path().to_string_lossy().into_owned();
+        let advice = json(&["advise", "--json", "-q", &path], 0);
+        check_advice(&advice, &path);
+    }
+}
+
+#[test]
+fn run_directories_get_the_pipeline_artifacts_and_are_validated() {
+    let directory = temp_dir("runs");
+    let run = directory.to_string_lossy().into_owned();
+    let output = ioscout(&["advise", "--run-dir", &run, "testdata/sample"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    for file in ioscout_advise::artifacts::FILES {
+        assert!(directory.join("opt1").join(file).is_file(), "{file}");
+    }
+    assert!(ioscout(&["runs", "validate", &run]).status.success());
+    // A stray artifact at the top is reported, then moved into opt<n>/.
+    let _ =
+        std::fs::rename(directory.join("opt1/opt_l3_results.json"), directory.join("opt_l3_results.json"));
+    let invalid = ioscout(&["runs", "validate", &run]);
+    assert_eq!(invalid.status.code(), Some(1));
+    assert!(stdout(&invalid).contains("outside any opt<n>/"));
+    assert!(ioscout(&["runs", "reorganize", &run]).status.success());
+    assert!(ioscout(&["runs", "validate", &run]).status.success());
+    // A second advice goes to opt2/.
+    assert!(ioscout(&["advise", "--run-dir", &run, "testdata/sample"]).status.success());
+    assert!(directory.join("opt2/optimization_context.json").is_file());
+    let _ = std::fs::remove_dir_all(&directory);
+}
+
+#[test]
+fn compare_credits_the_same_work_and_flags_less() {
+    let same = json(&["compare", "--json", "testdata/sample", "testdata/sample"], 0);
+    assert!(same["doing_less"].as_array().is_some_and(Vec::is_empty), "{same}");
+    // The second run: rank 0 only (half the data).
+    let half = temp_dir("compare-half");
+    for entry in std::fs::read_dir(root().join("testdata/sample")).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("trace-0-of-2") {
+            let _ = std::fs::copy(entry.path(), half.join(&name));
+        }
+    }
+    let half_path = half.to_string_lossy().into_owned();
+    let less = json(&["compare", "--json", "testdata/sample", &half_path], 0);
+    let flagged: Vec<&str> =
+        less["doing_less"].as_array().into_iter().flatten().filter_map(|name| name.as_str()).collect();
+    assert!(flagged.contains(&"posix"), "{less}");
+    assert!(less["verdict"].as_str().is_some_and(|verdict| verdict.starts_with("not credited")));
+    let _ = std::fs::remove_dir_all(&half);
+}
+
+fn entry(layer: &str, scope: &str, after: f64, app_after: Option<f64>) -> String {
+    let app = app_after.map_or(String::new(), |after| {
+        format!(r#", "app_metric": "epoch_time_s", "app_before": 100.0, "app_after": {after}, "app_higher_is_better": false"#)
+    });
+    format!(
+        r#"{{"system": "tuolumne", "workload": "unet3d", "software": "pytorch", "layer": "{layer}", "metric_scope": "{scope}",
+            "metric": "bandwidth", "before": 100.0, "after": {after}, "higher_is_better": true, "change": "stripe 16",
+            "citation": "https://wiki.lustre.org/Lustre_Striping_Best_Practices", "caveats": ""{app}}}"#
+    )
+}
+
+#[test]
+fn the_knowledge_base_guards_refuses_and_survives_concurrency_and_crashes() {
+    let directory = temp_dir("kb");
+    let kb = directory.join("kb.jsonl").to_string_lossy().into_owned();
+    let write_entry = |name: &str, text: &str| {
+        let path = directory.join(name);
+        let _ = std::fs::write(&path, text);
+        path.to_string_lossy().into_owned()
+    };
+    // Unpaired system entry: refused with exit 2.
+    let unpaired = write_entry("unpaired.json", &entry("L3", "system", 150.0, None));
+    assert_eq!(ioscout(&["kb", "record", "--kb", &kb, &unpaired]).status.code(), Some(2));
+    // Paired, but the application regressed 3 %: stored as a regression, guard triggered.
+    let guarded = write_entry("guarded.json", &entry("L3", "system", 150.0, Some(103.0)));
+    let stored = json(&["kb", "record", "--json", "--kb", &kb, &guarded], 0);
+    assert_eq!(stored["verdict"], "regression");
+    assert_eq!(stored["guard_triggered"], true);
+    // Concurrent writers: 6 processes x 10 entries each; none lost, every line whole.
+    let win = write_entry("win.json", &entry("L2", "app", 120.0, None));
+    std::thread::scope(|scope| {
+        for _ in 0..6 {
+            scope.spawn(|| {
+                for _ in 0..10 {
+                    assert!(ioscout(&["kb", "record", "--kb", &kb, &win]).status.success());
+                }
+            });
+        }
+    });
+    let found =
+        json(&["kb", "lookup", "--json", "--kb", &kb, "--system", "tuolumne", "--workload", "unet3d"], 0);
+    assert_eq!(found.as_array().map(Vec::len), Some(61));
+    // A crash mid-append leaves a truncated last line: skipped with a warning, and the next
+    // record starts on a fresh line.
+    let mut text = std::fs::read_to_string(&kb).unwrap_or_default();
+    text.push_str(r#"{"ts": 1, "system": "tuol"#);
+    let _ = std::fs::write(&kb, text);
+    let render = ioscout(&["kb", "render", "--kb", &kb]);
+    assert!(render.status.success());
+    assert!(stderr(&render).contains("skipped an unreadable entry"), "{}", stderr(&render));
+    assert!(ioscout(&["kb", "record", "--kb", &kb, &win]).status.success());
+    let found =
+        json(&["kb", "lookup", "--json", "--kb", &kb, "--system", "tuolumne", "--workload", "unet3d"], 0);
+    assert_eq!(found.as_array().map(Vec::len), Some(62));
+    // Scope rules: the L3 entry stays on its system; the L2 software entries travel.
+    let elsewhere =
+        json(&["kb", "lookup", "--json", "--kb", &kb, "--system", "frontier", "--software", "pytorch"], 0);
+    assert!(elsewhere.as_array().into_iter().flatten().all(|found| found["entry"]["layer"] == "L2"));
+    let _ = std::fs::remove_dir_all(&directory);
+}
