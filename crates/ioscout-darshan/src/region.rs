@@ -23,62 +23,76 @@ pub(crate) fn inflate(input: &[u8], compression: Compression) -> Inflated {
     }
 }
 
-fn inflate_zlib(input: &[u8]) -> Inflated {
-    let mut bytes: Vec<u8> = Vec::with_capacity(input.len().saturating_mul(4).max(4096));
-    let mut offset = 0;
-    let mut streams = 0;
-    let mut decoder = Decompress::new(true);
-    let mut in_stream = false;
-    while offset < input.len() {
-        if bytes.capacity() - bytes.len() < 16 * 1024 {
-            bytes.reserve(bytes.len().max(64 * 1024));
-        }
-        let before_in = decoder.total_in();
-        let before_out = bytes.len();
-        let status = decoder.decompress_vec(&input[offset..], &mut bytes, FlushDecompress::None);
-        let consumed = (decoder.total_in() - before_in) as usize;
-        offset += consumed;
-        match status {
-            Ok(Status::StreamEnd) => {
-                streams += 1;
-                in_stream = false;
-                decoder.reset(true);
-            }
-            Ok(_) => {
-                in_stream = true;
-                if consumed == 0 && bytes.len() == before_out {
-                    return Inflated {
-                        bytes,
-                        streams,
-                        problem: Some(format!(
-                            "zlib stream {} stalled at byte {offset} of the region",
-                            streams + 1
-                        )),
-                    };
-                }
-            }
-            Err(error) => {
-                return Inflated {
-                    bytes,
-                    streams,
-                    problem: Some(format!(
-                        "corrupt zlib stream {} at byte {offset} of the region: {error}",
-                        streams + 1
-                    )),
-                };
-            }
+/// One decoder step: consumes input, appends output, says whether a stream ended.
+enum Step {
+    /// The current stream ended.
+    End,
+    /// More to come.
+    More,
+    /// The decoder refused the bytes.
+    Error(String),
+}
+
+/// A stream decoder that can be stepped over a slice (zlib and bzip2 share the loop below).
+trait StreamDecoder {
+    /// Bytes consumed so far.
+    fn total_in(&self) -> u64;
+    /// Decodes from `input` into the spare capacity of `output`.
+    fn step(&mut self, input: &[u8], output: &mut Vec<u8>) -> Step;
+    /// Starts a new stream.
+    fn restart(&mut self);
+}
+
+impl StreamDecoder for Decompress {
+    fn total_in(&self) -> u64 {
+        Decompress::total_in(self)
+    }
+
+    fn step(&mut self, input: &[u8], output: &mut Vec<u8>) -> Step {
+        match self.decompress_vec(input, output, FlushDecompress::None) {
+            Ok(Status::StreamEnd) => Step::End,
+            Ok(_) => Step::More,
+            Err(error) => Step::Error(error.to_string()),
         }
     }
-    let problem =
-        in_stream.then(|| format!("zlib stream {} is truncated (region ends mid-stream)", streams + 1));
-    Inflated { bytes, streams, problem }
+
+    fn restart(&mut self) {
+        self.reset(true);
+    }
+}
+
+impl StreamDecoder for bzip2::Decompress {
+    fn total_in(&self) -> u64 {
+        bzip2::Decompress::total_in(self)
+    }
+
+    fn step(&mut self, input: &[u8], output: &mut Vec<u8>) -> Step {
+        match self.decompress_vec(input, output) {
+            Ok(bzip2::Status::StreamEnd) => Step::End,
+            Ok(_) => Step::More,
+            Err(error) => Step::Error(error.to_string()),
+        }
+    }
+
+    fn restart(&mut self) {
+        *self = bzip2::Decompress::new(false);
+    }
+}
+
+fn inflate_zlib(input: &[u8]) -> Inflated {
+    inflate_streams(input, Decompress::new(true), "zlib")
 }
 
 fn inflate_bzip2(input: &[u8]) -> Inflated {
+    inflate_streams(input, bzip2::Decompress::new(false), "bzip2")
+}
+
+/// Decodes streams back to back until the input is used up, keeping what was decoded before a
+/// fault.
+fn inflate_streams(input: &[u8], mut decoder: impl StreamDecoder, name: &str) -> Inflated {
     let mut bytes: Vec<u8> = Vec::with_capacity(input.len().saturating_mul(4).max(4096));
     let mut offset = 0;
     let mut streams = 0;
-    let mut decoder = bzip2::Decompress::new(false);
     let mut in_stream = false;
     while offset < input.len() {
         if bytes.capacity() - bytes.len() < 16 * 1024 {
@@ -86,42 +100,32 @@ fn inflate_bzip2(input: &[u8]) -> Inflated {
         }
         let before_in = decoder.total_in();
         let before_out = bytes.len();
-        let status = decoder.decompress_vec(&input[offset..], &mut bytes);
+        let step = decoder.step(&input[offset..], &mut bytes);
         let consumed = (decoder.total_in() - before_in) as usize;
         offset += consumed;
-        match status {
-            Ok(bzip2::Status::StreamEnd) => {
+        match step {
+            Step::End => {
                 streams += 1;
                 in_stream = false;
-                decoder = bzip2::Decompress::new(false);
+                decoder.restart();
             }
-            Ok(_) => {
+            Step::More => {
                 in_stream = true;
                 if consumed == 0 && bytes.len() == before_out {
-                    return Inflated {
-                        bytes,
-                        streams,
-                        problem: Some(format!(
-                            "bzip2 stream {} stalled at byte {offset} of the region",
-                            streams + 1
-                        )),
-                    };
+                    let problem =
+                        format!("{name} stream {} stalled at byte {offset} of the region", streams + 1);
+                    return Inflated { bytes, streams, problem: Some(problem) };
                 }
             }
-            Err(error) => {
-                return Inflated {
-                    bytes,
-                    streams,
-                    problem: Some(format!(
-                        "corrupt bzip2 stream {} at byte {offset} of the region: {error}",
-                        streams + 1
-                    )),
-                };
+            Step::Error(error) => {
+                let problem =
+                    format!("corrupt {name} stream {} at byte {offset} of the region: {error}", streams + 1);
+                return Inflated { bytes, streams, problem: Some(problem) };
             }
         }
     }
     let problem =
-        in_stream.then(|| format!("bzip2 stream {} is truncated (region ends mid-stream)", streams + 1));
+        in_stream.then(|| format!("{name} stream {} is truncated (region ends mid-stream)", streams + 1));
     Inflated { bytes, streams, problem }
 }
 

@@ -121,6 +121,78 @@ impl DarshanFacts {
     }
 }
 
+/// Reads or writes: the two directions of Darshan's paired counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Reads.
+    Read,
+    /// Writes.
+    Write,
+}
+
+impl Direction {
+    /// `read` or `write`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Direction::Read => "read",
+            Direction::Write => "write",
+        }
+    }
+
+    /// `READ` or `WRITE` (size-bucket names).
+    pub fn upper(self) -> &'static str {
+        match self {
+            Direction::Read => "READ",
+            Direction::Write => "WRITE",
+        }
+    }
+
+    /// `READS` or `WRITES` (operation-count suffixes).
+    pub fn plural_upper(self) -> &'static str {
+        match self {
+            Direction::Read => "READS",
+            Direction::Write => "WRITES",
+        }
+    }
+
+    /// `read` or `written`.
+    pub fn past(self) -> &'static str {
+        match self {
+            Direction::Read => "read",
+            Direction::Write => "written",
+        }
+    }
+
+    /// `POSIX_BYTES_READ` or `POSIX_BYTES_WRITTEN`.
+    pub fn posix_bytes(self) -> &'static str {
+        match self {
+            Direction::Read => "POSIX_BYTES_READ",
+            Direction::Write => "POSIX_BYTES_WRITTEN",
+        }
+    }
+
+    /// `POSIX_MAX_BYTE_READ` or `POSIX_MAX_BYTE_WRITTEN`.
+    pub fn posix_max_byte(self) -> &'static str {
+        match self {
+            Direction::Read => "POSIX_MAX_BYTE_READ",
+            Direction::Write => "POSIX_MAX_BYTE_WRITTEN",
+        }
+    }
+
+    /// `POSIX_F_READ_TIME` or `POSIX_F_WRITE_TIME`.
+    pub fn posix_time(self) -> &'static str {
+        match self {
+            Direction::Read => "POSIX_F_READ_TIME",
+            Direction::Write => "POSIX_F_WRITE_TIME",
+        }
+    }
+
+    /// `POSIX_READS` or `POSIX_WRITES`.
+    pub fn posix_operations(self) -> String {
+        format!("POSIX_{}", self.plural_upper())
+    }
+}
+
 /// Drishti's thresholds (`drishti/includes/config.py`), configurable.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]

@@ -1,6 +1,7 @@
 //! `M02`: MPI-IO reads without collective operations (Drishti's trigger on Darshan counters).
 
-use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule, Direction};
 use crate::{Finding, RuleDoc, rule};
 
 rule! {
@@ -22,31 +23,14 @@ impl DarshanRule for NoCollectiveReads {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        if !context.has_module("MPI-IO") {
-            return Vec::new();
-        }
-        let indep = context.total(Module::MpiIo, "MPIIO_INDEP_READS");
-        let coll = context.total(Module::MpiIo, "MPIIO_COLL_READS");
-        let total = indep + coll;
-        if coll != 0 || total <= context.thresholds.collective_operations_absolute {
-            return Vec::new();
-        }
-        let why = format!(
-            "{indep} independent MPI-IO reads ({:.2} %) and no collective one",
-            percent(indep as f64, total as f64)
-        );
-        vec![
-            context
-                .finding(&Self::DOC, Level::High, "MPI-IO", why)
-                .with("independent_reads", indep as f64, "count")
-                .crossing("collective = 0 and operations > collective_operations_absolute"),
-        ]
+        pairs::collective_usage(context, &Self::DOC, Direction::Read, false)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, record};
 
     #[test]

@@ -1,6 +1,7 @@
 //! `M05`: MPI-IO collective writes in use (Drishti's trigger on Darshan counters).
 
-use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule, Direction};
 use crate::{Finding, RuleDoc, rule};
 
 rule! {
@@ -22,30 +23,14 @@ impl DarshanRule for CollectiveWrites {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        if !context.has_module("MPI-IO") {
-            return Vec::new();
-        }
-        let indep = context.total(Module::MpiIo, "MPIIO_INDEP_WRITES");
-        let coll = context.total(Module::MpiIo, "MPIIO_COLL_WRITES");
-        let total = indep + coll;
-        if coll <= 0 {
-            return Vec::new();
-        }
-        let why = format!(
-            "{coll} collective writes, {:.2} % of {total} MPI-IO writes",
-            percent(coll as f64, total as f64)
-        );
-        vec![context.finding(&Self::DOC, Level::Ok, "MPI-IO", why).with(
-            "collective_writes",
-            coll as f64,
-            "count",
-        )]
+        pairs::collective_usage(context, &Self::DOC, Direction::Write, true)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, record};
 
     #[test]

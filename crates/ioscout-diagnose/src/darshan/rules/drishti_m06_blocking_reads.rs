@@ -1,6 +1,7 @@
 //! `M06`: MPI-IO reads are all blocking (Drishti's trigger on Darshan counters).
 
-use crate::darshan::{DarshanContext, DarshanRule, Level, Module};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule, Direction};
 use crate::{Finding, RuleDoc, rule};
 
 rule! {
@@ -22,26 +23,14 @@ impl DarshanRule for BlockingReads {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        if !context.has_module("MPI-IO") || context.total(Module::MpiIo, "MPIIO_NB_READS") != 0 {
-            return Vec::new();
-        }
-        let hdf5 = context.has_module("H5F")
-            || context.records(Module::MpiIo).iter().any(|record| {
-                let name = context.name(record.id);
-                std::path::Path::new(name).extension().is_some_and(|extension| {
-                    extension.eq_ignore_ascii_case("h5") || extension.eq_ignore_ascii_case("hdf5")
-                })
-            });
-        let how =
-            if hdf5 { "the HDF5 asynchronous VOL connector" } else { "MPI_File_iread or split collectives" };
-        let why = format!("no non-blocking MPI-IO read: {how} would let computation overlap the I/O");
-        vec![context.finding(&Self::DOC, Level::Warn, "MPI-IO", why).with("non_blocking_reads", 0.0, "count")]
+        pairs::blocking(context, &Self::DOC, Direction::Read)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, facts_single, record};
 
     #[test]

@@ -1,6 +1,7 @@
 //! `P01`: Write-operation intensive: writes outnumber reads by more than 10 % of operations (Drishti's trigger on Darshan counters).
 
-use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule};
 use crate::{Finding, RuleDoc, rule};
 
 rule! {
@@ -22,32 +23,14 @@ impl DarshanRule for WriteCountIntensive {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let major = context.total(Module::Posix, "POSIX_WRITES");
-        let minor = context.total(Module::Posix, "POSIX_READS");
-        let total = major + minor;
-        if major <= minor
-            || total <= 0
-            || ((major - minor) as f64 / total as f64) <= context.thresholds.imbalance_operations
-        {
-            return Vec::new();
-        }
-        let why = format!(
-            "writes are {:.2} % and reads {:.2} % of the total ({total})",
-            percent(major as f64, total as f64),
-            percent(minor as f64, total as f64)
-        );
-        vec![
-            context
-                .finding(&Self::DOC, Level::Info, "POSIX", why)
-                .with("posix_writes", major as f64, "count")
-                .with("posix_reads", minor as f64, "count"),
-        ]
+        pairs::intensity(context, &Self::DOC, "POSIX_WRITES", "POSIX_READS", ("writes", "reads"))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, record};
 
     #[test]

@@ -1,6 +1,7 @@
 //! `P02`: Read-operation intensive: reads outnumber writes by more than 10 % of operations (Drishti's trigger on Darshan counters).
 
-use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule};
 use crate::{Finding, RuleDoc, rule};
 
 rule! {
@@ -22,32 +23,14 @@ impl DarshanRule for ReadCountIntensive {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let major = context.total(Module::Posix, "POSIX_READS");
-        let minor = context.total(Module::Posix, "POSIX_WRITES");
-        let total = major + minor;
-        if major <= minor
-            || total <= 0
-            || ((major - minor) as f64 / total as f64) <= context.thresholds.imbalance_operations
-        {
-            return Vec::new();
-        }
-        let why = format!(
-            "reads are {:.2} % and writes {:.2} % of the total ({total})",
-            percent(major as f64, total as f64),
-            percent(minor as f64, total as f64)
-        );
-        vec![
-            context
-                .finding(&Self::DOC, Level::Info, "POSIX", why)
-                .with("posix_reads", major as f64, "count")
-                .with("posix_writes", minor as f64, "count"),
-        ]
+        pairs::intensity(context, &Self::DOC, "POSIX_READS", "POSIX_WRITES", ("reads", "writes"))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, record};
 
     #[test]

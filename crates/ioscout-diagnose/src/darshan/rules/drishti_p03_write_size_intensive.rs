@@ -1,6 +1,7 @@
 //! `P03`: Write-size intensive: more bytes written than read, by more than 10 % of the bytes (Drishti's trigger on Darshan counters).
 
-use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule};
 use crate::{Finding, RuleDoc, rule};
 
 rule! {
@@ -22,32 +23,20 @@ impl DarshanRule for WriteSizeIntensive {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let major = context.total(Module::Posix, "POSIX_BYTES_WRITTEN");
-        let minor = context.total(Module::Posix, "POSIX_BYTES_READ");
-        let total = major + minor;
-        if major <= minor
-            || total <= 0
-            || ((major - minor) as f64 / total as f64) <= context.thresholds.imbalance_operations
-        {
-            return Vec::new();
-        }
-        let why = format!(
-            "bytes written are {:.2} % and bytes read {:.2} % of the total ({total})",
-            percent(major as f64, total as f64),
-            percent(minor as f64, total as f64)
-        );
-        vec![
-            context
-                .finding(&Self::DOC, Level::Info, "POSIX", why)
-                .with("posix_bytes_written", major as f64, "count")
-                .with("posix_bytes_read", minor as f64, "count"),
-        ]
+        pairs::intensity(
+            context,
+            &Self::DOC,
+            "POSIX_BYTES_WRITTEN",
+            "POSIX_BYTES_READ",
+            ("bytes written", "bytes read"),
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, record};
 
     #[test]

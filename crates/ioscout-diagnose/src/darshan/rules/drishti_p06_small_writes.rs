@@ -1,6 +1,7 @@
 //! `P06`: High number of small write requests (under 1 MiB) (Drishti's trigger on Darshan counters).
 
-use crate::darshan::{DarshanContext, DarshanRule, Level, Module};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule, Direction};
 use crate::{Finding, RuleDoc, rule};
 
 rule! {
@@ -22,45 +23,14 @@ impl DarshanRule for SmallWrites {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let total = context.total(Module::Posix, "POSIX_WRITES");
-        let small: i64 =
-            context.records(Module::Posix).iter().map(|record| context.small(record, "WRITE")).sum();
-        let share = if total > 0 { small as f64 / total as f64 } else { f64::INFINITY };
-        if small <= 0
-            || share <= context.thresholds.small_requests
-            || small <= context.thresholds.small_requests_absolute
-        {
-            return Vec::new();
-        }
-        let mut by_file: std::collections::BTreeMap<u64, i64> = std::collections::BTreeMap::new();
-        for record in context.records(Module::Posix) {
-            *by_file.entry(record.id).or_default() += context.small(record, "WRITE");
-        }
-        let heavy: Vec<&str> = by_file
-            .iter()
-            .filter(|(_, count)| (**count as f64) > small as f64 * context.thresholds.small_requests / 2.0)
-            .map(|(id, _)| context.name(*id))
-            .collect();
-        let why = format!(
-            "{small} small write requests (< 1 MiB), {:.2} % of writes; {} file(s) carry most of them{}",
-            share.min(1.0) * 100.0,
-            heavy.len(),
-            heavy.first().map(|name| format!(", e.g. {name}")).unwrap_or_default()
-        );
-        vec![
-            context
-                .weighted_finding(&Self::DOC, Level::High, share.min(1.0), "POSIX", why)
-                .with("small_writes", small as f64, "count")
-                .with("small_write_share", share.min(1.0), "fraction")
-                .crossing("small share > small_requests")
-                .crossing("small count > small_requests_absolute"),
-        ]
+        pairs::small_requests(context, &Self::DOC, Direction::Write, false)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, record};
 
     #[test]

@@ -1,6 +1,7 @@
 //! `P08`: High share of requests misaligned in file (Drishti's trigger on Darshan counters).
 
-use crate::darshan::{DarshanContext, DarshanRule, Level, Module};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule};
 use crate::{Finding, RuleDoc, rule};
 
 rule! {
@@ -22,37 +23,14 @@ impl DarshanRule for MisalignedFile {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let operations =
-            context.total(Module::Posix, "POSIX_READS") + context.total(Module::Posix, "POSIX_WRITES");
-        let misaligned = context.total(Module::Posix, "POSIX_FILE_NOT_ALIGNED");
-        if operations <= 0
-            || (misaligned as f64 / operations as f64) <= context.thresholds.misaligned_requests
-        {
-            return Vec::new();
-        }
-        let share = misaligned as f64 / operations as f64;
-        let lustre = if context.has_module("LUSTRE") {
-            "; the files are on Lustre: match the stripe size to the request size"
-        } else {
-            ""
-        };
-        let why = format!(
-            "{:.2} % of the POSIX requests ({misaligned} of {operations}) are misaligned in file{lustre}",
-            share * 100.0
-        );
-        vec![
-            context
-                .weighted_finding(&Self::DOC, Level::High, share, "POSIX", why)
-                .with("misaligned_file_requests", misaligned as f64, "count")
-                .with("misaligned_file_share", share, "fraction")
-                .crossing("misaligned share > misaligned_requests"),
-        ]
+        pairs::misaligned(context, &Self::DOC, "POSIX_FILE_NOT_ALIGNED", "file")
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, record};
 
     #[test]

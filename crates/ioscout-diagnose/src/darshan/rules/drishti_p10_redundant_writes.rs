@@ -1,6 +1,7 @@
 //! `P10`: Highest offset written beyond the bytes written (Drishti's "redundant write traffic") (Drishti's trigger on Darshan counters).
 
-use crate::darshan::{DarshanContext, DarshanRule, Level, Module};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule, Direction};
 use crate::{Finding, RuleDoc, rule};
 
 rule! {
@@ -22,31 +23,14 @@ impl DarshanRule for RedundantWrites {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let highest = context
-            .records(Module::Posix)
-            .iter()
-            .map(|record| context.value(record, "POSIX_MAX_BYTE_WRITTEN"))
-            .max()
-            .unwrap_or(0);
-        let bytes = context.total(Module::Posix, "POSIX_BYTES_WRITTEN");
-        if context.records(Module::Posix).is_empty() || highest <= bytes {
-            return Vec::new();
-        }
-        let why = format!(
-            "the highest offset written ({highest}) exceeds the bytes written ({bytes}): sparse or strided access, not repeated data (see PIPE-REDUNDANT-WRITE for re-writes)"
-        );
-        vec![
-            context
-                .finding(&Self::DOC, Level::Info, "POSIX", why)
-                .with("highest_offset_written", highest as f64, "bytes")
-                .with("bytes_written", bytes as f64, "bytes"),
-        ]
+        pairs::sparse_access(context, &Self::DOC, Direction::Write, "PIPE-REDUNDANT-WRITE")
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, record};
 
     #[test]

@@ -1,6 +1,7 @@
 //! `P11`: High number of random read operations (Drishti's trigger on Darshan counters).
 
-use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule, Direction};
 use crate::{Finding, RuleDoc, rule};
 
 rule! {
@@ -22,37 +23,14 @@ impl DarshanRule for RandomReads {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let total = context.total(Module::Posix, "POSIX_READS");
-        if total <= 0 {
-            return Vec::new();
-        }
-        let consecutive = context.total(Module::Posix, "POSIX_CONSEC_READS");
-        let sequential = context.total(Module::Posix, "POSIX_SEQ_READS") - consecutive;
-        let random = total - consecutive - sequential;
-        let random_fires = random > 0
-            && (random as f64 / total as f64) > context.thresholds.random_operations
-            && random > context.thresholds.random_operations_absolute;
-        if !random_fires {
-            return Vec::new();
-        }
-        let why = format!(
-            "{random} random read operations, {:.2} % of reads",
-            percent(random as f64, total as f64)
-        );
-        vec![
-            context
-                .weighted_finding(&Self::DOC, Level::High, random as f64 / total as f64, "POSIX", why)
-                .with("random_reads", random as f64, "count")
-                .with("random_read_share", random as f64 / total as f64, "fraction")
-                .crossing("random share > random_operations")
-                .crossing("random count > random_operations_absolute"),
-        ]
+        pairs::access_order(context, &Self::DOC, Direction::Read, true)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, record};
 
     #[test]

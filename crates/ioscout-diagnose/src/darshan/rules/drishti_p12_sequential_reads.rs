@@ -1,6 +1,7 @@
 //! `P12`: Mostly consecutive and sequential reads (Drishti's trigger on Darshan counters).
 
-use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule, Direction};
 use crate::{Finding, RuleDoc, rule};
 
 rule! {
@@ -22,29 +23,7 @@ impl DarshanRule for SequentialReads {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let total = context.total(Module::Posix, "POSIX_READS");
-        if total <= 0 {
-            return Vec::new();
-        }
-        let consecutive = context.total(Module::Posix, "POSIX_CONSEC_READS");
-        let sequential = context.total(Module::Posix, "POSIX_SEQ_READS") - consecutive;
-        let random = total - consecutive - sequential;
-        let random_fires = random > 0
-            && (random as f64 / total as f64) > context.thresholds.random_operations
-            && random > context.thresholds.random_operations_absolute;
-        if random_fires {
-            return Vec::new();
-        }
-        let why = format!(
-            "consecutive {:.2} % and sequential {:.2} % of {total} reads",
-            percent(consecutive as f64, total as f64),
-            percent(sequential as f64, total as f64)
-        );
-        vec![context.finding(&Self::DOC, Level::Ok, "POSIX", why).with(
-            "random_reads",
-            random as f64,
-            "count",
-        )]
+        pairs::access_order(context, &Self::DOC, Direction::Read, false)
     }
 }
 
@@ -52,6 +31,7 @@ impl DarshanRule for SequentialReads {
 mod tests {
     use super::*;
     use crate::darshan::DrishtiThresholds;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, facts_single, record};
 
     #[test]

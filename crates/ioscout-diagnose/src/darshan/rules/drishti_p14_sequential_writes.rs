@@ -1,6 +1,7 @@
 //! `P14`: Mostly consecutive and sequential writes (Drishti's trigger on Darshan counters).
 
-use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule, Direction};
 use crate::{Finding, RuleDoc, rule};
 
 rule! {
@@ -22,29 +23,7 @@ impl DarshanRule for SequentialWrites {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let total = context.total(Module::Posix, "POSIX_WRITES");
-        if total <= 0 {
-            return Vec::new();
-        }
-        let consecutive = context.total(Module::Posix, "POSIX_CONSEC_WRITES");
-        let sequential = context.total(Module::Posix, "POSIX_SEQ_WRITES") - consecutive;
-        let random = total - consecutive - sequential;
-        let random_fires = random > 0
-            && (random as f64 / total as f64) > context.thresholds.random_operations
-            && random > context.thresholds.random_operations_absolute;
-        if random_fires {
-            return Vec::new();
-        }
-        let why = format!(
-            "consecutive {:.2} % and sequential {:.2} % of {total} writes",
-            percent(consecutive as f64, total as f64),
-            percent(sequential as f64, total as f64)
-        );
-        vec![context.finding(&Self::DOC, Level::Ok, "POSIX", why).with(
-            "random_writes",
-            random as f64,
-            "count",
-        )]
+        pairs::access_order(context, &Self::DOC, Direction::Write, false)
     }
 }
 
@@ -52,6 +31,7 @@ impl DarshanRule for SequentialWrites {
 mod tests {
     use super::*;
     use crate::darshan::DrishtiThresholds;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, facts_single, record};
 
     #[test]

@@ -1,6 +1,7 @@
 //! `P16`: High number of small writes to shared files (Drishti's trigger on Darshan counters).
 
-use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule, Direction};
 use crate::{Finding, RuleDoc, rule};
 
 rule! {
@@ -22,42 +23,14 @@ impl DarshanRule for SharedSmallWrites {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let shared = |record: &ioscout_darshan::CounterRecord| record.rank == -1;
-        let total = context.total_where(Module::Posix, "POSIX_WRITES", shared);
-        let small: i64 = context
-            .records(Module::Posix)
-            .iter()
-            .filter(|record| shared(record))
-            .map(|record| context.small(record, "WRITE"))
-            .sum();
-        if total <= 0
-            || (small as f64 / total as f64) <= context.thresholds.small_requests
-            || small <= context.thresholds.small_requests_absolute
-        {
-            return Vec::new();
-        }
-        let why = format!(
-            "{small} small write requests to shared files, {:.2} % of their writes",
-            percent(small as f64, total as f64)
-        );
-        vec![
-            context
-                .weighted_finding(
-                    &Self::DOC,
-                    Level::High,
-                    small as f64 / total as f64,
-                    "POSIX shared files",
-                    why,
-                )
-                .with("shared_small_writes", small as f64, "count")
-                .with("shared_small_write_share", small as f64 / total as f64, "fraction"),
-        ]
+        pairs::small_requests(context, &Self::DOC, Direction::Write, true)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, record};
 
     #[test]

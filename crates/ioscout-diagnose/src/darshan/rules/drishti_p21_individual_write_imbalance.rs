@@ -1,7 +1,7 @@
 //! `P21`: Write imbalance across the ranks of individual files (Drishti's trigger on Darshan counters).
 
-use crate::darshan::rules::imbalance_finding;
-use crate::darshan::{DarshanContext, DarshanRule, Module};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule, Direction};
 use crate::{Finding, RuleDoc, rule};
 
 rule! {
@@ -23,26 +23,14 @@ impl DarshanRule for IndividualWriteImbalance {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let mut files: std::collections::BTreeMap<u64, (i64, i64)> = std::collections::BTreeMap::new();
-        for record in context.records(Module::Posix).iter().filter(|record| record.rank != -1) {
-            let value = context.value(record, "POSIX_BYTES_WRITTEN");
-            let entry = files.entry(record.id).or_insert((value, value));
-            entry.0 = entry.0.min(value);
-            entry.1 = entry.1.max(value);
-        }
-        let detected: Vec<(u64, f64)> = files
-            .iter()
-            .filter(|(_, (_, max))| *max != 0)
-            .map(|(id, (min, max))| (*id, (max - min).abs() as f64 / *max as f64))
-            .filter(|(_, imbalance)| *imbalance > context.thresholds.imbalance_size)
-            .collect();
-        imbalance_finding(context, &Self::DOC, &detected, "write size")
+        pairs::individual_imbalance(context, &Self::DOC, Direction::Write)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, record};
 
     #[test]

@@ -43,6 +43,7 @@ mod iosage_interface;
 mod iosage_metadata;
 mod iosage_parallelism;
 mod iosage_throughput;
+mod pairs;
 mod pipeline_redundant_reads;
 mod pipeline_redundant_writes;
 mod wisio_metadata;

@@ -1,6 +1,7 @@
 //! `PIPE-REDUNDANT-READ`: files read more than once (the re-read test Drishti's P09 means but does not do).
 
-use crate::darshan::{DarshanContext, DarshanRule, Level, Module, percent};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule, Direction};
 use crate::{Finding, RuleDoc, rule};
 
 rule! {
@@ -22,40 +23,14 @@ impl DarshanRule for RedundantReadTraffic {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let mut files: std::collections::BTreeMap<u64, (i64, i64)> = std::collections::BTreeMap::new();
-        for record in context.records(Module::Posix) {
-            let entry = files.entry(record.id).or_default();
-            entry.0 = entry.0.saturating_add(context.value(record, "POSIX_BYTES_READ").max(0));
-            entry.1 = entry.1.max(context.value(record, "POSIX_MAX_BYTE_READ"));
-        }
-        let total: i64 = files.values().map(|(bytes, _)| *bytes).fold(0, i64::saturating_add);
-        let redundant_of = |(bytes, highest): &(i64, i64)| (*bytes - highest.saturating_add(1)).max(0);
-        let redundant: i64 = files.values().map(redundant_of).fold(0, i64::saturating_add);
-        if total <= 0 || redundant <= 1 << 20 || (redundant as f64 / total as f64) <= 0.1 {
-            return Vec::new();
-        }
-        let worst = files
-            .iter()
-            .max_by_key(|(_, totals)| redundant_of(totals))
-            .map(|(id, _)| context.name(*id))
-            .unwrap_or_default();
-        let why = format!(
-            "{redundant} of {total} bytes read ({:.2} %) repeat data already read (most in {worst})",
-            percent(redundant as f64, total as f64)
-        );
-        vec![
-            context
-                .finding(&Self::DOC, Level::Warn, "POSIX", why)
-                .with("redundant_read_bytes", redundant as f64, "bytes")
-                .with("redundant_read_share", redundant as f64 / total as f64, "fraction")
-                .crossing("redundant bytes > 10 % and > 1 MiB"),
-        ]
+        pairs::redundant_traffic(context, &Self::DOC, Direction::Read)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, record};
 
     #[test]

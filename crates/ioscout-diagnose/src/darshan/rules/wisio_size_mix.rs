@@ -1,6 +1,7 @@
 //! `WIS-SIZE-MIX` on Darshan counters: POSIX bytes lean strongly to reads or to writes.
 
-use crate::darshan::{DarshanContext, DarshanRule, Module};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule};
 use crate::{Finding, RuleDoc, rule};
 
 rule! {
@@ -22,32 +23,14 @@ impl DarshanRule for SizeMix {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let reads = context.total(Module::Posix, "POSIX_BYTES_READ").max(0);
-        let writes = context.total(Module::Posix, "POSIX_BYTES_WRITTEN").max(0);
-        let total = reads + writes;
-        if total <= 0 {
-            return Vec::new();
-        }
-        let imbalance = (writes - reads).abs() as f64 / total as f64;
-        if imbalance <= 0.1 {
-            return Vec::new();
-        }
-        let direction = if writes > reads { "writes" } else { "reads" };
-        let why = format!(
-            "{:.1} % imbalance towards {direction} ({reads} read, {writes} written)",
-            imbalance * 100.0
-        );
-        vec![Finding::new(&Self::DOC, 0.29 * (imbalance - 0.1) / 0.9, "POSIX", why).with(
-            "imbalance",
-            imbalance,
-            "fraction",
-        )]
+        pairs::wisio_mix(context, &Self::DOC, "POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN")
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, record};
 
     #[test]

@@ -1,7 +1,8 @@
 //! `WIS-SMALL-WRITE` on Darshan counters: most POSIX time goes to writes averaging under 1 MiB.
 
-use crate::darshan::{DarshanContext, DarshanRule, Module};
-use crate::{Finding, RuleDoc, clip01, rule};
+use crate::darshan::rules::pairs;
+use crate::darshan::{DarshanContext, DarshanRule, Direction};
+use crate::{Finding, RuleDoc, rule};
 
 rule! {
     pub struct SmallWrites {
@@ -22,39 +23,14 @@ impl DarshanRule for SmallWrites {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let time = context.ftotal(Module::Posix, "POSIX_F_WRITE_TIME").max(0.0);
-        let total = context.ftotal(Module::Posix, "POSIX_F_META_TIME").max(0.0)
-            + context.ftotal(Module::Posix, "POSIX_F_READ_TIME").max(0.0)
-            + context.ftotal(Module::Posix, "POSIX_F_WRITE_TIME").max(0.0);
-        let operations = context.total(Module::Posix, "POSIX_WRITES");
-        let bytes = context.total(Module::Posix, "POSIX_BYTES_WRITTEN").max(0);
-        if total <= 0.0 || operations <= 0 || time / total <= 0.5 {
-            return Vec::new();
-        }
-        let mean = bytes as f64 / operations as f64;
-        let mebibyte = 1_048_576.0;
-        if mean >= mebibyte {
-            return Vec::new();
-        }
-        let fraction = time / total;
-        let score = (0.5 * (fraction - 0.5) / 0.5 + 0.5 * (mebibyte - mean) / mebibyte)
-            * clip01(context.io_share() / 0.2);
-        let why = format!(
-            "writes take {:.1} % of the POSIX time and average {:.1} KiB",
-            fraction * 100.0,
-            mean / 1024.0
-        );
-        vec![
-            Finding::new(&Self::DOC, score, "POSIX", why)
-                .with("write_time_fraction", fraction, "fraction")
-                .with("mean_write_bytes", mean, "bytes"),
-        ]
+        pairs::wisio_small(context, &Self::DOC, Direction::Write)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::darshan::Module;
     use crate::darshan::testing::{codes, facts, record};
 
     #[test]
