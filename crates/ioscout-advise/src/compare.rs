@@ -44,10 +44,7 @@ impl RunSummary {
                 count: layer.count,
                 bytes: layer.size_bytes.unwrap_or(0.0).max(0.0) as u64,
                 bandwidth_bps: layer.bandwidth_bps,
-                overlap_pct: layer
-                    .overlap_time()
-                    .filter(|_| layer.time_s > 0.0)
-                    .map(|overlap| overlap / layer.time_s * 100.0),
+                overlap_pct: layer.overlap_time().map(|share| share * 100.0),
             })
             .collect();
         RunSummary { job_time_s: analysis.raw.job_time_s, layers }

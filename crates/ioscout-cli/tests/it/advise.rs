@@ -193,3 +193,46 @@ fn the_knowledge_base_guards_refuses_and_survives_concurrency_and_crashes() {
     assert!(elsewhere.as_array().into_iter().flatten().all(|found| found["entry"]["layer"] == "L2"));
     let _ = std::fs::remove_dir_all(&directory);
 }
+
+#[test]
+fn compare_two_dlio_runs_that_differ_only_in_read_threads() {
+    // testdata/validation/make_dlio_pair.sh: DLIO resnet50 with read_threads 1 and 4, and 4 with
+    // one epoch instead of two (half the data).
+    let more_threads = json(
+        &[
+            "compare",
+            "--json",
+            "testdata/validation/dlio_read_threads_1",
+            "testdata/validation/dlio_read_threads_4",
+        ],
+        0,
+    );
+    assert!(more_threads["doing_less"].as_array().is_some_and(Vec::is_empty), "{more_threads}");
+    assert!(more_threads["job_speedup"].as_f64().is_some_and(|speedup| speedup > 1.05), "{more_threads}");
+    let layer = |comparison: &serde_json::Value, name: &str| {
+        comparison["layers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|layer| layer["name"] == name)
+            .cloned()
+            .unwrap_or_default()
+    };
+    // The data loader's fetch wait shrinks: the direction more reader threads should give.
+    let fetch = layer(&more_threads, "fetch_data");
+    assert!(fetch["speedup"].as_f64().is_some_and(|speedup| speedup > 1.0), "{fetch}");
+    assert_eq!(fetch["before"]["count"], fetch["after"]["count"]);
+    let half = json(
+        &[
+            "compare",
+            "--json",
+            "testdata/validation/dlio_read_threads_4",
+            "testdata/validation/dlio_read_threads_4_one_epoch",
+        ],
+        0,
+    );
+    let flagged: Vec<&str> =
+        half["doing_less"].as_array().into_iter().flatten().filter_map(|name| name.as_str()).collect();
+    assert!(flagged.contains(&"reader_posix") && flagged.contains(&"fetch_data"), "{half}");
+    assert!(half["verdict"].as_str().is_some_and(|verdict| verdict.starts_with("not credited")));
+}
