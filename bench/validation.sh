@@ -24,7 +24,7 @@ for folder in testdata/validation/*/; do
   if [ -x "$peers/analyzer/bin/wisio" ]; then
     rm -rf "$scratch/copy"; cp -r "$folder" "$scratch/copy"
     timeout 300 "$peers/analyzer/bin/wisio" +analyzer=dftracer trace_path="$scratch/copy" percentile=0.9 \
-      hydra.run.dir="$scratch/wisio-out" > "$scratch/$name.wisio.txt" 2>&1
+      hydra.run.dir="$scratch/wisio-out-$name" > "$scratch/$name.wisio.txt" 2>&1
   fi
 done
 python3 - "$scratch" testdata/validation/labels.json <<'PY'

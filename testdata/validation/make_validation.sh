@@ -21,3 +21,11 @@ for pattern in small_reads small_writes random_offsets metadata_storm many_small
   find "$pattern" -name '*.pfw.gz' -size 0 -delete
   echo "$pattern: $(ls "$pattern" | wc -l) files, $(du -sh "$pattern" | cut -f1)"
 done
+# No compute/I-O overlap: a training loop that loads, then computes, in one thread, annotated with
+# DFTracer's AI API (DLIO's categories) so the dlio preset reads it; DFTracer's Python API traces
+# its POSIX reads (no LD_PRELOAD).
+rm -rf no_overlap "$scratch/data"; mkdir -p no_overlap
+DFTRACER_ENABLE=1 DFTRACER_INC_METADATA=1 DFTRACER_TRACE_COMPRESSION=1 \
+  "$peers/tools/bin/python" no_overlap_loop.py "$scratch/data" "$PWD/no_overlap" 64 1048576 2 0.01
+find no_overlap -name 'dft.log' -delete
+echo "no_overlap: $(ls no_overlap | wc -l) files, $(du -sh no_overlap | cut -f1)"
