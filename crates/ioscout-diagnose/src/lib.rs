@@ -309,7 +309,7 @@ pub fn dimension(code: &str) -> Option<&'static str> {
         "DFA-BW-SATURATION" | "PIPE-REDUNDANT-READ" | "PIPE-REDUNDANT-WRITE" => "bandwidth",
         "WIS-SMALL-READ" | "WIS-SMALL-WRITE" | "DRI-SMALL-READ" | "DRI-SMALL-WRITE" | "IOS-GRANULARITY"
         | "IOS-ACCESS-PATTERN" | "IOS-INTERFACE" | "P05" | "P06" | "P07" | "P08" | "P11" | "P13" | "P15"
-        | "P16" | "S01" | "M02" | "M03" => "iops",
+        | "P16" | "S01" | "M02" | "M03" | "DRI-STDIO" => "iops",
         "WIS-METADATA"
         | "PIPE-METADATA"
         | "IOS-METADATA"

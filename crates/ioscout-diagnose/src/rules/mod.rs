@@ -12,6 +12,7 @@ mod dfanalyzer_metadata_dominance;
 mod dfanalyzer_read_contention;
 mod drishti_small_reads;
 mod drishti_small_writes;
+mod drishti_stdio;
 mod iosage_access_granularity;
 mod iosage_access_pattern;
 mod iosage_healthy;
@@ -38,6 +39,7 @@ pub use dfanalyzer_metadata_dominance::MetadataDominance;
 pub use dfanalyzer_read_contention::ReadContention;
 pub use drishti_small_reads::ManySmallReads;
 pub use drishti_small_writes::ManySmallWrites;
+pub use drishti_stdio::StdioShare;
 pub use iosage_access_granularity::AccessGranularity;
 pub use iosage_access_pattern::AccessPattern;
 pub use iosage_healthy::Healthy;
@@ -69,6 +71,7 @@ pub fn all() -> &'static [&'static dyn Rule] {
         &ReadContention,
         &ManySmallReads,
         &ManySmallWrites,
+        &StdioShare,
         &AccessGranularity,
         &AccessPattern,
         &Healthy,
