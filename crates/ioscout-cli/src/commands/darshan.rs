@@ -142,10 +142,7 @@ pub(crate) fn diagnose(
 ) -> anyhow::Result<ExitCode> {
     use ioscout_diagnose::darshan::{DarshanContext, DarshanFacts, DrishtiThresholds};
 
-    let families: Option<Vec<String>> = arguments.rules.as_deref().map(|list| {
-        list.split(',').map(|name| name.trim().to_ascii_lowercase()).filter(|name| !name.is_empty()).collect()
-    });
-    crate::commands::diagnose::check_families(families.as_deref())?;
+    let families = crate::commands::diagnose::parse_families(arguments.rules.as_deref())?;
     let drishti_only =
         families.as_ref().is_some_and(|families| families.iter().all(|family| family == "drishti"));
     let minimum = crate::commands::diagnose::parse_label(
@@ -175,15 +172,11 @@ pub(crate) fn diagnose(
     for (path, decoded) in logs.iter().zip(decoded) {
         let (log, facts) = decoded?;
         let context = DarshanContext::new(&facts, thresholds.clone());
-        let findings: Vec<ioscout_diagnose::Finding> = ioscout_diagnose::darshan::diagnose(&context)
-            .into_iter()
-            .filter(|finding| finding.label >= minimum)
-            .filter(|finding| {
-                families
-                    .as_ref()
-                    .is_none_or(|families| families.iter().any(|family| family == finding.family.name()))
-            })
-            .collect();
+        let findings = crate::commands::diagnose::select(
+            ioscout_diagnose::darshan::diagnose(&context),
+            minimum,
+            families.as_deref(),
+        );
         failed |= fail_on.is_some_and(|level| findings.iter().any(|finding| finding.label >= level));
         let metric = ioscout_diagnose::choose_metric(&findings);
         if arguments.json {

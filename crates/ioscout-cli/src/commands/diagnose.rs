@@ -21,10 +21,7 @@ pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
     }
     let minimum = parse_label(arguments.min_severity.as_deref().unwrap_or("low"))?;
     let fail_on = arguments.fail_on.as_deref().map(parse_label).transpose()?;
-    let families: Option<Vec<String>> = arguments.rules.as_deref().map(|list| {
-        list.split(',').map(|name| name.trim().to_ascii_lowercase()).filter(|name| !name.is_empty()).collect()
-    });
-    check_families(families.as_deref())?;
+    let families = parse_families(arguments.rules.as_deref())?;
     let options = AnalysisOptions {
         preset: arguments.preset.clone(),
         views: vec![ViewType::TimeRange],
@@ -44,15 +41,7 @@ pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
     let context = Context::new(&analysis, parameters);
     let all = diagnose(&context);
     let metric = choose_metric(&all);
-    let findings: Vec<Finding> = all
-        .into_iter()
-        .filter(|finding| finding.label >= minimum)
-        .filter(|finding| {
-            families
-                .as_ref()
-                .is_none_or(|families| families.iter().any(|family| family == finding.family.name()))
-        })
-        .collect();
+    let findings = select(all, minimum, families.as_deref());
     let mut stdout = std::io::stdout().lock();
     if arguments.json {
         let mut value = envelope(&analysis, &findings, &recurrences);
@@ -77,15 +66,31 @@ pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
-/// Rejects an unknown family name.
-pub(crate) fn check_families(families: Option<&[String]>) -> anyhow::Result<()> {
-    if let Some(families) = families {
-        let known = ["wisio", "dfanalyzer", "drishti", "iosage", "pipeline"];
-        if let Some(unknown) = families.iter().find(|family| !known.contains(&family.as_str())) {
-            anyhow::bail!("unknown rule family {unknown:?} (known: {})", known.join(", "));
-        }
+/// The rule families of `--rules` (comma-separated, case-insensitive), or `None` for all;
+/// an unknown family name is an error.
+pub(crate) fn parse_families(rules: Option<&str>) -> anyhow::Result<Option<Vec<String>>> {
+    let Some(list) = rules else { return Ok(None) };
+    let families: Vec<String> = list
+        .split(',')
+        .map(|name| name.trim().to_ascii_lowercase())
+        .filter(|name| !name.is_empty())
+        .collect();
+    let known = ["wisio", "dfanalyzer", "drishti", "iosage", "pipeline"];
+    if let Some(unknown) = families.iter().find(|family| !known.contains(&family.as_str())) {
+        anyhow::bail!("unknown rule family {unknown:?} (known: {})", known.join(", "));
     }
-    Ok(())
+    Ok(Some(families))
+}
+
+/// The findings at or above `minimum` of the selected families.
+pub(crate) fn select(findings: Vec<Finding>, minimum: Label, families: Option<&[String]>) -> Vec<Finding> {
+    findings
+        .into_iter()
+        .filter(|finding| finding.label >= minimum)
+        .filter(|finding| {
+            families.is_none_or(|families| families.iter().any(|family| family == finding.family.name()))
+        })
+        .collect()
 }
 
 pub(crate) fn parse_label(name: &str) -> anyhow::Result<Label> {
