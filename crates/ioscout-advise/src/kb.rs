@@ -62,6 +62,12 @@ pub struct EntryInput {
     /// The catalog strategy it applied, when one.
     #[serde(default)]
     pub strategy: Option<String>,
+    /// The bottleneck the change addressed (a rule code or a free description).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub bottleneck: String,
+    /// The run (session) it was measured in.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run_id: String,
 }
 
 fn app() -> String {

@@ -20,6 +20,7 @@ pub mod compare;
 pub mod filesystem;
 pub mod kb;
 pub mod measure;
+pub mod proposal_table;
 
 use serde::Serialize;
 

@@ -6,18 +6,13 @@ use std::io::{IsTerminal, Write};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::process::ExitCode;
 
-use ioscout_read::{InputProblem, ScanOptions, ScanReport, Scanner, TraceFile};
+use ioscout_read::{InputProblem, ScanOptions, ScanReport, TraceFile};
 
 use crate::cli::InputArguments;
 
 /// Expands the input paths.
 pub(crate) fn discover(input: &InputArguments) -> (Vec<TraceFile>, Vec<InputProblem>) {
     ioscout_read::discover(&input.paths)
-}
-
-/// A scanner configured from the command line.
-pub(crate) fn scanner(input: &InputArguments) -> Scanner {
-    Scanner::new(scan_options(input, None))
 }
 
 /// Scan options from the command line, reporting to `bar` if given.
@@ -46,16 +41,6 @@ pub(crate) fn progress_bar(input: &InputArguments, total: u64, message: &str) ->
     let bar = ProgressBar::new(total).with_style(style);
     bar.set_message(message.to_string());
     Some(bar)
-}
-
-/// A scanner with a progress bar over `files` (see [`progress_bar`]).
-pub(crate) fn scanner_with_progress(
-    input: &InputArguments,
-    files: &[TraceFile],
-    message: &str,
-) -> (Scanner, Option<ProgressBar>) {
-    let bar = progress_bar(input, files.iter().map(|file| file.size).sum(), message);
-    (Scanner::new(scan_options(input, bar.as_ref())), bar)
 }
 
 /// Reports bad input on stderr and decides the exit code: 2 when `--strict` and anything was bad,
@@ -108,49 +93,49 @@ pub(crate) fn report_error(error: &anyhow::Error) {
     }
 }
 
-/// The display form of a path.
-pub(crate) fn display_path(path: &std::path::Path) -> String {
-    path.display().to_string()
+/// The service input of the command line's input options, with `bar` told of progress.
+pub(crate) fn service_input(input: &InputArguments, bar: Option<&ProgressBar>) -> ioscout_service::Input {
+    ioscout_service::Input {
+        paths: input.paths.clone(),
+        strict: input.strict,
+        scan: scan_options(input, bar),
+    }
 }
 
-/// Formats a count with thousands separators.
-pub(crate) fn thousands(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::new();
-    for (index, character) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(character);
-    }
-    out
+/// The service input with a progress bar over the trace files' stored bytes (see
+/// [`progress_bar`]).
+pub(crate) fn service_input_with_progress(
+    input: &InputArguments,
+    message: &str,
+) -> (ioscout_service::Input, Option<ProgressBar>) {
+    let (files, _) = discover(input);
+    let bar = progress_bar(input, files.iter().map(|file| file.size).sum(), message);
+    (service_input(input, bar.as_ref()), bar)
 }
 
-/// When every input path is a Darshan log (by extension or by its header), those paths; `None`
-/// when none is; an error when Darshan logs and traces are mixed (they are diagnosed apart).
-pub(crate) fn darshan_inputs(
-    paths: &[std::path::PathBuf],
-) -> anyhow::Result<Option<Vec<std::path::PathBuf>>> {
-    let is_darshan = |path: &std::path::Path| {
-        if path.extension().is_some_and(|extension| extension == "darshan") {
-            return true;
+/// Prints an outcome: its JSON with `json`, else its text; its warnings on stderr unless quiet.
+pub(crate) fn print(outcome: &ioscout_service::Outcome, json: bool, quiet: bool) -> anyhow::Result<()> {
+    if !quiet {
+        let mut stderr = std::io::stderr().lock();
+        for warning in &outcome.warnings {
+            let _ = writeln!(stderr, "ioscout: warning: {warning}");
         }
-        if !path.is_file() {
-            return false;
-        }
-        let mut head = [0_u8; 16];
-        std::fs::File::open(path)
-            .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut head))
-            .is_ok_and(|()| ioscout_darshan::looks_like_darshan(&head))
-    };
-    let darshan: Vec<std::path::PathBuf> = paths.iter().filter(|path| is_darshan(path)).cloned().collect();
-    if darshan.is_empty() {
-        return Ok(None);
     }
-    if darshan.len() != paths.len() {
-        anyhow::bail!(
-            "Darshan logs and DFTracer traces are diagnosed separately: give only one kind of input"
-        );
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    if json {
+        serde_json::to_writer_pretty(&mut stdout, &outcome.value)?;
+        writeln!(stdout)?;
+    } else {
+        stdout.write_all(outcome.text.as_bytes())?;
     }
-    Ok(Some(darshan))
+    stdout.flush()?;
+    Ok(())
 }
+
+/// The exit code of an outcome over traces: [`finish`]'s, then 1 when flagged.
+pub(crate) fn exit_code(outcome: &ioscout_service::Outcome, input: &InputArguments) -> ExitCode {
+    let code = outcome.report.as_ref().map_or(ExitCode::SUCCESS, |report| finish(report, input));
+    if code == ExitCode::SUCCESS && outcome.flagged { ExitCode::from(1) } else { code }
+}
+
+pub(crate) use ioscout_service::text::display_path;

@@ -4,7 +4,6 @@
 mod cli;
 mod commands;
 mod common;
-mod table;
 
 use std::process::ExitCode;
 

@@ -1,169 +1,41 @@
-//! `ioscout analyze`: DFAnalyzer's summary and layer breakdown, its JSON schema, and per-view
-//! detail tables as CSV or Parquet.
+//! `ioscout analyze`: DFAnalyzer's summary and layer breakdown and its JSON schema (the work is
+//! `ioscout_service::analyze`), and per-view detail tables as CSV or Parquet.
 
-use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use ioscout_analysis::{Analysis, AnalysisOptions, LayerSummary, OverlapMode, View, ViewType};
+use ioscout_analysis::{Analysis, View};
+use ioscout_service::analyze::AnalyzeRequest;
 
 use crate::cli::{AnalyzeArguments, Compatibility, DetailFormat, OverlapArgument};
-use crate::common::{self, thousands};
-use crate::table::Table;
-
-const MIB: f64 = 1024.0 * 1024.0;
+use crate::common;
 
 pub(crate) fn run(arguments: &AnalyzeArguments) -> anyhow::Result<ExitCode> {
-    let options = options(arguments)?;
-    let (files, input_problems) = common::discover(&arguments.input);
-    let (scanner, bar) = common::scanner_with_progress(&arguments.input, &files, "analyze");
-    let (analysis, report) = ioscout_analysis::analyze(&scanner, &files, &input_problems, &options)?;
+    let request = AnalyzeRequest {
+        preset: arguments.preset.clone(),
+        views: vec![arguments.view.clone()],
+        time_granularity_s: arguments.time_granularity,
+        overlap: arguments.overlap.map(|overlap| match overlap {
+            OverlapArgument::Exact => "exact".to_string(),
+            OverlapArgument::Binned => "binned".to_string(),
+        }),
+        dfanalyzer_compat: arguments.compat == Some(Compatibility::Dfanalyzer),
+    };
+    let options = request.options()?;
+    let (input, bar) = common::service_input_with_progress(&arguments.input, "analyze");
+    let (analysis, report, file_count) = ioscout_service::analyze::run(&input, &options)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
     if let Some(directory) = &arguments.out {
         write_details(&analysis, directory, arguments.out_format)?;
     }
-    let mut stdout = std::io::stdout().lock();
-    if arguments.json {
-        let value = ioscout_analysis::output::dfanalyzer_json(&analysis);
-        serde_json::to_writer_pretty(&mut stdout, &value)?;
-        writeln!(stdout)?;
-    } else {
-        let compat = arguments.compat == Some(Compatibility::Dfanalyzer);
-        write!(stdout, "{}", render(&analysis, compat, files.len()))?;
-    }
-    stdout.flush()?;
-    Ok(common::finish(&report, &arguments.input))
-}
-
-fn options(arguments: &AnalyzeArguments) -> anyhow::Result<AnalysisOptions> {
-    let mut views = Vec::new();
-    for name in arguments.view.split(',').map(str::trim).filter(|name| !name.is_empty()) {
-        let view = ViewType::parse(name).with_context(|| {
-            let known: Vec<&str> =
-                ioscout_analysis::views::VIEW_TYPES.iter().map(|view| view.name()).collect();
-            format!("unknown view {name:?} (known: {})", known.join(", "))
-        })?;
-        if !views.contains(&view) {
-            views.push(view);
-        }
-    }
-    if views.is_empty() {
-        views.push(ViewType::TimeRange);
-    }
-    let overlap = match (arguments.overlap, arguments.compat) {
-        (Some(OverlapArgument::Binned), _) | (None, Some(Compatibility::Dfanalyzer)) => OverlapMode::Binned,
-        (Some(OverlapArgument::Exact), _) | (None, None) => OverlapMode::Exact,
-    };
-    Ok(AnalysisOptions {
-        preset: arguments.preset.clone(),
-        views,
-        time_granularity_s: arguments.time_granularity,
-        overlap,
-        binning: if arguments.compat == Some(Compatibility::Dfanalyzer) {
-            ioscout_analysis::Binning::Dfanalyzer009
-        } else {
-            ioscout_analysis::Binning::Relative
-        },
-    })
-}
-
-fn fixed(value: f64) -> String {
-    format!("{value:.3}")
-}
-
-fn percent(share: Option<f64>) -> String {
-    match share {
-        Some(share) => format!("({:>3.0}%)", share * 100.0),
-        None => "(----)".into(),
-    }
-}
-
-/// The terminal report: summary and layer breakdown of the main view.
-fn render(analysis: &Analysis, compat: bool, file_count: usize) -> String {
-    let Some(view) = analysis.views.first() else { return String::new() };
-    let mut out = String::new();
-    out.push_str(&summary_table(analysis, view, compat).render());
-    out.push('\n');
-    out.push_str(&breakdown_table(analysis, view).render());
-    let raw = &analysis.raw;
-    let _ = writeln!(
-        out,
-        "\npreset {}, {} files, time bins of {} s, overlap {}{}",
-        analysis.preset.name,
-        thousands(file_count as u64),
-        raw.time_granularity_s,
-        match analysis.options.overlap {
-            OverlapMode::Exact => "exact (interval unions per process tree)",
-            OverlapMode::Binned => "binned (DFAnalyzer's per-bin approximation)",
-        },
-        if raw.ignored_rows > 0 {
-            format!("; {} rows ignored (system paths, set-up functions)", thousands(raw.ignored_rows))
-        } else {
-            String::new()
-        }
-    );
-    out
-}
-
-fn summary_table(analysis: &Analysis, view: &View, compat: bool) -> Table {
-    let raw = &analysis.raw;
-    let mut table = Table::new(
-        &format!("{} Summary", view.view.label()),
-        &["Metric", "Unit", "Value"],
-        &[false, false, true],
-    );
-    let mut add =
-        |metric: String, unit: &str, value: String| table.row(vec![metric, unit.to_string(), value]);
-    add("Job Time".into(), "seconds", fixed(raw.job_time_s));
-    add("Trace Count".into(), "count", thousands(raw.trace_event_count));
-    add("Profile Count".into(), "count", thousands(raw.profile_event_count));
-    add("Total Count".into(), "count", thousands(raw.total_event_count));
-    add("Total Files".into(), "count", thousands(raw.unique_file_count));
-    add("Total Nodes".into(), "count", thousands(raw.unique_host_count));
-    add("Total Processes".into(), "count", thousands(raw.unique_process_count));
-    for line in view.summary.iter().filter(|line| line.count > 0) {
-        add(format!("{} Count", line.label), "count", thousands(line.count));
-        if let Some(size) = line.size_bytes.filter(|size| *size > 0.0) {
-            add(format!("{} Size", line.label), "MB", fixed(size / MIB));
-            add(format!("{} Bandwidth", line.label), "MB/s", fixed(line.bandwidth_bps.unwrap_or(0.0) / MIB));
-            let operations = if compat { line.count } else { line.sized_count };
-            if operations > 0 {
-                add(format!("{} Avg Transfer Size", line.label), "MB", fixed(size / operations as f64 / MIB));
-            }
-        }
-    }
-    table
-}
-
-fn breakdown_table(analysis: &Analysis, view: &View) -> Table {
-    let mut table = Table::new(
-        "Layer Breakdown (w/ overlap %)",
-        &["Layer", "Time (s)", "Ops", "Ops/sec", "Size (MB)", "Bandwidth (MB/s)"],
-        &[false, true, true, true, true, true],
-    );
-    let measured = analysis.preset.measures_overlap();
-    for line in &view.summary {
-        if line.count == 0 {
-            continue;
-        }
-        let with_overlap = |value: String, share: Option<f64>, layer: &LayerSummary| {
-            if measured && layer.u_time_s.is_some() { format!("{value} {}", percent(share)) } else { value }
-        };
-        table.row(vec![
-            line.label.clone(),
-            with_overlap(fixed(line.time_s), line.overlap_time(), line),
-            with_overlap(thousands(line.count), line.overlap_count(), line),
-            line.ops_per_s.map_or_else(|| "-".into(), fixed),
-            line.size_bytes.filter(|size| *size > 0.0).map_or_else(|| "-".into(), |size| fixed(size / MIB)),
-            line.bandwidth_bps.map_or_else(|| "-".into(), |bandwidth| fixed(bandwidth / MIB)),
-        ]);
-    }
-    table
+    let outcome = ioscout_service::analyze::outcome(&analysis, report, file_count, request.dfanalyzer_compat);
+    common::print(&outcome, arguments.json, arguments.input.quiet)?;
+    Ok(common::exit_code(&outcome, &arguments.input))
 }
 
 /// Writes one detail table per view under `directory`.

@@ -1,13 +1,10 @@
 //! `ioscout index`: build or refresh the sidecar index of each trace directory.
 
-use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use ioscout_index::build::{BuildOptions, build};
-use ioscout_read::TraceFile;
 use serde::Serialize;
 
 use crate::cli::IndexArguments;
@@ -29,17 +26,7 @@ struct DirectoryOutcome {
     messages: Vec<String>,
 }
 
-/// Groups files by the directory that holds them: one index per directory.
-pub(crate) fn by_directory(files: &[TraceFile]) -> BTreeMap<PathBuf, Vec<TraceFile>> {
-    let mut groups: BTreeMap<PathBuf, Vec<TraceFile>> = BTreeMap::new();
-    for file in files {
-        let directory = file.path.parent().map(PathBuf::from).unwrap_or_default();
-        let directory = if directory.as_os_str().is_empty() { PathBuf::from(".") } else { directory };
-        groups.entry(directory).or_default().push(file.clone());
-    }
-    groups
-}
-
+/// `ioscout index`: one index per trace directory.
 pub(crate) fn run(arguments: &IndexArguments) -> anyhow::Result<ExitCode> {
     let (files, input_problems) = common::discover(&arguments.input);
     let mut stderr = std::io::stderr().lock();
@@ -61,7 +48,7 @@ pub(crate) fn run(arguments: &IndexArguments) -> anyhow::Result<ExitCode> {
     let mut outcomes = Vec::new();
     let mut failed = false;
     let mut problems = 0;
-    for (directory, group) in by_directory(&files) {
+    for (directory, group) in ioscout_service::query::by_directory(&files) {
         let started = Instant::now();
         match build(&directory, &group, &options) {
             Ok(report) => {

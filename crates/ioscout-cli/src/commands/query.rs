@@ -1,318 +1,36 @@
-//! `ioscout query`: matching events, reading only the chunks the index cannot rule out.
-//!
-//! Plan: group the inputs by directory, open each directory's index, keep the records whose
-//! fingerprint still matches the file (a changed file is scanned whole, with a message), take the
-//! hash tables from the index (scanning the metadata of unindexed files), prune chunks with the
-//! predicate, decode the surviving chunks in parallel, print in file order.
+//! `ioscout query`: matching events or aggregates, reading only the chunks the index cannot rule
+//! out (the planning and the scan are `ioscout_service::query`).
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use ioscout_index::{Fingerprint, TraceIndex, store};
-use ioscout_model::HashTables;
-use ioscout_query::Predicate;
-use ioscout_query::aggregate::{GroupFold, GroupSpec, Groups};
-use ioscout_read::{Chunk, TraceFile};
+use ioscout_service::query::QueryRequest;
 
-use super::index::by_directory;
-use super::view::{Emitter, Output, ViewFold, gather_metadata, scan_and_print};
-use crate::cli::{QueryArguments, ViewFormat};
+use crate::cli::QueryArguments;
 use crate::common;
 
-/// What the index offers for one file.
-enum Source {
-    /// Chunks from a fresh record.
-    Indexed(ioscout_index::FileIndex),
-    /// No usable record: the file is read whole.
-    Whole,
-}
-
 pub(crate) fn run(arguments: &QueryArguments) -> anyhow::Result<ExitCode> {
-    let predicate = arguments.filter.as_deref().map(Predicate::parse).transpose()?;
-    let spec =
-        arguments.group_by.as_deref().map(|keys| GroupSpec::parse(keys, &arguments.agg)).transpose()?;
-    let (files, input_problems) = common::discover(&arguments.input);
-    let input = &arguments.input;
-    let output = Output::new(arguments.format.unwrap_or(ViewFormat::Jsonl), arguments.select.as_deref())?;
-    if arguments.no_index {
-        return full_scan(arguments, &files, &input_problems, predicate.as_ref(), spec.as_ref());
-    }
-    let mut notes = Vec::new();
-    let mut tables = HashTables::default();
-    let sources = sources(&files, arguments.index_dir.as_deref(), &mut tables, &mut notes);
-    let indexed = sources.iter().filter(|source| matches!(source, Source::Indexed(_))).count();
-    if indexed == 0 {
-        say(input, &notes, "no usable index: full scan (`ioscout index PATH` makes such queries faster)")?;
-        return full_scan(arguments, &files, &input_problems, predicate.as_ref(), spec.as_ref());
-    }
-    let scanner = common::scanner(input);
-    let mut whole = Vec::new();
-    for (file, source) in files.iter().zip(&sources) {
-        match source {
-            Source::Indexed(_) => {}
-            Source::Whole => whole.push(file.clone()),
-        }
-    }
-    if !whole.is_empty() {
-        tables.merge(gather_metadata(&scanner, &whole).tables);
-    }
-    if let Some(spec) = &spec
-        && whole.is_empty()
-    {
-        let statistics = sources.iter().filter_map(|source| match source {
-            Source::Indexed(record) => Some(record.chunks.iter().map(|chunk| &chunk.stats)),
-            Source::Whole => None,
-        });
-        if let Some(groups) = Groups::from_statistics(spec, predicate.as_ref(), statistics.flatten(), &tables)
-        {
-            say(input, &notes, "answered from the index statistics (no trace bytes read)")?;
-            print_groups(spec, &groups, arguments.format)?;
-            let report = scanner.scan_chunks(
-                &files,
-                &input_problems,
-                &[],
-                |_| ioscout_read::NoFold,
-                |_, _| std::ops::ControlFlow::Continue(()),
-            );
-            return Ok(common::finish(&report, input));
-        }
-    }
-    let mut chunks = Vec::new();
-    let mut total_chunks = 0;
-    for (index, (file, source)) in files.iter().zip(&sources).enumerate() {
-        match source {
-            Source::Indexed(record) => {
-                total_chunks += record.chunks.len();
-                for entry in &record.chunks {
-                    if predicate
-                        .as_ref()
-                        .is_none_or(|predicate| predicate.chunk_may_match(&entry.stats, &tables))
-                    {
-                        chunks.push(Chunk {
-                            file: index,
-                            start: entry.start,
-                            end: entry.end,
-                            line_base: entry.line_base,
-                            offset_base: entry.offset_base,
-                        });
-                    }
-                }
-            }
-            Source::Whole => {
-                total_chunks += 1;
-                chunks.push(Chunk { file: index, start: 0, end: file.size, line_base: 0, offset_base: 0 });
-            }
-        }
-    }
-    let outcome = format!(
-        "reading {} of {} chunks ({} of {} files from the index)",
-        chunks.len(),
-        total_chunks,
-        indexed,
-        files.len()
-    );
-    say(input, &notes, &outcome)?;
-    let bar =
-        common::progress_bar(input, chunks.iter().map(|chunk| chunk.end - chunk.start).sum(), "querying");
-    let scanner = ioscout_read::Scanner::new(common::scan_options(input, bar.as_ref()));
-    if let Some(spec) = &spec {
-        let mut groups = Groups::default();
-        let report = scanner.scan_chunks(
-            &files,
-            &input_problems,
-            &chunks,
-            |_| GroupFold::new(spec, predicate.as_ref(), &tables),
-            |_, fold| {
-                groups.merge(fold.groups);
-                std::ops::ControlFlow::Continue(())
-            },
-        );
-        if let Some(bar) = bar {
-            bar.finish_and_clear();
-        }
-        print_groups(spec, &groups, arguments.format)?;
-        return Ok(common::finish(&report, input));
-    }
-    let mut emitter = Emitter::new(&output, arguments.limit)?;
-    let limit = emitter.limit;
-    let report = scanner.scan_chunks(
-        &files,
-        &input_problems,
-        if limit == 0 { &[] } else { &chunks },
-        |_| ViewFold::new(predicate.as_ref(), &tables, &output, limit),
-        |_, fold| emitter.take(&fold),
-    );
+    let format = arguments.format.map(super::view::format_of);
+    let request = QueryRequest {
+        filter: arguments.filter.clone(),
+        limit: arguments.limit,
+        select: arguments.select.clone(),
+        format,
+        no_index: arguments.no_index,
+        group_by: arguments.group_by.clone(),
+        aggregate: arguments.agg.clone(),
+        index_dir: arguments.index_dir.clone(),
+    };
+    let (input, bar) = common::service_input_with_progress(&arguments.input, "querying");
+    let report = ioscout_service::query::query(&input, &request, super::view::stdout_sink(format)?)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    emitter.finish()?;
-    Ok(common::finish(&report, input))
-}
-
-/// Tells on stderr (unless `--quiet`) the notes gathered while planning, then how the query runs.
-fn say(input: &crate::cli::InputArguments, notes: &[String], outcome: &str) -> std::io::Result<()> {
-    if input.quiet {
-        return Ok(());
-    }
-    let mut stderr = std::io::stderr().lock();
-    for note in notes {
-        writeln!(stderr, "ioscout: {note}")?;
-    }
-    writeln!(stderr, "ioscout: {outcome}")
-}
-
-/// The query without the index: a parallel scan of every file.
-fn full_scan(
-    arguments: &QueryArguments,
-    files: &[TraceFile],
-    input_problems: &[ioscout_read::InputProblem],
-    predicate: Option<&Predicate>,
-    spec: Option<&GroupSpec>,
-) -> anyhow::Result<ExitCode> {
-    let input = &arguments.input;
-    let Some(spec) = spec else {
-        let output = Output::new(arguments.format.unwrap_or(ViewFormat::Jsonl), arguments.select.as_deref())?;
-        let report = scan_and_print(files, input_problems, input, predicate, arguments.limit, &output)?;
-        return Ok(common::finish(&report, input));
-    };
-    let scanner = common::scanner(input);
-    let tables = gather_metadata(&scanner, files).tables;
-    let mut groups = Groups::default();
-    let report = scanner.scan(
-        files,
-        input_problems,
-        |_| GroupFold::new(spec, predicate, &tables),
-        |_, fold, _| {
-            groups.merge(fold.groups);
-            std::ops::ControlFlow::Continue(())
-        },
-    );
-    print_groups(spec, &groups, arguments.format)?;
-    Ok(common::finish(&report, input))
-}
-
-/// Prints aggregate rows: an aligned table by default, else JSON lines or CSV.
-fn print_groups(spec: &GroupSpec, groups: &Groups, format: Option<ViewFormat>) -> anyhow::Result<()> {
-    let columns = spec.columns();
-    let rows = groups.rows(spec);
-    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    let cell = |value: &serde_json::Value| match value {
-        serde_json::Value::String(text) => text.clone(),
-        serde_json::Value::Null => String::new(),
-        serde_json::Value::Number(number) => match number.as_f64() {
-            Some(float) if number.is_f64() => format!("{float:.3}"),
-            _ => number.to_string(),
-        },
-        other => other.to_string(),
-    };
-    match format {
-        Some(ViewFormat::Jsonl) => {
-            for row in &rows {
-                let object: serde_json::Map<String, serde_json::Value> =
-                    columns.iter().cloned().zip(row.iter().cloned()).collect();
-                serde_json::to_writer(&mut stdout, &object)?;
-                writeln!(stdout)?;
-            }
-        }
-        Some(ViewFormat::Parquet) => {
-            anyhow::bail!("--group-by prints a table, JSON lines or CSV; not Parquet")
-        }
-        Some(ViewFormat::Csv) => {
-            writeln!(stdout, "{}", columns.join(","))?;
-            for row in &rows {
-                let cells: Vec<String> = row
-                    .iter()
-                    .map(|value| {
-                        let text = cell(value);
-                        if text.contains([',', '"', '\n']) {
-                            format!("\"{}\"", text.replace('"', "\"\""))
-                        } else {
-                            text
-                        }
-                    })
-                    .collect();
-                writeln!(stdout, "{}", cells.join(","))?;
-            }
-        }
-        None => {
-            let cells: Vec<Vec<String>> = rows.iter().map(|row| row.iter().map(cell).collect()).collect();
-            let widths: Vec<usize> = columns
-                .iter()
-                .enumerate()
-                .map(|(index, column)| {
-                    cells.iter().map(|row| row[index].len()).chain([column.len()]).max().unwrap_or(0)
-                })
-                .collect();
-            let keys = spec.keys.len();
-            let line = |out: &mut dyn Write, values: &[String]| -> std::io::Result<()> {
-                for (index, value) in values.iter().enumerate() {
-                    let width = widths[index];
-                    if index > 0 {
-                        write!(out, "  ")?;
-                    }
-                    if index < keys {
-                        write!(out, "{value:<width$}")?;
-                    } else {
-                        write!(out, "{value:>width$}")?;
-                    }
-                }
-                writeln!(out)
-            };
-            line(&mut stdout, &columns)?;
-            for row in &cells {
-                line(&mut stdout, row)?;
-            }
+    if !arguments.input.quiet {
+        let mut stderr = std::io::stderr().lock();
+        for note in &report.notes {
+            let _ = writeln!(stderr, "ioscout: {note}");
         }
     }
-    stdout.flush()?;
-    Ok(())
-}
-
-/// For each file, its fresh index record, or `Whole` with a note saying why.
-fn sources(
-    files: &[TraceFile],
-    index_dir: Option<&std::path::Path>,
-    tables: &mut HashTables,
-    notes: &mut Vec<String>,
-) -> Vec<Source> {
-    let mut sources: Vec<Source> = files.iter().map(|_| Source::Whole).collect();
-    let position: std::collections::HashMap<&std::path::Path, usize> =
-        files.iter().enumerate().map(|(index, file)| (file.path.as_path(), index)).collect();
-    for (directory, group) in by_directory(files) {
-        let mut index = None;
-        for path in store::candidate_paths(&directory, index_dir) {
-            match TraceIndex::read(&path) {
-                Ok(Some(found)) => {
-                    index = Some(found);
-                    break;
-                }
-                Ok(None) => {}
-                Err(error) => notes.push(format!("{error}; scanning {} without it", directory.display())),
-            }
-        }
-        let Some(mut index) = index else { continue };
-        tables.merge(std::mem::take(&mut index.tables));
-        let mut stale = 0;
-        for file in &group {
-            let key = ioscout_index::build::file_key(&directory, &file.path);
-            let fresh = match (index.files.remove(&key), Fingerprint::of(&file.path)) {
-                (Some(record), Ok(fingerprint)) if record.fingerprint == fingerprint => Some(record),
-                _ => None,
-            };
-            match (fresh, position.get(file.path.as_path())) {
-                (Some(record), Some(&slot)) => sources[slot] = Source::Indexed(record),
-                _ => stale += 1,
-            }
-        }
-        if stale > 0 {
-            notes.push(format!(
-                "index {} does not cover {stale} of {} files of {} (new or changed since indexing): they are scanned whole; run `ioscout index {}`",
-                index.path.display(),
-                group.len(),
-                directory.display(),
-                directory.display()
-            ));
-        }
-    }
-    sources
+    Ok(common::finish(&report.scan, &arguments.input))
 }

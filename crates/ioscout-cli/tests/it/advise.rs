@@ -159,7 +159,7 @@ fn the_knowledge_base_guards_refuses_and_survives_concurrency_and_crashes() {
     // Paired, but the application regressed 3 %: stored as a regression, guard triggered.
     let guarded = write_entry("guarded.json", &entry("L3", "system", 150.0, Some(103.0)));
     let stored = json(&["kb", "record", "--json", "--kb", &kb, &guarded], 0);
-    assert_eq!(stored["verdict"], "regression");
+    assert_eq!(stored["entry"]["verdict"], "regression");
     assert_eq!(stored["guard_triggered"], true);
     // Concurrent writers: 6 processes x 10 entries each; none lost, every line whole.
     let win = write_entry("win.json", &entry("L2", "app", 120.0, None));
@@ -174,7 +174,8 @@ fn the_knowledge_base_guards_refuses_and_survives_concurrency_and_crashes() {
     });
     let found =
         json(&["kb", "lookup", "--json", "--kb", &kb, "--system", "tuolumne", "--workload", "unet3d"], 0);
-    assert_eq!(found.as_array().map(Vec::len), Some(61));
+    assert_eq!(found["rows"].as_array().map(Vec::len), Some(61));
+    assert_eq!(found["count"], 61);
     // A crash mid-append leaves a truncated last line: skipped with a warning, and the next
     // record starts on a fresh line.
     let mut text = std::fs::read_to_string(&kb).unwrap_or_default();
@@ -186,11 +187,13 @@ fn the_knowledge_base_guards_refuses_and_survives_concurrency_and_crashes() {
     assert!(ioscout(&["kb", "record", "--kb", &kb, &win]).status.success());
     let found =
         json(&["kb", "lookup", "--json", "--kb", &kb, "--system", "tuolumne", "--workload", "unet3d"], 0);
-    assert_eq!(found.as_array().map(Vec::len), Some(62));
+    assert_eq!(found["rows"].as_array().map(Vec::len), Some(62));
     // Scope rules: the L3 entry stays on its system; the L2 software entries travel.
     let elsewhere =
         json(&["kb", "lookup", "--json", "--kb", &kb, "--system", "frontier", "--software", "pytorch"], 0);
-    assert!(elsewhere.as_array().into_iter().flatten().all(|found| found["entry"]["layer"] == "L2"));
+    let rows = elsewhere["rows"].as_array().cloned().unwrap_or_default();
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|found| found["entry"]["layer"] == "L2"));
     let _ = std::fs::remove_dir_all(&directory);
 }
 

@@ -2,7 +2,7 @@
 
 /// A table to print.
 #[derive(Debug, Default)]
-pub(crate) struct Table {
+pub struct Table {
     title: String,
     headers: Vec<String>,
     right: Vec<bool>,
@@ -11,7 +11,7 @@ pub(crate) struct Table {
 
 impl Table {
     /// A table titled `title` with `headers`; `right[i]` right-aligns column `i`.
-    pub(crate) fn new(title: &str, headers: &[&str], right: &[bool]) -> Table {
+    pub fn new(title: &str, headers: &[&str], right: &[bool]) -> Table {
         Table {
             title: title.to_string(),
             headers: headers.iter().map(|header| (*header).to_string()).collect(),
@@ -21,12 +21,12 @@ impl Table {
     }
 
     /// Adds a row.
-    pub(crate) fn row(&mut self, cells: Vec<String>) {
+    pub fn row(&mut self, cells: Vec<String>) {
         self.rows.push(cells);
     }
 
     /// The table as text, ending with a newline.
-    pub(crate) fn render(&self) -> String {
+    pub fn render(&self) -> String {
         let columns = self.headers.len();
         let mut widths: Vec<usize> = self.headers.iter().map(|header| header.chars().count()).collect();
         for row in &self.rows {

@@ -1,0 +1,588 @@
+//! Advice (`ioscout advise`, the MCP tools `advise` and `opt_proposal_table`), run comparison
+//! (`ioscout compare`, `comparator`), the knowledge base (`ioscout kb`, `opt_kb_record`,
+//! `opt_kb_lookup`, `opt_kb_render`) and the run-directory layout (`ioscout runs`,
+//! `session_validate_structure`, `session_reorganize_structure`).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use ioscout_advise::compare::RunSummary;
+use ioscout_advise::proposal_table::{self, ProposedRow};
+use ioscout_advise::{Advice, Catalog, FsType, Measurements, artifacts, kb};
+use ioscout_analysis::{AnalysisOptions, OverlapMode, ViewType};
+use ioscout_darshan::DarshanLog;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::table::Table;
+use crate::text::display_path;
+use crate::{Input, Outcome, Result, ServiceError};
+
+/// A run to advise on or compare: a trace analysis or a Darshan log.
+pub enum Run {
+    /// A trace, analysed.
+    Trace(Box<ioscout_analysis::Analysis>),
+    /// A Darshan log.
+    Darshan(Box<DarshanLog>),
+}
+
+/// Reads one run: a Darshan log, or the traces of `input` analysed with `preset`.
+pub fn load(input: &Input, preset: &str) -> Result<(Run, Option<ioscout_read::ScanReport>)> {
+    if let Some(logs) = crate::darshan_inputs(&input.paths)? {
+        if logs.len() != 1 {
+            return Err(ServiceError::BadRequest(format!(
+                "give one Darshan log (a run) at a time; got {}",
+                logs.len()
+            )));
+        }
+        let log = crate::darshan::read(&logs[0], !input.strict)?;
+        return Ok((Run::Darshan(Box::new(log)), None));
+    }
+    let options = AnalysisOptions {
+        preset: preset.to_string(),
+        views: vec![ViewType::TimeRange, ViewType::FileName],
+        overlap: OverlapMode::Exact,
+        ..AnalysisOptions::default()
+    };
+    let (analysis, report, _) = crate::analyze::run(input, &options)?;
+    Ok((Run::Trace(Box::new(analysis)), Some(report)))
+}
+
+/// What to advise on.
+#[derive(Clone, Debug, Default)]
+pub struct AdviseRequest {
+    /// Layer preset for traces.
+    pub preset: String,
+    /// The file system, overriding detection.
+    pub fs_type: Option<String>,
+    /// Write the `opt<n>/` artifacts under this run directory.
+    pub run_dir: Option<PathBuf>,
+    /// Knowledge base to mark measured dimensions from.
+    pub kb: Option<PathBuf>,
+    /// System name for the knowledge-base lookup.
+    pub system: Option<String>,
+    /// Workload name for the knowledge-base lookup.
+    pub workload: Option<String>,
+}
+
+fn warnings_of(path: &Path, skipped: &[(usize, String)]) -> Vec<String> {
+    skipped
+        .iter()
+        .map(|(line, reason)| format!("{}:{line}: skipped an unreadable entry ({reason})", path.display()))
+        .collect()
+}
+
+/// The checklist verdicts and the ranked, cited proposals for one run.
+pub fn advise(input: &Input, request: &AdviseRequest) -> Result<Outcome> {
+    let catalog = Catalog::bundled()?;
+    let user_fs = match &request.fs_type {
+        Some(name) => Some(FsType::parse(name).ok_or_else(|| {
+            ServiceError::BadRequest(format!(
+                "unknown file-system type {name:?} (known: lustre, gpfs, beegfs, nfs, vast, daos, xfs, ext4, tmpfs, other)"
+            ))
+        })?),
+        None => None,
+    };
+    let preset = if request.preset.is_empty() { "auto" } else { &request.preset };
+    let (run, report) = load(input, preset)?;
+    let measurements = match run {
+        Run::Trace(analysis) => {
+            Measurements::from_analysis(&analysis, ioscout_diagnose::Parameters::default())
+        }
+        Run::Darshan(log) => {
+            Measurements::from_darshan(&log, ioscout_diagnose::darshan::DrishtiThresholds::default())
+        }
+    };
+    let filesystem = ioscout_advise::filesystem::detect(&measurements.file_weights, user_fs);
+    let mut measured = ioscout_advise::Measured::new();
+    let mut warnings = Vec::new();
+    if let Some(path) = &request.kb {
+        let (entries, skipped) = kb::read(path)?;
+        warnings.extend(warnings_of(path, &skipped));
+        for found in kb::lookup(&entries, request.system.as_deref(), request.workload.as_deref(), None) {
+            if let Some(strategy) = &found.entry.input.strategy {
+                measured.entry(strategy.clone()).or_insert((
+                    found.entry.verdict.clone(),
+                    found.entry.delta_pct,
+                    found.entry.input.citation.clone(),
+                ));
+            }
+        }
+    }
+    let metric = ioscout_diagnose::choose_metric(&measurements.findings).metric;
+    let advice = ioscout_advise::advise(&catalog, measurements, filesystem, &measured);
+    let written = match &request.run_dir {
+        Some(directory) => Some(
+            artifacts::write(directory, &advice, metric)
+                .map_err(|error| ServiceError::io(directory, error))?,
+        ),
+        None => None,
+    };
+    let mut value = serde_json::to_value(&advice).map_err(|error| ServiceError::output("advice", error))?;
+    value["metric_to_optimise"] = json!(metric);
+    let mut text = render(&advice, metric);
+    if let Some(directory) = &written {
+        value["artifacts"] = json!(display_path(directory));
+        let _ = writeln!(text, "Artifacts: {}", display_path(directory));
+    }
+    Ok(Outcome { value, text, report, flagged: false, warnings })
+}
+
+fn render(advice: &Advice, metric: &str) -> String {
+    let measurements = &advice.measurements;
+    let mut out = format!(
+        "Run: {} ({:.3} s job, I/O on the critical path {:.1} %), file system {} ({}), metric to optimise: {metric}\n\n",
+        measurements.source,
+        measurements.job_time_s,
+        measurements.share(measurements.io_time_s) * 100.0,
+        advice.filesystem.fs_type.name(),
+        advice.filesystem.source
+    );
+    let mut checklist =
+        Table::new("Checklist (12 dimensions)", &["Dimension", "Verdict", "Reason"], &[false, false, false]);
+    for item in &advice.checklist {
+        checklist.row(vec![
+            format!("{} {}", item.dimension, item.name),
+            item.verdict.name().to_string(),
+            item.reason.clone(),
+        ]);
+    }
+    out.push_str(&checklist.render());
+    out.push('\n');
+    if advice.proposals.is_empty() {
+        out.push_str("No proposals: no finding that a technique answers passed its gates.\n");
+    } else {
+        let mut table = Table::new(
+            &format!("Proposals ({})", advice.proposals.len()),
+            &["#", "Strategy", "Layer", "App Impact", "System Impact", "Weighted Score", "Answers"],
+            &[true, false, false, true, true, true, false],
+        );
+        for proposal in &advice.proposals {
+            table.row(vec![
+                proposal.rank.to_string(),
+                proposal.strategy.clone(),
+                proposal.layer.clone(),
+                format!("{:.2} %", proposal.app_impact_pct),
+                format!("{:.2} %", proposal.system_impact_pct),
+                format!("{:.2}", proposal.weighted_score),
+                proposal.answers.join(", "),
+            ]);
+        }
+        out.push_str(&table.render());
+        out.push_str("\nChanges\n");
+        for proposal in &advice.proposals {
+            let _ = write!(
+                out,
+                "  #{} {} ({}, {:?})\n     change:   {}\n     rollback: {}\n     bound:    {}\n     cite:     {}, \"{}\", {} {} {}\n",
+                proposal.rank,
+                proposal.id,
+                proposal.layer,
+                proposal.privilege,
+                proposal.change,
+                proposal.rollback,
+                proposal.basis,
+                proposal.citation.authors,
+                proposal.citation.title,
+                proposal.citation.venue,
+                proposal.citation.year.map(|year| year.to_string()).unwrap_or_default(),
+                proposal.citation.url
+            );
+        }
+    }
+    if !advice.diagnostic_bounds.is_empty() {
+        out.push_str("\nDiagnostic bounds (they change what the application does: never recommended)\n");
+        for bound in &advice.diagnostic_bounds {
+            let _ = writeln!(
+                out,
+                "  {}: up to {:.2} % of the run ({})",
+                bound.strategy, bound.app_impact_pct, bound.basis
+            );
+        }
+    }
+    if !advice.rejected.is_empty() {
+        out.push_str("\nNot proposed\n");
+        for rejection in &advice.rejected {
+            let _ = writeln!(out, "  {} [{}]: {}", rejection.id, rejection.gate, rejection.reason);
+        }
+    }
+    out
+}
+
+/// The summary `compare` works on for one run (a trace directory or a Darshan log).
+pub fn summary_of(path: &Path, preset: &str) -> Result<RunSummary> {
+    let input = Input::of(vec![path.to_path_buf()]);
+    Ok(match load(&input, preset)?.0 {
+        Run::Trace(analysis) => RunSummary::from_analysis(&analysis),
+        Run::Darshan(log) => RunSummary::from_darshan(&log),
+    })
+}
+
+/// Two runs side by side per layer, with the doing-less guard.
+pub fn compare(before: &Path, after: &Path, preset: &str) -> Result<Outcome> {
+    let preset = if preset.is_empty() { "auto" } else { preset };
+    let before_summary = summary_of(before, preset)?;
+    let after_summary = summary_of(after, preset)?;
+    let comparison = ioscout_advise::compare::compare(&before_summary, &after_summary);
+    let mut table = Table::new(
+        "Per layer (before -> after)",
+        &["Layer", "Time (s)", "Ops", "Size (MB)", "Bandwidth (MB/s)", "Overlap", "Speedup", "Work"],
+        &[false, true, true, true, true, true, true, false],
+    );
+    let megabytes = |bytes: u64| bytes as f64 / 1e6;
+    for layer in comparison.layers.iter().filter(|layer| layer.before.count + layer.after.count > 0) {
+        let (b, a) = (&layer.before, &layer.after);
+        table.row(vec![
+            layer.name.clone(),
+            format!("{:.3} -> {:.3}", b.time_s, a.time_s),
+            format!("{} -> {}", b.count, a.count),
+            format!("{:.1} -> {:.1}", megabytes(b.bytes), megabytes(a.bytes)),
+            format!(
+                "{} -> {}",
+                b.bandwidth_bps.map_or("-".into(), |value| format!("{:.1}", value / 1e6)),
+                a.bandwidth_bps.map_or("-".into(), |value| format!("{:.1}", value / 1e6))
+            ),
+            format!(
+                "{} -> {}",
+                b.overlap_pct.map_or("-".into(), |value| format!("{value:.0} %")),
+                a.overlap_pct.map_or("-".into(), |value| format!("{value:.0} %"))
+            ),
+            layer.speedup.map_or("-".into(), |value| format!("{value:.2}x")),
+            if layer.did_less { "LESS".into() } else { "same".into() },
+        ]);
+    }
+    let mut text = table.render();
+    let _ = writeln!(
+        text,
+        "\nJob time {:.3} s -> {:.3} s; {}",
+        before_summary.job_time_s, after_summary.job_time_s, comparison.verdict
+    );
+    let value =
+        serde_json::to_value(&comparison).map_err(|error| ServiceError::output("comparison", error))?;
+    Ok(Outcome::new(value, text))
+}
+
+/// Records one measured change in the knowledge base at `path`.
+pub fn kb_record(path: &Path, input: kb::EntryInput) -> Result<Outcome> {
+    let ts = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs());
+    let entry = kb::evaluate(input, ts).map_err(|error| match error {
+        kb::KbError::Refused(reason) => ServiceError::BadRequest(format!("refused: {reason}")),
+        other @ kb::KbError::Io { .. } => ServiceError::KnowledgeBase(other),
+    })?;
+    kb::append(path, &entry)?;
+    let delta = entry.delta_pct.map_or_else(|| "-".to_string(), |delta| format!("{delta:+.1} %"));
+    let guard =
+        if entry.guard_triggered { " (non-degradation guard: the application regressed)" } else { "" };
+    let text = format!("recorded: {} {delta}{guard}\n", entry.verdict);
+    let value = json!({
+        "status": "ok",
+        "message": text.trim_end(),
+        "entry": entry,
+        "guard_triggered": entry.guard_triggered,
+        "kb": display_path(path),
+    });
+    Ok(Outcome::new(value, text))
+}
+
+/// An entry as the dftracer-agents `opt_kb_record` tool takes it: `scope` is `workload`,
+/// `software` or `system` (or `L1`, `L2`, `L3`), `lower_is_better` instead of
+/// `higher_is_better`, `notes` for caveats.
+#[derive(Clone, Debug, Deserialize)]
+pub struct AgentEntry {
+    /// `workload`/`software`/`system` or `L1`/`L2`/`L3`.
+    pub scope: String,
+    /// The change made.
+    pub change: String,
+    /// The metric.
+    pub metric: String,
+    /// Its value before.
+    pub before: f64,
+    /// Its value after.
+    pub after: f64,
+    /// Where the technique is documented (`session:<id>` for a measurement of this session).
+    pub citation: String,
+    /// System name.
+    #[serde(default)]
+    pub system: String,
+    /// Workload name.
+    #[serde(default)]
+    pub workload: String,
+    /// Software (comma-separated).
+    #[serde(default)]
+    pub software: String,
+    /// The bottleneck addressed.
+    #[serde(default)]
+    pub bottleneck: String,
+    /// Whether a smaller value is better (default true: times).
+    #[serde(default = "yes")]
+    pub lower_is_better: bool,
+    /// The run.
+    #[serde(default)]
+    pub run_id: String,
+    /// Notes and caveats.
+    #[serde(default)]
+    pub notes: String,
+    /// `app` or `system`.
+    #[serde(default = "app_scope")]
+    pub metric_scope: String,
+    /// Paired application metric (required for `system` metric scope).
+    #[serde(default)]
+    pub app_metric: Option<String>,
+    /// Its value before.
+    #[serde(default)]
+    pub app_before: Option<f64>,
+    /// Its value after.
+    #[serde(default)]
+    pub app_after: Option<f64>,
+    /// Whether a smaller application value is better.
+    #[serde(default = "yes")]
+    pub app_lower_is_better: bool,
+    /// The catalog strategy applied, when one.
+    #[serde(default)]
+    pub strategy: Option<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn app_scope() -> String {
+    "app".into()
+}
+
+impl AgentEntry {
+    /// The knowledge-base entry, or a bad request for what dftracer-agents refuses too.
+    pub fn into_entry(self) -> Result<kb::EntryInput> {
+        let layer = match self.scope.to_ascii_lowercase().as_str() {
+            "workload" | "l1" => "L1",
+            "software" | "l2" => "L2",
+            "system" | "l3" => "L3",
+            other => {
+                return Err(ServiceError::BadRequest(format!(
+                    "scope {other:?} is not workload, software or system (or L1, L2, L3)"
+                )));
+            }
+        };
+        if self.citation.trim().is_empty() {
+            return Err(ServiceError::BadRequest(
+                "a citation is required (a paper, documentation, or session:<id>)".into(),
+            ));
+        }
+        if layer == "L3" && self.system.trim().is_empty() {
+            return Err(ServiceError::BadRequest("a system-scoped entry needs `system`".into()));
+        }
+        if layer == "L1" && self.workload.trim().is_empty() {
+            return Err(ServiceError::BadRequest("a workload-scoped entry needs `workload`".into()));
+        }
+        Ok(kb::EntryInput {
+            system: self.system,
+            workload: self.workload,
+            software: self.software,
+            layer: layer.into(),
+            metric_scope: self.metric_scope,
+            metric: self.metric,
+            before: self.before,
+            after: self.after,
+            higher_is_better: !self.lower_is_better,
+            app_higher_is_better: self.app_metric.as_ref().map(|_| !self.app_lower_is_better),
+            app_metric: self.app_metric,
+            app_before: self.app_before,
+            app_after: self.app_after,
+            change: self.change,
+            citation: self.citation,
+            caveats: self.notes,
+            strategy: self.strategy,
+            bottleneck: self.bottleneck,
+            run_id: self.run_id,
+        })
+    }
+}
+
+/// What a knowledge-base lookup asks for.
+#[derive(Clone, Debug, Default)]
+pub struct KbLookupRequest {
+    /// System name (system findings stay on their system).
+    pub system: Option<String>,
+    /// Workload name (workload findings stay with their workload).
+    pub workload: Option<String>,
+    /// Software, comma-separated (software findings travel).
+    pub software: Option<String>,
+    /// Only this scope (`workload`/`software`/`system` or `L1`/`L2`/`L3`).
+    pub scope: Option<String>,
+    /// Only entries whose bottleneck or change mentions this (case-insensitive).
+    pub bottleneck: Option<String>,
+    /// Only this metric scope (`app` or `system`).
+    pub metric_scope: Option<String>,
+    /// At most this many rows (0: all).
+    pub limit: usize,
+}
+
+fn layer_of_scope(scope: &str) -> Option<&'static str> {
+    match scope.to_ascii_lowercase().as_str() {
+        "workload" | "l1" => Some("L1"),
+        "software" | "l2" => Some("L2"),
+        "system" | "l3" => Some("L3"),
+        _ => None,
+    }
+}
+
+/// The entries of the knowledge base at `path` that apply, most relevant first.
+pub fn kb_lookup(path: &Path, request: &KbLookupRequest) -> Result<Outcome> {
+    let (entries, skipped) = kb::read(path)?;
+    let layer = match request.scope.as_deref().filter(|scope| !scope.is_empty()) {
+        Some(scope) => Some(layer_of_scope(scope).ok_or_else(|| {
+            ServiceError::BadRequest(format!("scope {scope:?} is not workload, software or system"))
+        })?),
+        None => None,
+    };
+    let needle = request.bottleneck.as_deref().map(str::to_ascii_lowercase).filter(|text| !text.is_empty());
+    let metric_scope = request.metric_scope.as_deref().filter(|scope| !scope.is_empty());
+    let mut found: Vec<kb::Match> = kb::lookup(
+        &entries,
+        request.system.as_deref().filter(|text| !text.is_empty()),
+        request.workload.as_deref().filter(|text| !text.is_empty()),
+        request.software.as_deref().filter(|text| !text.is_empty()),
+    )
+    .into_iter()
+    .filter(|found| layer.is_none_or(|layer| found.entry.input.layer == layer))
+    .filter(|found| metric_scope.is_none_or(|scope| found.entry.input.metric_scope == scope))
+    .filter(|found| {
+        needle.as_ref().is_none_or(|needle| {
+            found.entry.input.bottleneck.to_ascii_lowercase().contains(needle)
+                || found.entry.input.change.to_ascii_lowercase().contains(needle)
+        })
+    })
+    .collect();
+    if request.limit > 0 {
+        found.truncate(request.limit);
+    }
+    let shown: Vec<kb::Entry> = found.iter().map(|found| found.entry.clone()).collect();
+    let markdown = kb::render(&shown);
+    let value = json!({
+        "status": "ok",
+        "count": found.len(),
+        "rows": found,
+        "markdown": markdown,
+    });
+    let mut outcome = Outcome::new(value, markdown);
+    outcome.warnings = warnings_of(path, &skipped);
+    Ok(outcome)
+}
+
+/// The whole knowledge base as Markdown; with `skill_dir`, also written there as `SKILL.md`
+/// (every entry) and `system.md`, `software.md`, `workload.md` (by scope, best gain first).
+pub fn kb_render(path: &Path, skill_dir: Option<&Path>) -> Result<Outcome> {
+    let (entries, skipped) = kb::read(path)?;
+    let markdown = kb::render(&entries);
+    let mut counts = serde_json::Map::new();
+    let mut written = Vec::new();
+    for (layer, name) in [("L3", "system"), ("L2", "software"), ("L1", "workload")] {
+        let mut scoped: Vec<kb::Entry> =
+            entries.iter().filter(|entry| entry.input.layer == layer).cloned().collect();
+        scoped.sort_by(|a, b| b.delta_pct.unwrap_or(f64::MIN).total_cmp(&a.delta_pct.unwrap_or(f64::MIN)));
+        counts.insert(name.into(), json!(scoped.len()));
+        if let Some(directory) = skill_dir {
+            let file = directory.join(format!("{name}.md"));
+            let text = format!("# Measured {name} optimisations\n\n{}", kb::render(&scoped));
+            write_file(&file, &text)?;
+            written.push(display_path(&file));
+        }
+    }
+    if let Some(directory) = skill_dir {
+        let file = directory.join("SKILL.md");
+        let text = format!(
+            "---\nname: ioscout-optimization-kb\ndescription: Measured I/O optimisations (before/after, verdict, citation) recorded by ioscout.\n---\n\n# Optimisation knowledge base\n\n{} entries; by scope in system.md, software.md, workload.md.\n\n{markdown}",
+            entries.len()
+        );
+        write_file(&file, &text)?;
+        written.push(display_path(&file));
+    }
+    let value = json!({
+        "status": "ok",
+        "count": entries.len(),
+        "counts": counts,
+        "skill_dir": skill_dir.map(display_path),
+        "written": written,
+        "markdown": markdown,
+    });
+    let mut outcome = Outcome::new(value, markdown);
+    outcome.warnings = warnings_of(path, &skipped);
+    Ok(outcome)
+}
+
+fn write_file(path: &Path, text: &str) -> Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|error| ServiceError::io(parent, error))?;
+    }
+    std::fs::write(path, text).map_err(|error| ServiceError::io(path, error))
+}
+
+/// The proposal table of rows an agent proposes, checked against the knowledge base at `kb`.
+pub fn proposal_table(
+    rows: Vec<ProposedRow>,
+    kb_path: Option<&Path>,
+    system: Option<&str>,
+    workload: Option<&str>,
+    software: Option<&str>,
+) -> Result<Outcome> {
+    let (entries, skipped) = match kb_path {
+        Some(path) => kb::read(path)?,
+        None => (Vec::new(), Vec::new()),
+    };
+    let table = proposal_table::build(rows, &entries, system, workload, software);
+    let mut value =
+        serde_json::to_value(&table).map_err(|error| ServiceError::output("proposal table", error))?;
+    value["status"] = json!("ok");
+    let mut outcome = Outcome::new(value, table.markdown.clone());
+    if let Some(path) = kb_path {
+        outcome.warnings = warnings_of(path, &skipped);
+    }
+    Ok(outcome)
+}
+
+/// Checks a run directory's `opt<n>/` layout; flagged when something is wrong.
+pub fn runs_validate(directory: &Path) -> Outcome {
+    let problems = artifacts::validate(directory);
+    let text = if problems.is_empty() {
+        format!("{}: clean\n", directory.display())
+    } else {
+        let mut text = String::new();
+        for problem in &problems {
+            let _ = writeln!(text, "{problem}");
+        }
+        text
+    };
+    let mut outcome = Outcome::new(
+        json!({"status": "ok", "clean": problems.is_empty(), "problems": problems, "run_dir": display_path(directory)}),
+        text,
+    );
+    outcome.flagged = !problems.is_empty();
+    outcome
+}
+
+/// Moves stray artifacts of a run directory into its newest `opt<n>/` (or says what it would).
+pub fn runs_reorganize(directory: &Path, dry_run: bool) -> Result<Outcome> {
+    let moves =
+        artifacts::reorganize(directory, dry_run).map_err(|error| ServiceError::io(directory, error))?;
+    let mut text = String::new();
+    for (from, to) in &moves {
+        let _ = writeln!(
+            text,
+            "{}{} -> {}",
+            if dry_run { "would move " } else { "" },
+            from.display(),
+            to.display()
+        );
+    }
+    if moves.is_empty() {
+        text.push_str("nothing to move\n");
+    }
+    let actions: Vec<serde_json::Value> = moves
+        .iter()
+        .map(|(from, to)| {
+            json!({"path": display_path(from), "dest": display_path(to), "action": if dry_run { "planned_move" } else { "moved" }})
+        })
+        .collect();
+    Ok(Outcome::new(json!({"status": "ok", "dry_run": dry_run, "actions": actions}), text))
+}

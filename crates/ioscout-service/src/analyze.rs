@@ -1,0 +1,210 @@
+//! DFAnalyzer-compatible analysis (`ioscout analyze`, the MCP tool `analyze`): the summary and
+//! "Layer Breakdown (w/ overlap %)" tables, and DFAnalyzer's `output=json` schema.
+
+use std::fmt::Write as _;
+
+use ioscout_analysis::{Analysis, AnalysisOptions, Binning, LayerSummary, OverlapMode, View, ViewType};
+
+use crate::table::Table;
+use crate::text::thousands;
+use crate::{Input, Outcome, Result, ServiceError};
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// What to analyse and how, as a user names it.
+#[derive(Clone, Debug)]
+pub struct AnalyzeRequest {
+    /// Layer preset: `auto`, `posix`, `dlio`, `dlio-prev`, `generic`.
+    pub preset: String,
+    /// View names (the first one's summary is the main one); empty means `time_range`.
+    pub views: Vec<String>,
+    /// Width of time bins in seconds.
+    pub time_granularity_s: f64,
+    /// `exact` or `binned`; `None` is exact, or binned under DFAnalyzer compatibility.
+    pub overlap: Option<String>,
+    /// Reproduce DFAnalyzer's choices (binned overlap, its binning, operation counts).
+    pub dfanalyzer_compat: bool,
+}
+
+impl Default for AnalyzeRequest {
+    fn default() -> Self {
+        AnalyzeRequest {
+            preset: "auto".into(),
+            views: Vec::new(),
+            time_granularity_s: 1.0,
+            overlap: None,
+            dfanalyzer_compat: false,
+        }
+    }
+}
+
+impl AnalyzeRequest {
+    /// The analysis options, or a bad-request error naming what is unknown.
+    pub fn options(&self) -> Result<AnalysisOptions> {
+        let mut views = Vec::new();
+        for name in self.views.iter().flat_map(|names| names.split(',')).map(str::trim) {
+            if name.is_empty() {
+                continue;
+            }
+            let view = ViewType::parse(name).ok_or_else(|| {
+                let known: Vec<&str> =
+                    ioscout_analysis::views::VIEW_TYPES.iter().map(|view| view.name()).collect();
+                ServiceError::BadRequest(format!("unknown view {name:?} (known: {})", known.join(", ")))
+            })?;
+            if !views.contains(&view) {
+                views.push(view);
+            }
+        }
+        if views.is_empty() {
+            views.push(ViewType::TimeRange);
+        }
+        let overlap = match self.overlap.as_deref().map(str::to_ascii_lowercase).as_deref() {
+            Some("binned") => OverlapMode::Binned,
+            None if self.dfanalyzer_compat => OverlapMode::Binned,
+            Some("exact") | None => OverlapMode::Exact,
+            Some(other) => {
+                return Err(ServiceError::BadRequest(format!(
+                    "unknown overlap mode {other:?} (known: exact, binned)"
+                )));
+            }
+        };
+        Ok(AnalysisOptions {
+            preset: self.preset.clone(),
+            views,
+            time_granularity_s: self.time_granularity_s,
+            overlap,
+            binning: if self.dfanalyzer_compat { Binning::Dfanalyzer009 } else { Binning::Relative },
+        })
+    }
+}
+
+/// Runs the analysis of `input`, returning it with the scan's report.
+pub fn run(input: &Input, options: &AnalysisOptions) -> Result<(Analysis, ioscout_read::ScanReport, usize)> {
+    let (files, input_problems) = input.discover();
+    if files.is_empty() {
+        let why: Vec<String> = input_problems
+            .iter()
+            .map(|problem| format!("{}: {}", problem.path.display(), problem.detail))
+            .collect();
+        return Err(ServiceError::NoInput(format!(
+            "no trace files under {}{}",
+            input.describe(),
+            if why.is_empty() { String::new() } else { format!(" ({})", why.join("; ")) }
+        )));
+    }
+    let (analysis, report) = ioscout_analysis::analyze(&input.scanner(), &files, &input_problems, options)?;
+    Ok((analysis, report, files.len()))
+}
+
+/// Analyses `input`: DFAnalyzer's JSON as the value, the summary and breakdown tables as text.
+pub fn analyze(input: &Input, request: &AnalyzeRequest) -> Result<Outcome> {
+    let options = request.options()?;
+    let (analysis, report, file_count) = run(input, &options)?;
+    Ok(outcome(&analysis, report, file_count, request.dfanalyzer_compat))
+}
+
+/// The outcome of an analysis already run.
+pub fn outcome(
+    analysis: &Analysis,
+    report: ioscout_read::ScanReport,
+    file_count: usize,
+    dfanalyzer_compat: bool,
+) -> Outcome {
+    let value = ioscout_analysis::output::dfanalyzer_json(analysis);
+    let text = render(analysis, dfanalyzer_compat, file_count);
+    Outcome { value, text, report: Some(report), flagged: false, warnings: Vec::new() }
+}
+
+fn fixed(value: f64) -> String {
+    format!("{value:.3}")
+}
+
+fn percent(share: Option<f64>) -> String {
+    match share {
+        Some(share) => format!("({:>3.0}%)", share * 100.0),
+        None => "(----)".into(),
+    }
+}
+
+/// The terminal report: summary and layer breakdown of the main view.
+pub fn render(analysis: &Analysis, compat: bool, file_count: usize) -> String {
+    let Some(view) = analysis.views.first() else { return String::new() };
+    let mut out = String::new();
+    out.push_str(&summary_table(analysis, view, compat).render());
+    out.push('\n');
+    out.push_str(&breakdown_table(analysis, view).render());
+    let raw = &analysis.raw;
+    let _ = writeln!(
+        out,
+        "\npreset {}, {} files, time bins of {} s, overlap {}{}",
+        analysis.preset.name,
+        thousands(file_count as u64),
+        raw.time_granularity_s,
+        match analysis.options.overlap {
+            OverlapMode::Exact => "exact (interval unions per process tree)",
+            OverlapMode::Binned => "binned (DFAnalyzer's per-bin approximation)",
+        },
+        if raw.ignored_rows > 0 {
+            format!("; {} rows ignored (system paths, set-up functions)", thousands(raw.ignored_rows))
+        } else {
+            String::new()
+        }
+    );
+    out
+}
+
+fn summary_table(analysis: &Analysis, view: &View, compat: bool) -> Table {
+    let raw = &analysis.raw;
+    let mut table = Table::new(
+        &format!("{} Summary", view.view.label()),
+        &["Metric", "Unit", "Value"],
+        &[false, false, true],
+    );
+    let mut add =
+        |metric: String, unit: &str, value: String| table.row(vec![metric, unit.to_string(), value]);
+    add("Job Time".into(), "seconds", fixed(raw.job_time_s));
+    add("Trace Count".into(), "count", thousands(raw.trace_event_count));
+    add("Profile Count".into(), "count", thousands(raw.profile_event_count));
+    add("Total Count".into(), "count", thousands(raw.total_event_count));
+    add("Total Files".into(), "count", thousands(raw.unique_file_count));
+    add("Total Nodes".into(), "count", thousands(raw.unique_host_count));
+    add("Total Processes".into(), "count", thousands(raw.unique_process_count));
+    for line in view.summary.iter().filter(|line| line.count > 0) {
+        add(format!("{} Count", line.label), "count", thousands(line.count));
+        if let Some(size) = line.size_bytes.filter(|size| *size > 0.0) {
+            add(format!("{} Size", line.label), "MB", fixed(size / MIB));
+            add(format!("{} Bandwidth", line.label), "MB/s", fixed(line.bandwidth_bps.unwrap_or(0.0) / MIB));
+            let operations = if compat { line.count } else { line.sized_count };
+            if operations > 0 {
+                add(format!("{} Avg Transfer Size", line.label), "MB", fixed(size / operations as f64 / MIB));
+            }
+        }
+    }
+    table
+}
+
+fn breakdown_table(analysis: &Analysis, view: &View) -> Table {
+    let mut table = Table::new(
+        "Layer Breakdown (w/ overlap %)",
+        &["Layer", "Time (s)", "Ops", "Ops/sec", "Size (MB)", "Bandwidth (MB/s)"],
+        &[false, true, true, true, true, true],
+    );
+    let measured = analysis.preset.measures_overlap();
+    for line in &view.summary {
+        if line.count == 0 {
+            continue;
+        }
+        let with_overlap = |value: String, share: Option<f64>, layer: &LayerSummary| {
+            if measured && layer.u_time_s.is_some() { format!("{value} {}", percent(share)) } else { value }
+        };
+        table.row(vec![
+            line.label.clone(),
+            with_overlap(fixed(line.time_s), line.overlap_time(), line),
+            with_overlap(thousands(line.count), line.overlap_count(), line),
+            line.ops_per_s.map_or_else(|| "-".into(), fixed),
+            line.size_bytes.filter(|size| *size > 0.0).map_or_else(|| "-".into(), |size| fixed(size / MIB)),
+            line.bandwidth_bps.map_or_else(|| "-".into(), |bandwidth| fixed(bandwidth / MIB)),
+        ]);
+    }
+    table
+}

@@ -1,0 +1,121 @@
+//! The operations behind ioscout's command line and its MCP server.
+//!
+//! This crate sits at the top of the pipeline, under the two front ends: each operation takes a
+//! typed request, runs the library crates below it (reader, index, query, analysis, diagnosis,
+//! advice) and returns an [`Outcome`]: the structured result (what `--json` prints and what an
+//! MCP tool returns as structured content) and its text rendering (what the terminal shows and
+//! what an MCP tool returns as text). The command line and the MCP server are thin adapters over
+//! the same call, so an agent sees the numbers a user sees.
+//!
+//! Operations: [`count`] (events by phase), [`info`] (trace metadata), [`analyze`] (DFAnalyzer's
+//! summary and layer breakdown), [`diagnose`] (findings on traces and Darshan logs, rules and
+//! their documentation), [`advise`] (checklist and proposals, run comparison, the knowledge base,
+//! run-directory layout), [`darshan`] (log summaries), [`view`] and [`query`] (matching events, pruned by the
+//! index), [`session`] (every trace of a run directory; optimisation context) and [`search`]
+//! (lexical search over the bundled references and rule documentation).
+
+pub mod advise;
+pub mod analyze;
+pub mod count;
+pub mod darshan;
+pub mod diagnose;
+mod error;
+pub mod info;
+pub mod query;
+pub mod search;
+pub mod session;
+pub mod table;
+pub mod text;
+pub mod view;
+
+use std::path::PathBuf;
+
+use ioscout_read::{InputProblem, ScanOptions, ScanReport, Scanner, TraceFile};
+
+pub use crate::error::{Result, ServiceError};
+
+/// The inputs of an operation over traces.
+#[derive(Clone, Debug, Default)]
+pub struct Input {
+    /// Trace files, directories or glob patterns (or Darshan logs where the operation takes them).
+    pub paths: Vec<PathBuf>,
+    /// Whether bad input is an error (otherwise it is counted and skipped, and Darshan logs are
+    /// read partially).
+    pub strict: bool,
+    /// How to scan (threads, problems kept, progress).
+    pub scan: ScanOptions,
+}
+
+impl Input {
+    /// An input of `paths` with default scanning.
+    pub fn of(paths: Vec<PathBuf>) -> Input {
+        Input { paths, ..Input::default() }
+    }
+
+    /// The trace files under the paths, and the paths that could not be used.
+    pub fn discover(&self) -> (Vec<TraceFile>, Vec<InputProblem>) {
+        ioscout_read::discover(&self.paths)
+    }
+
+    /// A scanner with this input's options.
+    pub fn scanner(&self) -> Scanner {
+        Scanner::new(self.scan.clone())
+    }
+
+    /// The paths, for messages.
+    pub fn describe(&self) -> String {
+        self.paths.iter().map(|path| text::display_path(path)).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// What an operation produced.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The structured result.
+    pub value: serde_json::Value,
+    /// The text rendering of the same result.
+    pub text: String,
+    /// The scan's report when traces were read (for warnings about bad input and exit codes).
+    pub report: Option<ScanReport>,
+    /// Whether the result is a failure the caller asked to be told about (findings at or above
+    /// `fail_on`, problems found by a validation): exit code 1 on the command line.
+    pub flagged: bool,
+    /// Things the caller should be told that are not part of the result (a damaged log read
+    /// partially, unreadable knowledge-base lines, how a query was planned): stderr on the
+    /// command line, a `warnings` list for MCP clients.
+    pub warnings: Vec<String>,
+}
+
+impl Outcome {
+    /// An outcome without a scan report.
+    pub fn new(value: serde_json::Value, text: String) -> Outcome {
+        Outcome { value, text, report: None, flagged: false, warnings: Vec::new() }
+    }
+}
+
+/// When every path is a Darshan log (by extension or by its header), those paths; `None` when
+/// none is; an error when logs and traces are mixed (they are read apart).
+pub fn darshan_inputs(paths: &[PathBuf]) -> Result<Option<Vec<PathBuf>>> {
+    let is_darshan = |path: &std::path::Path| {
+        if path.extension().is_some_and(|extension| extension == "darshan") {
+            return true;
+        }
+        if !path.is_file() {
+            return false;
+        }
+        let mut head = [0_u8; 16];
+        std::fs::File::open(path)
+            .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut head))
+            .is_ok_and(|()| ioscout_darshan::looks_like_darshan(&head))
+    };
+    let darshan: Vec<PathBuf> = paths.iter().filter(|path| is_darshan(path)).cloned().collect();
+    if darshan.is_empty() {
+        return Ok(None);
+    }
+    if darshan.len() != paths.len() {
+        return Err(ServiceError::BadRequest(
+            "Darshan logs and DFTracer traces are read separately: give only one kind of input".into(),
+        ));
+    }
+    Ok(Some(darshan))
+}

@@ -1,0 +1,236 @@
+//! Local lexical search (`rag_search`) over what ioscout ships: the citation catalog, the
+//! strategy catalog and every rule's documentation. Ranked by BM25 (k1 = 1.2, b = 0.75) over
+//! lower-cased alphanumeric tokens; no embeddings, no network.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write as _;
+use std::sync::OnceLock;
+
+use ioscout_advise::Catalog;
+use serde::Serialize;
+use serde_json::json;
+
+use crate::{Outcome, Result, ServiceError};
+
+/// One searchable document.
+#[derive(Clone, Debug, Serialize)]
+pub struct Document {
+    /// Stable id: the citation id, the strategy id, or the rule code.
+    pub id: String,
+    /// `paper` (a citation), `strategy` or `rule`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Title.
+    pub title: String,
+    /// Authors, for citations.
+    pub authors: String,
+    /// Year, for citations.
+    pub year: Option<u32>,
+    /// Where it comes from (venue, rule family, strategy layer).
+    pub source: String,
+    /// A link, when one.
+    pub url: Option<String>,
+    /// The text searched and returned.
+    pub chunk: String,
+}
+
+struct Library {
+    documents: Vec<Document>,
+    terms: Vec<HashMap<String, u32>>,
+    lengths: Vec<f64>,
+    document_frequency: HashMap<String, u32>,
+    average_length: f64,
+}
+
+fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|character: char| !character.is_alphanumeric())
+        .filter(|token| token.len() > 1)
+        .map(str::to_lowercase)
+}
+
+fn documents() -> Result<Vec<Document>> {
+    let catalog = Catalog::bundled()?;
+    let mut documents = Vec::new();
+    for (id, citation) in &catalog.citations {
+        documents.push(Document {
+            id: id.clone(),
+            kind: "paper",
+            title: citation.title.clone(),
+            authors: citation.authors.clone(),
+            year: citation.year,
+            source: citation.venue.clone().unwrap_or_default(),
+            url: citation.link(),
+            chunk: format!(
+                "{}. {}. {} {}. Dimensions: {}.",
+                citation.title,
+                citation.authors,
+                citation.venue.clone().unwrap_or_default(),
+                citation.year.map(|year| year.to_string()).unwrap_or_default(),
+                citation.dimensions.join(", ")
+            ),
+        });
+    }
+    for strategy in &catalog.strategies {
+        let citation = catalog.citation(strategy);
+        documents.push(Document {
+            id: strategy.id.clone(),
+            kind: "strategy",
+            title: strategy.name.clone(),
+            authors: String::new(),
+            year: None,
+            source: format!("{} {}", strategy.layer, strategy.dimension),
+            url: citation.and_then(ioscout_advise::Citation::link),
+            chunk: format!(
+                "{}: {} Change: {} Rollback: {} Answers: {}. File systems: {}.",
+                strategy.name,
+                strategy.description,
+                strategy.change,
+                strategy.rollback,
+                strategy.answers.join(", "),
+                strategy.fs_types.join(", ")
+            ),
+        });
+    }
+    let mut seen = BTreeSet::new();
+    let trace = ioscout_diagnose::rules::all().iter().map(|rule| rule.doc());
+    let darshan = ioscout_diagnose::darshan::rules::all().iter().map(|rule| rule.doc());
+    for doc in trace.chain(darshan) {
+        if !seen.insert(doc.code) {
+            continue;
+        }
+        documents.push(Document {
+            id: doc.code.to_string(),
+            kind: "rule",
+            title: doc.title.to_string(),
+            authors: String::new(),
+            year: None,
+            source: doc.family.name().to_string(),
+            url: None,
+            chunk: format!(
+                "{} Detects: {} Why: {} Evidence: {} Thresholds: {} Change: {} Not when: {} References: {}",
+                doc.title,
+                doc.detects,
+                doc.why,
+                doc.evidence,
+                doc.thresholds,
+                doc.change,
+                doc.not_when,
+                doc.references
+            ),
+        });
+    }
+    Ok(documents)
+}
+
+fn library() -> Result<&'static Library> {
+    static LIBRARY: OnceLock<Library> = OnceLock::new();
+    if let Some(library) = LIBRARY.get() {
+        return Ok(library);
+    }
+    let documents = documents()?;
+    let mut terms = Vec::with_capacity(documents.len());
+    let mut lengths = Vec::with_capacity(documents.len());
+    let mut document_frequency: HashMap<String, u32> = HashMap::new();
+    for document in &documents {
+        let mut counts: HashMap<String, u32> = HashMap::new();
+        let mut length = 0_u32;
+        for token in tokens(&format!("{} {} {}", document.id, document.title, document.chunk)) {
+            *counts.entry(token).or_default() += 1;
+            length += 1;
+        }
+        for term in counts.keys() {
+            *document_frequency.entry(term.clone()).or_default() += 1;
+        }
+        terms.push(counts);
+        lengths.push(f64::from(length));
+    }
+    let average_length = lengths.iter().sum::<f64>() / lengths.len().max(1) as f64;
+    Ok(LIBRARY.get_or_init(|| Library { documents, terms, lengths, document_frequency, average_length }))
+}
+
+/// What to search for.
+#[derive(Clone, Debug, Default)]
+pub struct SearchRequest {
+    /// Free text.
+    pub query: String,
+    /// A bottleneck (rule code or words) to add to the query.
+    pub bottleneck: String,
+    /// System description (file system, machine) to add to the query.
+    pub system_config: String,
+    /// Results wanted (1 to 50).
+    pub top_k: usize,
+    /// Only this kind: `paper`, `strategy` or `rule` (empty: all).
+    pub resource_type: String,
+}
+
+/// The documents that best match, with their BM25 scores and matched terms.
+pub fn search(request: &SearchRequest) -> Result<Outcome> {
+    let library = library()?;
+    let text = format!("{} {} {}", request.query, request.bottleneck, request.system_config);
+    let query: BTreeSet<String> = tokens(&text).collect();
+    if query.is_empty() {
+        return Err(ServiceError::BadRequest("the query has no searchable words".into()));
+    }
+    let kind = request.resource_type.trim().to_ascii_lowercase();
+    let kind = match kind.as_str() {
+        "" => None,
+        "paper" | "article" => Some("paper"),
+        "strategy" => Some("strategy"),
+        "rule" => Some("rule"),
+        other => {
+            return Err(ServiceError::BadRequest(format!(
+                "unknown resource_type {other:?} (known: paper, strategy, rule)"
+            )));
+        }
+    };
+    let top_k = request.top_k.clamp(1, 50);
+    let total = library.documents.len() as f64;
+    let mut scored: Vec<(f64, usize, Vec<&String>)> = Vec::new();
+    for (index, counts) in library.terms.iter().enumerate() {
+        if kind.is_some_and(|kind| library.documents[index].kind != kind) {
+            continue;
+        }
+        let mut score = 0.0;
+        let mut matched = Vec::new();
+        for term in &query {
+            let Some(&frequency) = counts.get(term) else { continue };
+            let documents_with = f64::from(library.document_frequency.get(term).copied().unwrap_or(0));
+            let idf = ((total - documents_with + 0.5) / (documents_with + 0.5) + 1.0).ln();
+            let frequency = f64::from(frequency);
+            let norm = 1.2 * (0.25 + 0.75 * library.lengths[index] / library.average_length);
+            score += idf * frequency * 2.2 / (frequency + norm);
+            matched.push(term);
+        }
+        if score > 0.0 {
+            scored.push((score, index, matched));
+        }
+    }
+    scored.sort_by(|left, right| right.0.total_cmp(&left.0).then(left.1.cmp(&right.1)));
+    scored.truncate(top_k);
+    let mut rendered = String::new();
+    let results: Vec<serde_json::Value> = scored
+        .iter()
+        .map(|(score, index, matched)| {
+            let document = &library.documents[*index];
+            let _ =
+                writeln!(rendered, "{score:6.2}  [{}] {}: {}", document.kind, document.id, document.title);
+            let mut value = serde_json::to_value(document).unwrap_or_default();
+            value["combined_score"] = json!(score);
+            value["lexical_score"] = json!(score);
+            value["semantic_score"] = serde_json::Value::Null;
+            value["matched_terms"] = json!(matched);
+            value
+        })
+        .collect();
+    if results.is_empty() {
+        rendered.push_str("no matches\n");
+    }
+    let value = json!({
+        "status": "ok",
+        "embeddings_available": false,
+        "count": results.len(),
+        "library_size": library.documents.len(),
+        "results": results,
+    });
+    Ok(Outcome::new(value, rendered))
+}

@@ -1,0 +1,299 @@
+//! Run directories as the optimisation pipeline lays them out (`<run>/<name>/traces/...`):
+//! analyse every trace directory of a run (`session_analyze_traces`), and gather the
+//! optimisation context for the layers a run shows (`session_search_optimization_context`:
+//! the knowledge base and the citation catalog, searched locally).
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use ioscout_analysis::{Analysis, AnalysisOptions, OverlapMode, ViewType};
+use serde_json::json;
+
+use crate::table::Table;
+use crate::text::display_path;
+use crate::{Input, Outcome, Result, ServiceError};
+
+/// Where a run's traces are: the first of `<run>/<name>/traces/compact[/subpath]`,
+/// `<run>/<name>/traces`, `<run>/<name>` and `<run>` that exists.
+pub fn trace_root(run_dir: &Path, run_name: &str, subpath: &str) -> PathBuf {
+    let named = run_dir.join(run_name);
+    let mut compact = named.join("traces").join("compact");
+    if !subpath.is_empty() {
+        compact = compact.join(subpath);
+    }
+    [compact, named.join("traces"), named]
+        .into_iter()
+        .find(|candidate| candidate.is_dir())
+        .unwrap_or_else(|| run_dir.to_path_buf())
+}
+
+/// The directories under `root` that hold trace files, in order.
+pub fn trace_directories(root: &Path) -> Vec<PathBuf> {
+    let (files, _) = ioscout_read::discover(&[root]);
+    crate::query::by_directory(&files).into_keys().collect()
+}
+
+/// How much `session_analyze_traces` returns per trace directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// Job time, events and the layer breakdown.
+    Summary,
+    /// DFAnalyzer's whole JSON.
+    Detailed,
+    /// The share of each layer's time hidden under other work (compute/I-O overlap).
+    TimelineOverlap,
+}
+
+impl Detail {
+    /// Parses `summary`, `detailed` or `timeline_overlap`.
+    pub fn parse(name: &str) -> Result<Detail> {
+        match name {
+            "" | "summary" => Ok(Detail::Summary),
+            "detailed" => Ok(Detail::Detailed),
+            "timeline_overlap" | "overlap" => Ok(Detail::TimelineOverlap),
+            other => Err(ServiceError::BadRequest(format!(
+                "unknown query_type {other:?} (known: summary, detailed, timeline_overlap)"
+            ))),
+        }
+    }
+}
+
+fn layers(analysis: &Analysis) -> Vec<serde_json::Value> {
+    let Some(view) = analysis.views.first() else { return Vec::new() };
+    view.summary
+        .iter()
+        .filter(|line| line.count > 0)
+        .map(|line| {
+            json!({
+                "layer": line.layer,
+                "label": line.label,
+                "time_s": line.time_s,
+                "count": line.count,
+                "size_bytes": line.size_bytes,
+                "bandwidth_bps": line.bandwidth_bps,
+                "unoverlapped_time_s": line.u_time_s,
+                "overlap_fraction": line.overlap_time(),
+            })
+        })
+        .collect()
+}
+
+/// Analyses every trace directory of a run.
+pub fn analyze_traces(
+    run_dir: &Path,
+    run_name: &str,
+    subpath: &str,
+    detail: Detail,
+    preset: &str,
+    scan: &ioscout_read::ScanOptions,
+) -> Result<Outcome> {
+    if !run_dir.is_dir() {
+        return Err(ServiceError::NoInput(format!("{} is not a directory", run_dir.display())));
+    }
+    let root = trace_root(run_dir, run_name, subpath);
+    let directories = trace_directories(&root);
+    if directories.is_empty() {
+        return Err(ServiceError::NoInput(format!("no trace files under {}", root.display())));
+    }
+    let options = AnalysisOptions {
+        preset: if preset.is_empty() { "auto".into() } else { preset.to_string() },
+        views: vec![ViewType::TimeRange],
+        overlap: OverlapMode::Exact,
+        ..AnalysisOptions::default()
+    };
+    let mut traces = Vec::new();
+    let mut table = Table::new(
+        &format!("Traces of {} ({})", display_path(run_dir), directories.len()),
+        &["Directory", "Preset", "Job (s)", "Events", "Busiest layer", "Time (s)", "Hidden"],
+        &[false, false, true, true, false, true, true],
+    );
+    let mut warnings = Vec::new();
+    for directory in &directories {
+        let input = Input { paths: vec![directory.clone()], strict: false, scan: scan.clone() };
+        let (analysis, report, files) = crate::analyze::run(&input, &options)?;
+        if report.problem_count() > 0 {
+            warnings.push(format!(
+                "{}: {} problems skipped",
+                display_path(directory),
+                report.problem_count()
+            ));
+        }
+        let layer_values = layers(&analysis);
+        let busiest = analysis.views.first().and_then(|view| {
+            view.summary.iter().filter(|line| line.count > 0).max_by(|a, b| a.time_s.total_cmp(&b.time_s))
+        });
+        table.row(vec![
+            display_path(directory),
+            analysis.preset.name.clone(),
+            format!("{:.3}", analysis.raw.job_time_s),
+            crate::text::thousands(analysis.raw.trace_event_count),
+            busiest.map_or_else(|| "-".into(), |line| line.label.clone()),
+            busiest.map_or_else(|| "-".into(), |line| format!("{:.3}", line.time_s)),
+            busiest
+                .and_then(ioscout_analysis::LayerSummary::overlap_time)
+                .map_or_else(|| "-".into(), |share| format!("{:.0} %", share * 100.0)),
+        ]);
+        let mut value = json!({
+            "directory": display_path(directory),
+            "files": files,
+            "preset": analysis.preset.name,
+            "job_time_s": analysis.raw.job_time_s,
+            "events": analysis.raw.trace_event_count,
+            "problems": report.problem_count(),
+        });
+        match detail {
+            Detail::Summary => value["layers"] = json!(layer_values),
+            Detail::Detailed => value["analysis"] = ioscout_analysis::output::dfanalyzer_json(&analysis),
+            Detail::TimelineOverlap => {
+                let overlap: serde_json::Map<String, serde_json::Value> = layer_values
+                    .iter()
+                    .filter(|layer| !layer["overlap_fraction"].is_null())
+                    .map(|layer| {
+                        (
+                            layer["layer"].as_str().unwrap_or_default().to_string(),
+                            layer["overlap_fraction"].clone(),
+                        )
+                    })
+                    .collect();
+                value["overlap_fraction"] = json!(overlap);
+            }
+        }
+        traces.push(value);
+    }
+    let value = json!({
+        "status": "ok",
+        "message": format!("analysed {} trace directories under {}", directories.len(), display_path(&root)),
+        "run_dir": display_path(run_dir),
+        "trace_root": display_path(&root),
+        "traces": traces,
+    });
+    let mut outcome = Outcome::new(value, table.render());
+    outcome.warnings = warnings;
+    Ok(outcome)
+}
+
+/// The optimisation context of a run: for each layer its traces show and each finding raised,
+/// the knowledge-base entries and catalog techniques (with their citations) that apply; written
+/// to `<run>/context_opportunities.json` unless `write` is false.
+pub fn search_context(
+    run_dir: &Path,
+    kb_path: Option<&Path>,
+    system: &str,
+    workload: &str,
+    metric_scope: &str,
+    write: bool,
+) -> Result<Outcome> {
+    if !run_dir.is_dir() {
+        return Err(ServiceError::NoInput(format!("{} is not a directory", run_dir.display())));
+    }
+    let root = trace_root(run_dir, "baseline", "");
+    let input = Input::of(vec![root.clone()]);
+    let (analysis, _, _) = crate::analyze::run(
+        &input,
+        &AnalysisOptions {
+            views: vec![ViewType::TimeRange, ViewType::FileName],
+            overlap: OverlapMode::Exact,
+            ..AnalysisOptions::default()
+        },
+    )?;
+    let measurements =
+        ioscout_advise::Measurements::from_analysis(&analysis, ioscout_diagnose::Parameters::default());
+    let components: Vec<String> = analysis
+        .views
+        .first()
+        .map(|view| {
+            view.summary.iter().filter(|line| line.count > 0).map(|line| line.layer.clone()).collect()
+        })
+        .unwrap_or_default();
+    let codes: BTreeSet<&str> = measurements.findings.iter().map(|finding| finding.code).collect();
+    let catalog = ioscout_advise::Catalog::bundled()?;
+    let mut opportunities = Vec::new();
+    for strategy in &catalog.strategies {
+        let answered: Vec<&String> =
+            strategy.answers.iter().filter(|code| codes.contains(code.as_str())).collect();
+        if answered.is_empty() {
+            continue;
+        }
+        let citation = catalog.citation(strategy);
+        let finding_score = measurements
+            .findings
+            .iter()
+            .filter(|finding| answered.iter().any(|code| *code == finding.code))
+            .map(|finding| finding.score)
+            .fold(0.0_f64, f64::max);
+        opportunities.push(json!({
+            "component": strategy.layer,
+            "answers": answered,
+            "metric_scope": if strategy.layer == "L3" { "system" } else { "app" },
+            "query_class": "opportunity",
+            "source": "catalog",
+            "id": strategy.id,
+            "title": strategy.name,
+            "url": citation.and_then(ioscout_advise::Citation::link),
+            "score": finding_score,
+            "snippet": strategy.change,
+            "citation": citation.map(|citation| format!("{}, \"{}\", {} {}", citation.authors, citation.title, citation.venue.clone().unwrap_or_default(), citation.year.map(|year| year.to_string()).unwrap_or_default())),
+        }));
+    }
+    let mut benchmark_targets = Vec::new();
+    if let Some(path) = kb_path {
+        let (entries, _) = ioscout_advise::kb::read(path)?;
+        for found in ioscout_advise::kb::lookup(
+            &entries,
+            Some(system).filter(|text| !text.is_empty()),
+            Some(workload).filter(|text| !text.is_empty()),
+            None,
+        ) {
+            if !metric_scope.is_empty() && found.entry.input.metric_scope != metric_scope {
+                continue;
+            }
+            benchmark_targets.push(json!({
+                "source": "knowledge_base",
+                "query_class": "target",
+                "change": found.entry.input.change,
+                "metric": found.entry.input.metric,
+                "delta_pct": found.entry.delta_pct,
+                "verdict": found.entry.verdict,
+                "citation": found.entry.input.citation,
+                "relevance": found.relevance,
+            }));
+        }
+    }
+    opportunities
+        .sort_by(|a, b| b["score"].as_f64().unwrap_or(0.0).total_cmp(&a["score"].as_f64().unwrap_or(0.0)));
+    opportunities.truncate(30);
+    benchmark_targets.truncate(15);
+    let value = json!({
+        "status": "ok",
+        "run_dir": display_path(run_dir),
+        "components_searched": components,
+        "findings": codes,
+        "remote_fetched_for": [],
+        "opportunities": opportunities,
+        "benchmark_targets": benchmark_targets,
+    });
+    let mut text = format!(
+        "{} layers, {} findings, {} catalog opportunities, {} measured results in the knowledge base\n",
+        components.len(),
+        codes.len(),
+        opportunities.len(),
+        benchmark_targets.len()
+    );
+    for opportunity in &opportunities {
+        let _ = writeln!(
+            text,
+            "  [{}] {} (answers {})",
+            opportunity["component"].as_str().unwrap_or_default(),
+            opportunity["title"].as_str().unwrap_or_default(),
+            opportunity["answers"]
+        );
+    }
+    if write {
+        let path = run_dir.join("context_opportunities.json");
+        let body =
+            serde_json::to_string_pretty(&value).map_err(|error| ServiceError::output("context", error))?;
+        std::fs::write(&path, body).map_err(|error| ServiceError::io(&path, error))?;
+    }
+    Ok(Outcome::new(value, text))
+}
