@@ -143,6 +143,36 @@ Examples:
     /// Read Darshan logs natively: summary, darshan-parser text, DXT text.
     #[command(subcommand)]
     Darshan(DarshanCommand),
+    /// Serve the pipeline as MCP tools for LLM agents (stdio by default, or streamable HTTP).
+    #[command(after_help = "\
+Every path a tool receives must lie under a --root (relative paths are taken from the first
+root; symbolic links and .. are resolved before the check). Register it with an agent client:
+
+  {\"mcpServers\": {\"ioscout\": {\"command\": \"ioscout\", \"args\": [\"mcp\", \"--root\", \"/path/to/runs\"]}}}
+
+Examples:
+  ioscout mcp --root ~/runs
+  ioscout mcp --root ~/runs --root /scratch/traces --http 127.0.0.1:5000")]
+    Mcp(McpArguments),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct McpArguments {
+    /// A directory the tools may read and write under (repeat for several).
+    #[arg(long = "root", value_name = "DIR", required = true)]
+    pub(crate) roots: Vec<PathBuf>,
+    /// Serve streamable HTTP at `http://ADDRESS/mcp` instead of stdio (e.g. 127.0.0.1:5000).
+    #[arg(long, value_name = "ADDRESS")]
+    pub(crate) http: Option<std::net::SocketAddr>,
+    /// The knowledge base (default `<first root>/_memory/optimization_kb.jsonl`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) kb: Option<PathBuf>,
+    /// Largest result in bytes of JSON before the longest lists are shortened.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
+    pub(crate) max_result_bytes: usize,
+    /// Longest a tool call may run, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub(crate) time_limit: u64,
 }
 
 /// Options shared by every command that reads traces.

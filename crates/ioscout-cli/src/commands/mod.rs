@@ -7,6 +7,7 @@ mod darshan;
 mod diagnose;
 mod index;
 mod info;
+mod mcp;
 mod query;
 mod view;
 
@@ -31,5 +32,6 @@ pub(crate) fn run(arguments: &Arguments) -> anyhow::Result<ExitCode> {
         Command::Compare(arguments) => advise::compare(arguments),
         Command::Kb(command) => advise::kb(command),
         Command::Runs(command) => advise::runs(command),
+        Command::Mcp(arguments) => mcp::run(arguments),
     }
 }

@@ -1,0 +1,615 @@
+//! ioscout's MCP server: the pipeline as typed tools for LLM agents.
+//!
+//! This crate sits beside the command line, at the top of the flow: it serves the operations of
+//! `ioscout-service` (the same calls the command line makes) over the Model Context Protocol,
+//! through the official Rust SDK (`rmcp`), on stdio or on streamable HTTP. [`tools`] holds the
+//! tool surface (names as the optimisation pipeline and dftracer-agents call them, typed
+//! parameters with JSON Schemas); [`roots`] confines every path to the `--root` directories.
+//!
+//! Safety: a path outside the roots, a malformed argument or an unknown tool is a JSON-RPC
+//! invalid-params error with a message; a tool that fails returns a tool-level error result
+//! (`{"status": "error", "message": ...}`); each call has a time limit, and results larger than
+//! the cap are trimmed (longest arrays first) with a note saying so. The server keeps serving
+//! after any of these.
+
+pub mod roots;
+pub mod tools;
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+pub use crate::roots::Roots;
+
+/// Why a tool call did not produce a result.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The caller's arguments are wrong (a JSON-RPC invalid-params error).
+    #[error("{0}")]
+    InvalidParams(String),
+    /// The tool ran and failed (a tool-level error result the caller reads).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<ioscout_service::ServiceError> for ToolError {
+    fn from(error: ioscout_service::ServiceError) -> Self {
+        if error.is_bad_request() {
+            ToolError::InvalidParams(error.to_string())
+        } else {
+            ToolError::Failed(error.to_string())
+        }
+    }
+}
+
+/// Why the server could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The roots or the listening address are unusable.
+    #[error("{0}")]
+    Setup(#[from] std::io::Error),
+    /// The protocol layer failed.
+    #[error("MCP: {0}")]
+    Protocol(String),
+}
+
+/// How the server runs.
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    /// Directories tools may read and write under.
+    pub roots: Vec<PathBuf>,
+    /// The knowledge base (default `<first root>/_memory/optimization_kb.jsonl`).
+    pub kb: Option<PathBuf>,
+    /// Largest result, in bytes of JSON (and of text), before trimming.
+    pub max_result_bytes: usize,
+    /// Longest a call may run.
+    pub time_limit: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            roots: Vec::new(),
+            kb: None,
+            max_result_bytes: 1 << 20,
+            time_limit: Duration::from_mins(5),
+        }
+    }
+}
+
+/// What every tool call sees.
+#[derive(Debug)]
+pub struct Context {
+    /// The allowed roots.
+    pub roots: Roots,
+    /// The knowledge base.
+    pub kb: PathBuf,
+}
+
+type Handler = Box<dyn Fn(&Context, Value) -> Result<ioscout_service::Outcome, ToolError> + Send + Sync>;
+
+struct Entry {
+    tool: Tool,
+    call: Handler,
+}
+
+fn entry<P, F>(name: &'static str, description: &'static str, read_only: bool, handler: F) -> Entry
+where
+    P: DeserializeOwned + schemars::JsonSchema + 'static,
+    F: Fn(&Context, P) -> Result<ioscout_service::Outcome, ToolError> + Send + Sync + 'static,
+{
+    let schema = rmcp::handler::server::common::schema_for_type::<P>();
+    let mut tool = Tool::new(name, description, schema);
+    let mut annotations = ToolAnnotations::new();
+    annotations.read_only_hint = Some(read_only);
+    annotations.open_world_hint = Some(false);
+    tool.annotations = Some(annotations);
+    let call: Handler = Box::new(move |context: &Context, arguments: Value| {
+        let params: P = serde_json::from_value(arguments)
+            .map_err(|error| ToolError::InvalidParams(format!("{name}: {error}")))?;
+        handler(context, params)
+    });
+    Entry { tool, call }
+}
+
+fn registry() -> Vec<Entry> {
+    use tools::{
+        advise, analyze, comparator, darshan_summary, diagnose, event_count, explain_rule, offline,
+        opt_kb_lookup, opt_kb_record, opt_kb_render, opt_proposal_table, query, rag_search, reader,
+        session_analyze_traces, session_reorganize_structure, session_search_optimization_context,
+        session_validate_structure,
+    };
+    vec![
+        entry(
+            "event_count",
+            "Count the events of DFTracer traces (.pfw, .pfw.gz; files, directories or globs) by phase: complete, metadata, counter, aggregated, other, invalid; per file and in total.",
+            true,
+            event_count,
+        ),
+        entry(
+            "reader",
+            "Trace metadata: per file the format generation, compression and gzip members, events, time span, processes, hosts, files named and categories, and the totals (Darshan logs: their summary).",
+            true,
+            reader,
+        ),
+        entry(
+            "analyze",
+            "DFAnalyzer-compatible analysis of a trace: summary and layer breakdown with exact compute/I-O overlap; the structured result is DFAnalyzer's output=json schema (views.<view>.summary.layers.<layer>.{time_s,count,size_bytes,ops_per_s,bandwidth_bps,u_time_s,...}).",
+            true,
+            analyze,
+        ),
+        entry(
+            "diagnose",
+            "Bottleneck findings on a trace or Darshan logs, ranked by severity (0-1; low, medium >= 0.3, high >= 0.6, critical >= 0.85) with evidence and why, in DFDiagnoser's fact envelope with severity_counts. Families: wisio, dfanalyzer, drishti, iosage, pipeline.",
+            true,
+            diagnose,
+        ),
+        entry(
+            "comparator",
+            "Compare two runs (trace directories or Darshan logs) per layer: time, operations, bytes, bandwidth, overlap, speedup, and the doing-less guard (a run that moved 5 % fewer bytes or operations is not credited).",
+            true,
+            comparator,
+        ),
+        entry(
+            "query",
+            "Matching events of a trace as JSON objects (host and file names resolved), reading only the chunks the sidecar index cannot rule out; or aggregates with group_by.",
+            true,
+            query,
+        ),
+        entry(
+            "explain_rule",
+            "One diagnosis rule's documentation: what it detects, why it hurts I/O, evidence, thresholds, change, when the change does not apply, references. Without a code: every rule.",
+            true,
+            explain_rule,
+        ),
+        entry(
+            "advise",
+            "The optimisation checklist (12 dimensions, a verdict and reason each) and ranked, cited L1/L2/L3 proposals for one run, gated by the file system and the job's software; doing-less changes rejected.",
+            false,
+            advise,
+        ),
+        entry(
+            "darshan_summary",
+            "A Darshan log's version, processes, run time, modules and per-module counter totals under Darshan's counter names.",
+            true,
+            darshan_summary,
+        ),
+        entry(
+            "session_analyze_traces",
+            "Analyse every trace directory of a run directory (<run>/<run_name>/traces/compact[/subpath], else traces/, else the run): query_type summary (layers), detailed (DFAnalyzer JSON) or timeline_overlap (hidden share of each layer).",
+            true,
+            session_analyze_traces,
+        ),
+        entry(
+            "session_validate_structure",
+            "Check a run directory's opt<n>/ layout (read-only): clean, and the problems found.",
+            true,
+            session_validate_structure,
+        ),
+        entry(
+            "session_reorganize_structure",
+            "Move a run directory's stray artifacts into its newest opt<n>/ (dry_run, the default, only lists the moves).",
+            false,
+            session_reorganize_structure,
+        ),
+        entry(
+            "session_search_optimization_context",
+            "Local optimisation context for a run: the catalog techniques (with citations) that answer the findings of its baseline traces, and the knowledge base's measured results for this system and workload; writes <run>/context_opportunities.json. Nothing remote.",
+            false,
+            session_search_optimization_context,
+        ),
+        entry(
+            "rag_search",
+            "Lexical (BM25) search over ioscout's bundled references, optimisation techniques and rule documentation.",
+            true,
+            rag_search,
+        ),
+        entry(
+            "opt_kb_record",
+            "Record one measured change in the knowledge base: verdict win at +5 %, regression at -5 %; a system-scoped metric needs its paired application metric, and an application regression over 2 % makes the entry a regression (guard_triggered).",
+            false,
+            opt_kb_record,
+        ),
+        entry(
+            "opt_kb_lookup",
+            "Prior measured changes that apply: system findings only on their system, workload findings only with their workload, software findings travel; most relevant first, with a Markdown table.",
+            true,
+            opt_kb_lookup,
+        ),
+        entry(
+            "opt_kb_render",
+            "The whole knowledge base as Markdown; with skill_dir, written as SKILL.md, system.md, software.md and workload.md.",
+            false,
+            opt_kb_render,
+        ),
+        entry(
+            "opt_proposal_table",
+            "Check and rank proposals: uncited rows rejected, each row's citation classified and its prior result here looked up in the knowledge base, sorted by 0.5 x app + 0.5 x system potential impact.",
+            true,
+            opt_proposal_table,
+        ),
+        entry(
+            "search_arxiv",
+            "Not available: ioscout is offline. Use session_search_optimization_context or rag_search.",
+            true,
+            offline,
+        ),
+        entry(
+            "search_semantic_scholar",
+            "Not available: ioscout is offline. Use session_search_optimization_context or rag_search.",
+            true,
+            offline,
+        ),
+        entry(
+            "search_openalex",
+            "Not available: ioscout is offline. Use session_search_optimization_context or rag_search.",
+            true,
+            offline,
+        ),
+        entry(
+            "search_crossref",
+            "Not available: ioscout is offline. Use session_search_optimization_context or rag_search.",
+            true,
+            offline,
+        ),
+        entry(
+            "search_web",
+            "Not available: ioscout is offline. Use session_search_optimization_context or rag_search.",
+            true,
+            offline,
+        ),
+        entry(
+            "fetch_webpage_article",
+            "Not available: ioscout is offline. Use session_search_optimization_context or rag_search.",
+            true,
+            offline,
+        ),
+    ]
+}
+
+/// The server: the registry, the context and the limits, shared by every session.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    context: Arc<Context>,
+    entries: Vec<Entry>,
+    max_result_bytes: usize,
+    time_limit: Duration,
+    /// Tool calls running at once: each scan already uses every core, so more would only add
+    /// threads and memory; the rest wait their turn (within their time limit).
+    running: Arc<tokio::sync::Semaphore>,
+}
+
+/// Tool calls that run at once.
+fn concurrent_calls() -> usize {
+    std::thread::available_parallelism().map_or(2, std::num::NonZero::get).clamp(2, 8)
+}
+
+impl Server {
+    /// A server over `options`; the roots must exist.
+    pub fn new(options: &ServerOptions) -> Result<Server, ServeError> {
+        let roots = Roots::new(&options.roots)?;
+        let kb =
+            options.kb.clone().unwrap_or_else(|| roots.first().join("_memory").join("optimization_kb.jsonl"));
+        Ok(Server {
+            inner: Arc::new(Inner {
+                context: Arc::new(Context { roots, kb }),
+                entries: registry(),
+                max_result_bytes: options.max_result_bytes.max(1024),
+                time_limit: options.time_limit,
+                running: Arc::new(tokio::sync::Semaphore::new(concurrent_calls())),
+            }),
+        })
+    }
+
+    /// The tools, as `tools/list` shows them.
+    pub fn tools(&self) -> Vec<Tool> {
+        self.inner.entries.iter().map(|entry| entry.tool.clone()).collect()
+    }
+
+    /// Calls a tool by name with JSON arguments, with the time limit and the result cap.
+    pub async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
+        let Some(index) = self.inner.entries.iter().position(|entry| entry.tool.name == name) else {
+            return Err(ErrorData::invalid_params(format!("unknown tool {name:?}"), None));
+        };
+        let inner = self.inner.clone();
+        let run = async move {
+            // The permit goes with the work: a call that timed out still holds it until it ends.
+            let permit = inner.running.clone().acquire_owned().await.ok();
+            let worker = inner.clone();
+            tokio::task::spawn_blocking(move || {
+                let _permit = permit;
+                let entry = &worker.entries[index];
+                (entry.call)(&worker.context, arguments)
+            })
+            .await
+        };
+        let limit = self.inner.time_limit;
+        let outcome = match tokio::time::timeout(limit, run).await {
+            Err(_) => {
+                return Ok(error_result(&format!(
+                    "{name}: no result within the time limit of {} s (the server goes on serving)",
+                    limit.as_secs()
+                )));
+            }
+            Ok(Err(join)) => {
+                return Ok(error_result(&format!("{name}: the tool stopped unexpectedly: {join}")));
+            }
+            Ok(Ok(Err(ToolError::InvalidParams(message)))) => {
+                return Err(ErrorData::invalid_params(message, None));
+            }
+            Ok(Ok(Err(ToolError::Failed(message)))) => return Ok(error_result(&message)),
+            Ok(Ok(Ok(outcome))) => outcome,
+        };
+        Ok(success_result(outcome, self.inner.max_result_bytes))
+    }
+}
+
+fn error_result(message: &str) -> CallToolResult {
+    CallToolResult::structured_error(json!({"status": "error", "message": message}))
+}
+
+/// The structured result (an object: arrays are wrapped in `items`, `status` added), its
+/// warnings, trimmed under the cap; and the text rendering, cut at the cap.
+fn success_result(outcome: ioscout_service::Outcome, cap: usize) -> CallToolResult {
+    let mut value = match outcome.value {
+        Value::Object(object) => Value::Object(object),
+        other => json!({"items": other}),
+    };
+    if let Value::Object(object) = &mut value {
+        object.entry("status").or_insert_with(|| json!("ok"));
+        if !outcome.warnings.is_empty() {
+            object.insert("warnings".into(), json!(outcome.warnings));
+        }
+    }
+    let full = serde_json::to_string(&value).map_or(0, |text| text.len());
+    if full > cap {
+        trim(&mut value, cap);
+        if let Value::Object(object) = &mut value {
+            object.insert("truncated".into(), json!(true));
+            object.insert(
+                "truncation_note".into(),
+                json!(format!("the result had {full} bytes of JSON, over the cap of {cap}: the longest lists were shortened; narrow the request (a limit, a filter, fewer views) for everything")),
+            );
+        }
+    }
+    let mut text = outcome.text;
+    if text.len() > cap {
+        let mut end = cap;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let total = text.len();
+        text.truncate(end);
+        let _ = write!(text, "\n... truncated ({total} bytes in all)\n");
+    }
+    let mut result = CallToolResult::structured(value);
+    result.content = vec![ContentBlock::text(text)];
+    result
+}
+
+/// Halves the longest array in `value` until its JSON fits in `cap` bytes (or nothing is left
+/// to shorten).
+fn trim(value: &mut Value, cap: usize) {
+    /// A step from a value to one inside it.
+    enum Step {
+        Key(String),
+        Index(usize),
+    }
+    /// The length of the longest array (with more than one item) and the way to it.
+    fn longest(value: &Value) -> Option<(usize, Vec<Step>)> {
+        let mut best: Option<(usize, Vec<Step>)> = None;
+        let mut consider = |found: Option<(usize, Vec<Step>)>, step: Step| {
+            if let Some((length, mut path)) = found
+                && best.as_ref().is_none_or(|(best, _)| length > *best)
+            {
+                path.insert(0, step);
+                best = Some((length, path));
+            }
+        };
+        match value {
+            Value::Array(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    consider(longest(item), Step::Index(index));
+                }
+                if items.len() > 1 && best.as_ref().is_none_or(|(length, _)| items.len() >= *length) {
+                    return Some((items.len(), Vec::new()));
+                }
+            }
+            Value::Object(object) => {
+                for (key, item) in object {
+                    consider(longest(item), Step::Key(key.clone()));
+                }
+            }
+            _ => {}
+        }
+        best
+    }
+    for _ in 0..256 {
+        if serde_json::to_string(value).map_or(0, |text| text.len()) <= cap {
+            return;
+        }
+        let Some((length, path)) = longest(value) else { break };
+        let mut target = &mut *value;
+        for step in &path {
+            target = match (step, target) {
+                (Step::Key(key), Value::Object(object)) => match object.get_mut(key) {
+                    Some(inner) => inner,
+                    None => return,
+                },
+                (Step::Index(index), Value::Array(items)) => match items.get_mut(*index) {
+                    Some(inner) => inner,
+                    None => return,
+                },
+                _ => return,
+            };
+        }
+        if let Value::Array(items) = target {
+            items.truncate(length / 2);
+        }
+    }
+    if serde_json::to_string(value).map_or(0, |text| text.len()) > cap {
+        *value = json!({"status": "ok"});
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("ioscout", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "ioscout finds out why HPC and deep-learning jobs wait on I/O and what to change. Start with reader or event_count on a trace directory, then analyze and diagnose; advise gives cited proposals; opt_kb_lookup before changing anything and opt_kb_record after measuring. Paths are relative to the first root.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.inner.entries.iter().find(|entry| entry.tool.name == name).map(|entry| entry.tool.clone())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = request.arguments.map_or_else(|| json!({}), Value::Object);
+        self.call(&request.name, arguments).await.map(CallToolResponse::from)
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
+    let threads = concurrent_calls();
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .max_blocking_threads(threads * 2)
+        .enable_all()
+        .build()?)
+}
+
+/// Serves over stdio until the client closes it.
+pub fn serve_stdio(options: &ServerOptions) -> Result<(), ServeError> {
+    let server = Server::new(options)?;
+    runtime()?.block_on(async move {
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|error| ServeError::Protocol(error.to_string()))?;
+        running.waiting().await.map_err(|error| ServeError::Protocol(error.to_string()))?;
+        Ok(())
+    })
+}
+
+/// Serves streamable HTTP at `http://ADDRESS/mcp` until interrupted (Ctrl-C or SIGTERM);
+/// `ready` is told the bound address (port 0 picks a free one).
+pub fn serve_http(
+    options: &ServerOptions,
+    address: std::net::SocketAddr,
+    ready: impl FnOnce(std::net::SocketAddr),
+) -> Result<(), ServeError> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+    let server = Server::new(options)?;
+    runtime()?.block_on(async move {
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let mut config = StreamableHttpServerConfig::default();
+        config.cancellation_token = cancel.clone();
+        let service: StreamableHttpService<Server, LocalSessionManager> =
+            StreamableHttpService::new(move || Ok(server.clone()), Arc::default(), config);
+        let router = axum::Router::new().nest_service("/mcp", service);
+        let listener = tokio::net::TcpListener::bind(address).await?;
+        ready(listener.local_addr()?);
+        let shutdown = async move {
+            let terminate = async {
+                match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                    Ok(mut signal) => {
+                        signal.recv().await;
+                    }
+                    Err(_) => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                () = terminate => {}
+            }
+            cancel.cancel();
+        };
+        axum::serve(listener, router).with_graceful_shutdown(shutdown).await?;
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trimming_shortens_the_longest_list_first() {
+        let mut value = json!({"rows": (0..1000).collect::<Vec<_>>(), "note": "kept"});
+        trim(&mut value, 500);
+        let length = serde_json::to_string(&value).map_or(usize::MAX, |text| text.len());
+        assert!(length <= 500, "{length}");
+        assert_eq!(value["note"], "kept");
+        assert!(value["rows"].as_array().is_some_and(|rows| !rows.is_empty() && rows.len() < 1000));
+    }
+
+    #[test]
+    fn every_tool_has_an_object_schema_and_a_unique_name() {
+        let entries = registry();
+        let mut names: Vec<&str> = entries.iter().map(|entry| entry.tool.name.as_ref()).collect();
+        for entry in &entries {
+            assert_eq!(
+                entry.tool.input_schema.get("type").and_then(Value::as_str),
+                Some("object"),
+                "{}",
+                entry.tool.name
+            );
+        }
+        names.sort_unstable();
+        let count = names.len();
+        names.dedup();
+        assert_eq!(names.len(), count);
+        for required in [
+            "analyze",
+            "diagnose",
+            "comparator",
+            "event_count",
+            "reader",
+            "session_analyze_traces",
+            "opt_kb_record",
+            "opt_kb_lookup",
+            "opt_kb_render",
+            "opt_proposal_table",
+            "session_validate_structure",
+            "session_reorganize_structure",
+            "session_search_optimization_context",
+            "rag_search",
+            "query",
+            "explain_rule",
+            "advise",
+            "darshan_summary",
+            "search_arxiv",
+        ] {
+            assert!(names.contains(&required), "{required}");
+        }
+    }
+}

@@ -1,0 +1,673 @@
+//! The tools: their names (as the optimisation pipeline and dftracer-agents call them), typed
+//! parameters (their JSON Schemas are what `tools/list` shows) and the one service call behind
+//! each. No tool computes anything itself: it checks paths against the roots, turns its
+//! parameters into the service's request and returns the service's outcome.
+
+// The doc comments of the parameter structs are the descriptions agents read in the JSON
+// Schemas, written as plain text.
+#![allow(clippy::doc_markdown)]
+// Every handler takes its parameters by value: one signature for the registry.
+#![allow(clippy::needless_pass_by_value)]
+
+use std::path::PathBuf;
+
+use ioscout_service::{Input, Outcome};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::{Context, ToolError};
+
+fn default_dot() -> String {
+    ".".into()
+}
+
+fn default_auto() -> String {
+    "auto".into()
+}
+
+fn default_baseline() -> String {
+    "baseline".into()
+}
+
+fn default_summary() -> String {
+    "summary".into()
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_five() -> usize {
+    5
+}
+
+fn default_twenty() -> usize {
+    20
+}
+
+fn default_hundred() -> u64 {
+    100
+}
+
+fn default_count() -> String {
+    "count".into()
+}
+
+/// `event_count`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EventCountParams {
+    /// Trace file, directory (searched recursively for .pfw and .pfw.gz) or glob, under a root.
+    #[serde(default = "default_dot")]
+    pub directory: String,
+}
+
+/// `reader`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReaderParams {
+    /// Trace file or directory (or a Darshan log), under a root.
+    pub file: String,
+}
+
+/// `analyze`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AnalyzeParams {
+    /// Trace file or directory, under a root.
+    pub trace_path: String,
+    /// Views (time_range, proc_name, file_name, host_name, file_dir, file_pattern, epoch, step).
+    #[serde(default)]
+    pub view_types: Vec<String>,
+    /// Layer preset: auto, posix, dlio, dlio-prev, generic.
+    #[serde(default = "default_auto")]
+    pub analyzer_preset: String,
+    /// Width of time bins in seconds.
+    #[serde(default)]
+    pub analyzer_time_granularity: Option<f64>,
+    /// Overlap measurement: exact (default) or binned.
+    #[serde(default)]
+    pub overlap: Option<String>,
+    /// Reproduce DFAnalyzer's choices (binned overlap, its binning, operation counts).
+    #[serde(default)]
+    pub dfanalyzer_compat: bool,
+}
+
+/// `diagnose`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DiagnoseParams {
+    /// Trace file or directory, or Darshan logs, under a root (`checkpoint_dir` is accepted as
+    /// an alias).
+    #[serde(alias = "checkpoint_dir")]
+    pub trace_path: String,
+    /// Layer preset for traces.
+    #[serde(default = "default_auto")]
+    pub preset: String,
+    /// Rule families, comma-separated: wisio, dfanalyzer, drishti, iosage, pipeline.
+    #[serde(default)]
+    pub rules: Option<String>,
+    /// Hide findings below this severity: none, low, medium, high, critical.
+    #[serde(default)]
+    pub min_severity: Option<String>,
+    /// Read bandwidth one process can get from the file system, bytes per second.
+    #[serde(default)]
+    pub bandwidth_ceiling: Option<f64>,
+    /// Drishti's threshold JSON (a file under a root), for Darshan logs.
+    #[serde(default)]
+    pub drishti_config: Option<String>,
+}
+
+/// `comparator`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ComparatorParams {
+    /// The run before the change: a trace directory or a Darshan log, under a root.
+    pub baseline: String,
+    /// The run after the change.
+    pub variant: String,
+    /// Layer preset for traces.
+    #[serde(default = "default_auto")]
+    pub preset: String,
+}
+
+/// `query`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct QueryParams {
+    /// Trace file or directory, under a root.
+    pub trace_path: String,
+    /// Filter expression, e.g. `cat == "POSIX" and dur > 1000` (fields name cat pid tid ts dur
+    /// id type ph host file args.<key>; == != < <= > >= in ~ !~; and or not).
+    #[serde(default, rename = "where")]
+    pub filter: Option<String>,
+    /// Only these columns, comma-separated.
+    #[serde(default)]
+    pub select: Option<String>,
+    /// At most this many events (1 to 10000).
+    #[serde(default = "default_hundred")]
+    pub limit: u64,
+    /// Ignore the sidecar index.
+    #[serde(default)]
+    pub no_index: bool,
+    /// Aggregate instead: group by these keys, comma-separated (name, cat, pid, tid, ph, host,
+    /// file, args.<key>).
+    #[serde(default)]
+    pub group_by: Option<String>,
+    /// Reducers for group_by: count, sum:F, mean:F, min:F, max:F, pNN:F with F = dur or size.
+    #[serde(default = "default_count")]
+    pub agg: String,
+}
+
+/// `explain_rule`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ExplainParams {
+    /// Rule code (e.g. PIPE-OVERLAP-1, P08, WIS-SMALL-READ); empty lists every rule.
+    #[serde(default)]
+    pub code: String,
+}
+
+/// `advise`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AdviseParams {
+    /// Trace file or directory, or one Darshan log, under a root.
+    pub trace_path: String,
+    /// Layer preset for traces.
+    #[serde(default = "default_auto")]
+    pub preset: String,
+    /// File system, overriding detection: lustre, gpfs, beegfs, nfs, vast, daos, xfs, ext4,
+    /// tmpfs, other.
+    #[serde(default)]
+    pub fs_type: Option<String>,
+    /// System name (knowledge-base lookup).
+    #[serde(default)]
+    pub system: Option<String>,
+    /// Workload name (knowledge-base lookup).
+    #[serde(default)]
+    pub workload: Option<String>,
+    /// Write the opt<n>/ artifacts under this run directory (under a root).
+    #[serde(default)]
+    pub run_dir: Option<String>,
+}
+
+/// `darshan_summary`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DarshanParams {
+    /// Darshan log, under a root.
+    pub log: String,
+}
+
+/// `session_analyze_traces`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SessionAnalyzeParams {
+    /// The run directory (under a root).
+    pub run_id: String,
+    /// The run inside it whose traces to analyse.
+    #[serde(default = "default_baseline")]
+    pub run_name: String,
+    /// summary, detailed or timeline_overlap.
+    #[serde(default = "default_summary")]
+    pub query_type: String,
+    /// Below traces/compact.
+    #[serde(default)]
+    pub subpath: String,
+    /// Layer preset.
+    #[serde(default = "default_auto")]
+    pub preset: String,
+}
+
+/// `session_validate_structure`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RunParams {
+    /// The run directory (under a root).
+    pub run_id: String,
+}
+
+/// `session_reorganize_structure`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReorganizeParams {
+    /// The run directory (under a root).
+    pub run_id: String,
+    /// Only say what would move.
+    #[serde(default = "default_true")]
+    pub dry_run: bool,
+}
+
+/// `session_search_optimization_context`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ContextParams {
+    /// The run directory (under a root); its baseline traces are analysed.
+    pub run_id: String,
+    /// System name.
+    #[serde(default)]
+    pub system: String,
+    /// Workload name.
+    #[serde(default)]
+    pub workload: String,
+    /// app, system, or empty for both.
+    #[serde(default)]
+    pub metric_scope: String,
+    /// Accepted for compatibility; nothing remote is fetched.
+    #[serde(default)]
+    pub max_remote_per_query: Option<u32>,
+}
+
+/// `rag_search`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RagParams {
+    /// What to look for.
+    pub query: String,
+    /// A bottleneck (rule code or words) to add.
+    #[serde(default)]
+    pub bottleneck: String,
+    /// The system (file system, machine) to add.
+    #[serde(default)]
+    pub system_config: String,
+    /// Results wanted (1 to 50).
+    #[serde(default = "default_five")]
+    pub top_k: usize,
+    /// paper, strategy, rule, or empty for all.
+    #[serde(default)]
+    pub resource_type: String,
+}
+
+/// `opt_kb_lookup`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct KbLookupParams {
+    /// System name.
+    #[serde(default)]
+    pub system: String,
+    /// Workload name.
+    #[serde(default)]
+    pub workload: String,
+    /// Software, comma-separated.
+    #[serde(default)]
+    pub software: String,
+    /// workload, software or system (or L1, L2, L3).
+    #[serde(default)]
+    pub scope: String,
+    /// Only entries whose bottleneck or change mentions this.
+    #[serde(default)]
+    pub bottleneck: String,
+    /// At most this many rows.
+    #[serde(default = "default_twenty")]
+    pub limit: usize,
+    /// app or system.
+    #[serde(default)]
+    pub metric_scope: String,
+}
+
+/// `opt_kb_render`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct KbRenderParams {
+    /// Write SKILL.md, system.md, software.md and workload.md here (under a root).
+    #[serde(default)]
+    pub skill_dir: Option<String>,
+}
+
+/// `opt_kb_record`: the dftracer-agents entry.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct KbRecordParams {
+    /// workload, software or system (or L1, L2, L3).
+    pub scope: String,
+    /// The change made.
+    pub change: String,
+    /// The metric measured.
+    pub metric: String,
+    /// Its value before.
+    pub before: f64,
+    /// Its value after.
+    pub after: f64,
+    /// Where the technique is documented (a paper, documentation, or session:<id>).
+    pub citation: String,
+    /// System name (required for system scope).
+    #[serde(default)]
+    pub system: String,
+    /// Workload name (required for workload scope).
+    #[serde(default)]
+    pub workload: String,
+    /// Software, comma-separated.
+    #[serde(default)]
+    pub software: String,
+    /// The bottleneck addressed.
+    #[serde(default)]
+    pub bottleneck: String,
+    /// Whether smaller is better (default true).
+    #[serde(default = "default_true")]
+    pub lower_is_better: bool,
+    /// The run.
+    #[serde(default)]
+    pub run_id: String,
+    /// Notes and caveats.
+    #[serde(default)]
+    pub notes: String,
+    /// app (default) or system; system needs the paired application metric.
+    #[serde(default)]
+    pub metric_scope: Option<String>,
+    /// Paired application metric.
+    #[serde(default)]
+    pub app_metric: Option<String>,
+    /// Its value before.
+    #[serde(default)]
+    pub app_before: Option<f64>,
+    /// Its value after.
+    #[serde(default)]
+    pub app_after: Option<f64>,
+    /// Whether a smaller application value is better (default true).
+    #[serde(default = "default_true")]
+    pub app_lower_is_better: bool,
+}
+
+/// `opt_proposal_table`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ProposalTableParams {
+    /// The rows: a JSON array (or its text) of {level, bottleneck, change, expected_delta,
+    /// citation, status?, skip_reason?, app_impact_pct?, system_impact_pct?,
+    /// actual_app_impact_pct?, actual_system_impact_pct?}.
+    pub proposals_json: serde_json::Value,
+    /// System name.
+    #[serde(default)]
+    pub system: String,
+    /// Workload name.
+    #[serde(default)]
+    pub workload: String,
+    /// Software, comma-separated.
+    #[serde(default)]
+    pub software: String,
+}
+
+/// The network search tools of dftracer-agents, answered offline.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct OfflineParams {
+    /// What would have been searched.
+    #[serde(default)]
+    pub query: String,
+}
+
+fn some(text: &str) -> Option<String> {
+    let text = text.trim();
+    if text.is_empty() { None } else { Some(text.to_string()) }
+}
+
+fn input(context: &Context, path: &str) -> Result<Input, ToolError> {
+    let path = context.roots.resolve(path, true)?;
+    Ok(Input { paths: vec![path], strict: false, scan: ioscout_read::ScanOptions::default() })
+}
+
+fn kb_path(context: &Context) -> Result<PathBuf, ToolError> {
+    let path = context.kb.clone();
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|error| ToolError::Failed(format!("creating {}: {error}", parent.display())))?;
+    }
+    Ok(path)
+}
+
+/// `event_count`.
+pub fn event_count(context: &Context, params: EventCountParams) -> Result<Outcome, ToolError> {
+    Ok(ioscout_service::count::count(&input(context, &params.directory)?)?)
+}
+
+/// `reader`.
+pub fn reader(context: &Context, params: ReaderParams) -> Result<Outcome, ToolError> {
+    Ok(ioscout_service::info::info(&input(context, &params.file)?)?)
+}
+
+/// `analyze`.
+pub fn analyze(context: &Context, params: AnalyzeParams) -> Result<Outcome, ToolError> {
+    let request = ioscout_service::analyze::AnalyzeRequest {
+        preset: params.analyzer_preset,
+        views: params.view_types,
+        time_granularity_s: params.analyzer_time_granularity.unwrap_or(1.0),
+        overlap: params.overlap,
+        dfanalyzer_compat: params.dfanalyzer_compat,
+    };
+    Ok(ioscout_service::analyze::analyze(&input(context, &params.trace_path)?, &request)?)
+}
+
+/// `diagnose`.
+pub fn diagnose(context: &Context, params: DiagnoseParams) -> Result<Outcome, ToolError> {
+    let drishti_config = match params.drishti_config.as_deref().and_then(some) {
+        Some(path) => Some(context.roots.resolve(&path, true)?),
+        None => None,
+    };
+    let request = ioscout_service::diagnose::DiagnoseRequest {
+        preset: params.preset,
+        rules: params.rules,
+        min_severity: params.min_severity,
+        fail_on: None,
+        bandwidth_ceiling_bps: params.bandwidth_ceiling,
+        window_bins: None,
+        drishti_config,
+    };
+    Ok(ioscout_service::diagnose::diagnose(&input(context, &params.trace_path)?, &request)?)
+}
+
+/// `comparator`.
+pub fn comparator(context: &Context, params: ComparatorParams) -> Result<Outcome, ToolError> {
+    let before = context.roots.resolve(&params.baseline, true)?;
+    let after = context.roots.resolve(&params.variant, true)?;
+    Ok(ioscout_service::advise::compare(&before, &after, &params.preset)?)
+}
+
+/// `query`: rows as JSON objects (the `jsonl` output of `ioscout query`, parsed).
+pub fn query(context: &Context, params: QueryParams) -> Result<Outcome, ToolError> {
+    if params.limit == 0 || params.limit > 10_000 {
+        return Err(ToolError::InvalidParams(format!("limit must be 1 to 10000, not {}", params.limit)));
+    }
+    let request = ioscout_service::query::QueryRequest {
+        filter: params.filter,
+        limit: Some(params.limit),
+        select: params.select,
+        format: Some(ioscout_service::view::ViewFormat::Jsonl),
+        no_index: params.no_index,
+        group_by: params.group_by,
+        aggregate: params.agg,
+        index_dir: None,
+    };
+    let buffer = SharedBuffer::default();
+    let report = ioscout_service::query::query(
+        &input(context, &params.trace_path)?,
+        &request,
+        Box::new(buffer.clone()),
+    )?;
+    let bytes = buffer.take();
+    let mut rows = Vec::new();
+    for line in bytes.split(|byte| *byte == b'\n').filter(|line| !line.is_empty()) {
+        rows.push(
+            serde_json::from_slice::<serde_json::Value>(line)
+                .map_err(|error| ToolError::Failed(format!("row: {error}")))?,
+        );
+    }
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let value = serde_json::json!({
+        "status": "ok",
+        "count": rows.len(),
+        "limit_reached": rows.len() as u64 >= params.limit,
+        "rows": rows,
+        "notes": report.notes,
+        "problem_count": report.scan.problem_count(),
+    });
+    Ok(Outcome::new(value, text))
+}
+
+/// A `Write` sink the query fills and the tool reads back.
+#[derive(Clone, Default)]
+struct SharedBuffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl SharedBuffer {
+    fn take(&self) -> Vec<u8> {
+        self.0.lock().map(|mut bytes| std::mem::take(&mut *bytes)).unwrap_or_default()
+    }
+}
+
+impl std::io::Write for SharedBuffer {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().map_err(|_| std::io::Error::other("buffer poisoned"))?.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `explain_rule`.
+pub fn explain_rule(_context: &Context, params: ExplainParams) -> Result<Outcome, ToolError> {
+    if params.code.trim().is_empty() {
+        return Ok(ioscout_service::diagnose::list_rules());
+    }
+    Ok(ioscout_service::diagnose::explain(params.code.trim())?)
+}
+
+/// `advise`.
+pub fn advise(context: &Context, params: AdviseParams) -> Result<Outcome, ToolError> {
+    let run_dir = match params.run_dir.as_deref().and_then(some) {
+        Some(path) => Some(context.roots.resolve(&path, false)?),
+        None => None,
+    };
+    let request = ioscout_service::advise::AdviseRequest {
+        preset: params.preset,
+        fs_type: params.fs_type,
+        run_dir,
+        kb: Some(context.kb.clone()),
+        system: params.system,
+        workload: params.workload,
+    };
+    Ok(ioscout_service::advise::advise(&input(context, &params.trace_path)?, &request)?)
+}
+
+/// `darshan_summary`.
+pub fn darshan_summary(context: &Context, params: DarshanParams) -> Result<Outcome, ToolError> {
+    let path = context.roots.resolve(&params.log, true)?;
+    Ok(ioscout_service::darshan::summaries(&[path], true)?)
+}
+
+/// `session_analyze_traces`.
+pub fn session_analyze_traces(context: &Context, params: SessionAnalyzeParams) -> Result<Outcome, ToolError> {
+    let run_dir = context.roots.resolve(&params.run_id, true)?;
+    if params.subpath.split('/').any(|part| part == "..") || params.run_name.contains("..") {
+        return Err(ToolError::InvalidParams("run_name and subpath may not contain ..".into()));
+    }
+    let detail = ioscout_service::session::Detail::parse(&params.query_type)?;
+    Ok(ioscout_service::session::analyze_traces(
+        &run_dir,
+        &params.run_name,
+        &params.subpath,
+        detail,
+        &params.preset,
+        &ioscout_read::ScanOptions::default(),
+    )?)
+}
+
+/// `session_validate_structure`.
+pub fn session_validate_structure(context: &Context, params: RunParams) -> Result<Outcome, ToolError> {
+    let run_dir = context.roots.resolve(&params.run_id, true)?;
+    let mut outcome = ioscout_service::advise::runs_validate(&run_dir);
+    // A layout problem is the answer, not a failure of the tool.
+    outcome.flagged = false;
+    Ok(outcome)
+}
+
+/// `session_reorganize_structure`.
+pub fn session_reorganize_structure(
+    context: &Context,
+    params: ReorganizeParams,
+) -> Result<Outcome, ToolError> {
+    let run_dir = context.roots.resolve(&params.run_id, true)?;
+    Ok(ioscout_service::advise::runs_reorganize(&run_dir, params.dry_run)?)
+}
+
+/// `session_search_optimization_context`.
+pub fn session_search_optimization_context(
+    context: &Context,
+    params: ContextParams,
+) -> Result<Outcome, ToolError> {
+    let run_dir = context.roots.resolve(&params.run_id, true)?;
+    let kb = context.kb.clone();
+    Ok(ioscout_service::session::search_context(
+        &run_dir,
+        Some(&kb),
+        &params.system,
+        &params.workload,
+        &params.metric_scope,
+        true,
+    )?)
+}
+
+/// `rag_search`.
+pub fn rag_search(_context: &Context, params: RagParams) -> Result<Outcome, ToolError> {
+    Ok(ioscout_service::search::search(&ioscout_service::search::SearchRequest {
+        query: params.query,
+        bottleneck: params.bottleneck,
+        system_config: params.system_config,
+        top_k: params.top_k,
+        resource_type: params.resource_type,
+    })?)
+}
+
+/// `opt_kb_record`.
+pub fn opt_kb_record(context: &Context, params: KbRecordParams) -> Result<Outcome, ToolError> {
+    let entry = ioscout_service::advise::AgentEntry {
+        scope: params.scope,
+        change: params.change,
+        metric: params.metric,
+        before: params.before,
+        after: params.after,
+        citation: params.citation,
+        system: params.system,
+        workload: params.workload,
+        software: params.software,
+        bottleneck: params.bottleneck,
+        lower_is_better: params.lower_is_better,
+        run_id: params.run_id,
+        notes: params.notes,
+        metric_scope: params.metric_scope.unwrap_or_else(|| "app".into()),
+        app_metric: params.app_metric,
+        app_before: params.app_before,
+        app_after: params.app_after,
+        app_lower_is_better: params.app_lower_is_better,
+        strategy: None,
+    };
+    Ok(ioscout_service::advise::kb_record(&kb_path(context)?, entry.into_entry()?)?)
+}
+
+/// `opt_kb_lookup`.
+pub fn opt_kb_lookup(context: &Context, params: KbLookupParams) -> Result<Outcome, ToolError> {
+    let request = ioscout_service::advise::KbLookupRequest {
+        system: some(&params.system),
+        workload: some(&params.workload),
+        software: some(&params.software),
+        scope: some(&params.scope),
+        bottleneck: some(&params.bottleneck),
+        metric_scope: some(&params.metric_scope),
+        limit: params.limit,
+    };
+    Ok(ioscout_service::advise::kb_lookup(&context.kb, &request)?)
+}
+
+/// `opt_kb_render`.
+pub fn opt_kb_render(context: &Context, params: KbRenderParams) -> Result<Outcome, ToolError> {
+    let skill_dir = match params.skill_dir.as_deref().and_then(some) {
+        Some(path) => Some(context.roots.resolve(&path, false)?),
+        None => None,
+    };
+    Ok(ioscout_service::advise::kb_render(&context.kb, skill_dir.as_deref())?)
+}
+
+/// `opt_proposal_table`.
+pub fn opt_proposal_table(context: &Context, params: ProposalTableParams) -> Result<Outcome, ToolError> {
+    let rows = match params.proposals_json {
+        serde_json::Value::String(text) => serde_json::from_str(&text),
+        other => serde_json::from_value(other),
+    }
+    .map_err(|error| ToolError::InvalidParams(format!("proposals_json: {error}")))?;
+    Ok(ioscout_service::advise::proposal_table(
+        rows,
+        Some(&context.kb),
+        some(&params.system).as_deref(),
+        some(&params.workload).as_deref(),
+        some(&params.software).as_deref(),
+    )?)
+}
+
+/// The network tools: a clear refusal that names the local alternative.
+pub fn offline(_context: &Context, _params: OfflineParams) -> Result<Outcome, ToolError> {
+    Err(ToolError::Failed(
+        "offline: ioscout searches nothing remote; use session_search_optimization_context (knowledge base and citation catalog) or rag_search (bundled references and rule documentation)".into(),
+    ))
+}
