@@ -299,59 +299,6 @@ pub struct KbRenderParams {
     pub skill_dir: Option<String>,
 }
 
-/// `opt_kb_record`: the dftracer-agents entry.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct KbRecordParams {
-    /// workload, software or system (or L1, L2, L3).
-    pub scope: String,
-    /// The change made.
-    pub change: String,
-    /// The metric measured.
-    pub metric: String,
-    /// Its value before.
-    pub before: f64,
-    /// Its value after.
-    pub after: f64,
-    /// Where the technique is documented (a paper, documentation, or session:<id>).
-    pub citation: String,
-    /// System name (required for system scope).
-    #[serde(default)]
-    pub system: String,
-    /// Workload name (required for workload scope).
-    #[serde(default)]
-    pub workload: String,
-    /// Software, comma-separated.
-    #[serde(default)]
-    pub software: String,
-    /// The bottleneck addressed.
-    #[serde(default)]
-    pub bottleneck: String,
-    /// Whether smaller is better (default true).
-    #[serde(default = "default_true")]
-    pub lower_is_better: bool,
-    /// The run.
-    #[serde(default)]
-    pub run_id: String,
-    /// Notes and caveats.
-    #[serde(default)]
-    pub notes: String,
-    /// app (default) or system; system needs the paired application metric.
-    #[serde(default)]
-    pub metric_scope: Option<String>,
-    /// Paired application metric.
-    #[serde(default)]
-    pub app_metric: Option<String>,
-    /// Its value before.
-    #[serde(default)]
-    pub app_before: Option<f64>,
-    /// Its value after.
-    #[serde(default)]
-    pub app_after: Option<f64>,
-    /// Whether a smaller application value is better (default true).
-    #[serde(default = "default_true")]
-    pub app_lower_is_better: bool,
-}
-
 /// `opt_proposal_table`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ProposalTableParams {
@@ -600,30 +547,12 @@ pub fn rag_search(_context: &Context, params: RagParams) -> Result<Outcome, Tool
     })?)
 }
 
-/// `opt_kb_record`.
-pub fn opt_kb_record(context: &Context, params: KbRecordParams) -> Result<Outcome, ToolError> {
-    let entry = ioscout_service::advise::AgentEntry {
-        scope: params.scope,
-        change: params.change,
-        metric: params.metric,
-        before: params.before,
-        after: params.after,
-        citation: params.citation,
-        system: params.system,
-        workload: params.workload,
-        software: params.software,
-        bottleneck: params.bottleneck,
-        lower_is_better: params.lower_is_better,
-        run_id: params.run_id,
-        notes: params.notes,
-        metric_scope: params.metric_scope.unwrap_or_else(|| "app".into()),
-        app_metric: params.app_metric,
-        app_before: params.app_before,
-        app_after: params.app_after,
-        app_lower_is_better: params.app_lower_is_better,
-        strategy: None,
-    };
-    Ok(ioscout_service::advise::kb_record(&kb_path(context)?, entry.into_entry()?)?)
+/// `opt_kb_record`: the dftracer-agents entry.
+pub fn opt_kb_record(
+    context: &Context,
+    params: ioscout_service::advise::AgentEntry,
+) -> Result<Outcome, ToolError> {
+    Ok(ioscout_service::advise::kb_record(&kb_path(context)?, params.into_entry()?)?)
 }
 
 /// `opt_kb_lookup`.

@@ -287,8 +287,9 @@ pub fn kb_record(path: &Path, input: kb::EntryInput) -> Result<Outcome> {
 
 /// An entry as the dftracer-agents `opt_kb_record` tool takes it: `scope` is `workload`,
 /// `software` or `system` (or `L1`, `L2`, `L3`), `lower_is_better` instead of
-/// `higher_is_better`, `notes` for caveats.
-#[derive(Clone, Debug, Deserialize)]
+/// `higher_is_better`, `notes` for caveats. (Its field docs are the parameter descriptions
+/// agents read in the tool's JSON Schema.)
+#[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
 pub struct AgentEntry {
     /// `workload`/`software`/`system` or `L1`/`L2`/`L3`.
     pub scope: String,
@@ -585,4 +586,46 @@ pub fn runs_reorganize(directory: &Path, dry_run: bool) -> Result<Outcome> {
         })
         .collect();
     Ok(Outcome::new(json!({"status": "ok", "dry_run": dry_run, "actions": actions}), text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agent(scope: &str) -> AgentEntry {
+        AgentEntry {
+            scope: scope.into(),
+            change: "stripe count 1 -> 8".into(),
+            metric: "read_bw".into(),
+            before: 1.0,
+            after: 2.0,
+            citation: "https://doc.lustre.org".into(),
+            system: String::new(),
+            workload: String::new(),
+            software: String::new(),
+            bottleneck: String::new(),
+            lower_is_better: false,
+            run_id: String::new(),
+            notes: String::new(),
+            metric_scope: "app".into(),
+            app_metric: None,
+            app_before: None,
+            app_after: None,
+            app_lower_is_better: true,
+            strategy: None,
+        }
+    }
+
+    #[test]
+    fn agent_entries_map_their_scope_and_are_refused_as_dftracer_agents_refuses_them() {
+        let software = agent("software").into_entry();
+        assert!(software.as_ref().is_ok_and(|entry| entry.layer == "L2" && entry.higher_is_better));
+        assert!(matches!(agent("system").into_entry(), Err(ServiceError::BadRequest(_))));
+        assert!(matches!(agent("workload").into_entry(), Err(ServiceError::BadRequest(_))));
+        assert!(matches!(agent("galaxy").into_entry(), Err(ServiceError::BadRequest(_))));
+        let uncited = AgentEntry { citation: " ".into(), ..agent("software") };
+        assert!(matches!(uncited.into_entry(), Err(ServiceError::BadRequest(_))));
+        let system = AgentEntry { system: "tuolumne".into(), ..agent("system") };
+        assert!(system.into_entry().is_ok_and(|entry| entry.layer == "L3"));
+    }
 }

@@ -234,3 +234,57 @@ pub fn search(request: &SearchRequest) -> Result<Outcome> {
     });
     Ok(Outcome::new(value, rendered))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(request: &SearchRequest) -> Vec<String> {
+        search(request)
+            .map(|outcome| {
+                outcome.value["results"]
+                    .as_array()
+                    .map(|results| {
+                        results
+                            .iter()
+                            .filter_map(|result| result["id"].as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            })
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_rule_code_finds_its_rule_first_and_kinds_filter() {
+        let found = ids(&SearchRequest {
+            query: "PIPE-OVERLAP-1 overlap".into(),
+            top_k: 5,
+            ..SearchRequest::default()
+        });
+        assert!(found.iter().any(|id| id == "PIPE-OVERLAP-1"), "{found:?}");
+        let papers = search(&SearchRequest {
+            query: "collective buffering".into(),
+            top_k: 50,
+            resource_type: "paper".into(),
+            ..SearchRequest::default()
+        });
+        let papers = papers.map(|outcome| outcome.value).unwrap_or_default();
+        assert!(
+            papers["results"]
+                .as_array()
+                .is_some_and(|results| results.iter().all(|result| result["type"] == "paper"))
+        );
+    }
+
+    #[test]
+    fn empty_queries_and_unknown_kinds_are_bad_requests() {
+        assert!(matches!(search(&SearchRequest::default()), Err(ServiceError::BadRequest(_))));
+        let unknown = SearchRequest {
+            query: "lustre".into(),
+            resource_type: "video".into(),
+            ..SearchRequest::default()
+        };
+        assert!(matches!(search(&unknown), Err(ServiceError::BadRequest(_))));
+    }
+}

@@ -297,3 +297,27 @@ pub fn search_context(
     }
     Ok(Outcome::new(value, text))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_trace_root_prefers_the_compact_traces_of_the_named_run() {
+        let run = std::env::temp_dir().join(format!("ioscout-session-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&run);
+        let _ = std::fs::create_dir_all(run.join("baseline/traces/compact/rank0"));
+        assert_eq!(trace_root(&run, "baseline", ""), run.join("baseline/traces/compact"));
+        assert_eq!(trace_root(&run, "baseline", "rank0"), run.join("baseline/traces/compact/rank0"));
+        assert_eq!(trace_root(&run, "baseline", "missing"), run.join("baseline/traces"));
+        assert_eq!(trace_root(&run, "opt1", ""), run);
+        let _ = std::fs::remove_dir_all(&run);
+    }
+
+    #[test]
+    fn query_types_parse_and_others_are_refused() {
+        assert_eq!(Detail::parse("summary").ok(), Some(Detail::Summary));
+        assert_eq!(Detail::parse("timeline_overlap").ok(), Some(Detail::TimelineOverlap));
+        assert!(Detail::parse("everything").is_err());
+    }
+}
