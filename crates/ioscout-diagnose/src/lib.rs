@@ -314,10 +314,25 @@ pub fn dimension(code: &str) -> Option<&'static str> {
         | "PIPE-METADATA"
         | "IOS-METADATA"
         | "DFA-METADATA-DOMINANCE"
+        | "DFA-OPEN-PRESSURE"
+        | "DFA-READER-OPEN-TAIL"
         | "PIPE-SMALL-FILES"
         | "P17" => "metadata_ops",
-        "WIS-OP-MIX" | "WIS-SIZE-MIX" | "PIPE-OP-COUNT" | "IOS-HEALTHY" | "P01" | "P02" | "P03" | "P04"
-        | "P09" | "P10" | "P12" | "P14" | "M04" | "M05" => return None,
+        "WIS-OP-MIX"
+        | "WIS-SIZE-MIX"
+        | "PIPE-OP-COUNT"
+        | "IOS-HEALTHY"
+        | "DFA-COMPUTE-DOMINANCE"
+        | "P01"
+        | "P02"
+        | "P03"
+        | "P04"
+        | "P09"
+        | "P10"
+        | "P12"
+        | "P14"
+        | "M04"
+        | "M05" => return None,
         _ => "time",
     })
 }

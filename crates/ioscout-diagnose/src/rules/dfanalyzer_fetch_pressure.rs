@@ -52,7 +52,7 @@ impl Rule for FetchPressure {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::rules::testing::{analysis, event};
 

@@ -6,10 +6,16 @@
 //! bottleneck).
 
 mod dfanalyzer_bandwidth_saturation;
+mod dfanalyzer_compute_dominance;
+mod dfanalyzer_fetch_outlier;
 mod dfanalyzer_fetch_pressure;
 mod dfanalyzer_fetch_rank_imbalance;
+mod dfanalyzer_io_contention;
 mod dfanalyzer_metadata_dominance;
+mod dfanalyzer_open_pressure;
 mod dfanalyzer_read_contention;
+mod dfanalyzer_read_pressure;
+mod dfanalyzer_reader_open_tail;
 mod drishti_small_reads;
 mod drishti_small_writes;
 mod drishti_stdio;
@@ -33,10 +39,16 @@ mod wisio_small_reads;
 mod wisio_small_writes;
 
 pub use dfanalyzer_bandwidth_saturation::BandwidthSaturation;
+pub use dfanalyzer_compute_dominance::ComputeDominance;
+pub use dfanalyzer_fetch_outlier::FetchOutlier;
 pub use dfanalyzer_fetch_pressure::FetchPressure;
 pub use dfanalyzer_fetch_rank_imbalance::FetchRankImbalance;
+pub use dfanalyzer_io_contention::IoContention;
 pub use dfanalyzer_metadata_dominance::MetadataDominance;
+pub use dfanalyzer_open_pressure::OpenPressure;
 pub use dfanalyzer_read_contention::ReadContention;
+pub use dfanalyzer_read_pressure::ReadPressure;
+pub use dfanalyzer_reader_open_tail::ReaderOpenTail;
 pub use drishti_small_reads::ManySmallReads;
 pub use drishti_small_writes::ManySmallWrites;
 pub use drishti_stdio::StdioShare;
@@ -65,10 +77,16 @@ use crate::{Context, Rule};
 pub fn all() -> &'static [&'static dyn Rule] {
     &[
         &BandwidthSaturation,
+        &ComputeDominance,
+        &FetchOutlier,
         &FetchPressure,
         &FetchRankImbalance,
+        &IoContention,
         &MetadataDominance,
+        &OpenPressure,
         &ReadContention,
+        &ReadPressure,
+        &ReaderOpenTail,
         &ManySmallReads,
         &ManySmallWrites,
         &StdioShare,
