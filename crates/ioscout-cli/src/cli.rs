@@ -154,6 +154,51 @@ Examples:
   ioscout mcp --root ~/runs
   ioscout mcp --root ~/runs --root /scratch/traces --http 127.0.0.1:5000")]
     Mcp(McpArguments),
+    /// Tune a workload's parameters: OFAT-guided greedy search (or grid, random, TPE) on a
+    /// representative subset, validated at full size.
+    #[command(after_help = "\
+The spec (TOML) names the workload's command template, its parameters by layer (L1 application,
+L2 software, L3 system) with candidate values, the objective (a number in a JSON file the run
+writes, such as DLIO's summary.json, or a metric of its DFTracer trace) and its direction, and a
+dataset-size knob for subsets. See examples/tune/.
+
+Examples:
+  ioscout tune examples/tune/mock.toml
+  ioscout tune examples/tune/mock.toml --strategy tpe --budget 16 --seed 3 --json
+  ioscout tune examples/tune/dlio-resnet50.toml --kb kb.jsonl")]
+    Tune(TuneArguments),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TuneArguments {
+    /// The tuning spec.
+    #[arg(value_name = "SPEC")]
+    pub(crate) spec: PathBuf,
+    /// Search strategy: ofat, grid, random, tpe.
+    #[arg(long, default_value = "ofat")]
+    pub(crate) strategy: String,
+    /// Evaluations the search may spend, the baseline included (default: the strategy's own end).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(crate) budget: usize,
+    /// Seed for random and TPE.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Record every evaluation in this knowledge base (default: kb.jsonl in the spec's runs
+    /// directory).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) kb: Option<PathBuf>,
+    /// Do not record evaluations in a knowledge base.
+    #[arg(long, conflicts_with = "kb")]
+    pub(crate) no_kb: bool,
+    /// Tune at full size (skip subset selection).
+    #[arg(long)]
+    pub(crate) no_subset: bool,
+    /// Skip the full-size validation of the best configuration.
+    #[arg(long)]
+    pub(crate) no_validate: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]

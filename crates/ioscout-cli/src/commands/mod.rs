@@ -9,6 +9,7 @@ mod index;
 mod info;
 mod mcp;
 mod query;
+mod tune;
 mod view;
 
 use std::process::ExitCode;
@@ -33,5 +34,6 @@ pub(crate) fn run(arguments: &Arguments) -> anyhow::Result<ExitCode> {
         Command::Kb(command) => advise::kb(command),
         Command::Runs(command) => advise::runs(command),
         Command::Mcp(arguments) => mcp::run(arguments),
+        Command::Tune(arguments) => tune::run(arguments),
     }
 }
