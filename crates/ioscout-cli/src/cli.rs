@@ -167,6 +167,25 @@ Examples:
   ioscout tune examples/tune/mock.toml --strategy tpe --budget 16 --seed 3 --json
   ioscout tune examples/tune/dlio-resnet50.toml --kb kb.jsonl")]
     Tune(TuneArguments),
+    /// Write a self-contained HTML report: summary, layer breakdown, per-process timeline of
+    /// compute and I/O, bandwidth and operations over time, bytes by directory and process, the
+    /// transfer-size histogram, findings and proposals.
+    #[command(
+        after_help = "Examples:\n  ioscout report testdata/sample -o report.html\n  ioscout report traces/ --preset dlio -o run42.html"
+    )]
+    Report(ReportArguments),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReportArguments {
+    #[command(flatten)]
+    pub(crate) input: InputArguments,
+    /// Layer preset: auto, posix, dlio, dlio-prev, generic.
+    #[arg(long, value_name = "PRESET", default_value = "auto")]
+    pub(crate) preset: String,
+    /// The HTML file to write.
+    #[arg(long, short, value_name = "FILE", default_value = "report.html")]
+    pub(crate) output: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -9,6 +9,7 @@ mod index;
 mod info;
 mod mcp;
 mod query;
+mod report;
 mod tune;
 mod view;
 
@@ -35,5 +36,6 @@ pub(crate) fn run(arguments: &Arguments) -> anyhow::Result<ExitCode> {
         Command::Runs(command) => advise::runs(command),
         Command::Mcp(arguments) => mcp::run(arguments),
         Command::Tune(arguments) => tune::run(arguments),
+        Command::Report(arguments) => report::run(arguments),
     }
 }

@@ -1,0 +1,33 @@
+//! `ioscout report`: the HTML report (`ioscout_service::report`) written to a file.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use ioscout_service::report::ReportRequest;
+
+use crate::cli::ReportArguments;
+use crate::common;
+
+pub(crate) fn run(arguments: &ReportArguments) -> anyhow::Result<ExitCode> {
+    let request = ReportRequest { preset: arguments.preset.clone(), ..ReportRequest::default() };
+    let (input, bar) = common::service_input_with_progress(&arguments.input, "report");
+    let report = ioscout_service::report::report(&input, &request)?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    std::fs::write(&arguments.output, &report.html)
+        .with_context(|| format!("writing {}", arguments.output.display()))?;
+    if !arguments.input.quiet {
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(
+            stderr,
+            "ioscout: wrote {} ({} charts, {} findings, {} KiB)",
+            arguments.output.display(),
+            report.charts,
+            report.findings,
+            report.html.len() / 1024
+        );
+    }
+    Ok(common::finish(&report.scan, &arguments.input))
+}

@@ -1,0 +1,444 @@
+//! The HTML report (`ioscout report`): one self-contained file (inline styles, server-side SVG,
+//! no network at view time) with the summary and layer breakdown, a per-process timeline of
+//! compute versus I/O, bandwidth and operations over time, a directory-by-process heatmap of the
+//! bytes moved, the transfer-size histogram, the findings with their evidence, and the proposal
+//! table.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::ops::ControlFlow;
+
+use ioscout_analysis::{Analysis, AnalysisOptions, OverlapMode, ViewType};
+use ioscout_model::{Event, HashTables, Phase};
+use ioscout_read::Fold;
+use ioscout_read::event::Args;
+
+use crate::svg::{self, Series, escape};
+use crate::text::thousands;
+use crate::{Input, Result};
+
+/// What to report on.
+#[derive(Clone, Debug)]
+pub struct ReportRequest {
+    /// Layer preset.
+    pub preset: String,
+    /// Most processes shown in the timeline and the heatmap.
+    pub max_processes: usize,
+}
+
+impl Default for ReportRequest {
+    fn default() -> Self {
+        ReportRequest { preset: "auto".into(), max_processes: 32 }
+    }
+}
+
+/// A report.
+#[derive(Debug)]
+pub struct HtmlReport {
+    /// The page.
+    pub html: String,
+    /// Charts drawn.
+    pub charts: usize,
+    /// Findings listed.
+    pub findings: usize,
+    /// The scan's report.
+    pub scan: ioscout_read::ScanReport,
+}
+
+/// Bins of the timeline at most (wider bins beyond).
+const TIMELINE_BINS: usize = 200;
+
+/// Per process and time bin, compute and I/O seconds; per directory and process, bytes.
+struct ReportFold<'t> {
+    tables: &'t HashTables,
+    first_ts: i64,
+    bin_us: f64,
+    bins: usize,
+    busy: HashMap<i64, Vec<(f64, f64)>>,
+    bytes: HashMap<(String, i64), u64>,
+}
+
+fn is_io(category: &str) -> bool {
+    let lower = category.to_ascii_lowercase();
+    lower.starts_with("posix") || lower.starts_with("stdio")
+}
+
+fn is_compute(category: &str, name: &str) -> bool {
+    category.eq_ignore_ascii_case("compute") || name.ends_with(".compute") || name == "compute"
+}
+
+impl Fold for ReportFold<'_> {
+    fn event(&mut self, event: &Event<'_>) {
+        if event.phase != Some(Phase::Complete) {
+            return;
+        }
+        let (Some(pid), Some(ts), Some(dur)) = (event.pid, event.ts, event.dur) else { return };
+        let category = event.cat.as_deref().unwrap_or("");
+        let name = event.name.as_deref().unwrap_or("");
+        let io = is_io(category);
+        if !io && !is_compute(category, name) {
+            return;
+        }
+        let cells = self.busy.entry(pid).or_insert_with(|| vec![(0.0, 0.0); self.bins]);
+        // Spread the event over the bins it covers.
+        let mut start = (ts - self.first_ts).max(0) as f64;
+        let end = start + dur.max(0) as f64;
+        while start < end {
+            let bin = ((start / self.bin_us) as usize).min(self.bins - 1);
+            let bin_end = ((bin + 1) as f64 * self.bin_us).max(start + 1.0);
+            let part = (end.min(bin_end) - start) / 1e6;
+            if io {
+                cells[bin].1 += part;
+            } else {
+                cells[bin].0 += part;
+            }
+            if bin == self.bins - 1 {
+                break;
+            }
+            start = bin_end;
+        }
+        if io && (name.contains("read") || name.contains("write")) {
+            let args = Args::of(event);
+            let size = ["ret", "size", "size_sum"]
+                .iter()
+                .find_map(|key| args.get(key).and_then(ioscout_model::RawValue::as_i64));
+            if let Some(size) = size.filter(|size| *size > 0) {
+                let file = ioscout_read::resolve_file(&args, self.tables)
+                    .map_or_else(|| "(unknown file)".into(), std::borrow::Cow::into_owned);
+                let directory = std::path::Path::new(&file)
+                    .parent()
+                    .map_or_else(|| file.clone(), |parent| parent.display().to_string());
+                *self.bytes.entry((directory, pid)).or_default() += size as u64;
+            }
+        }
+    }
+}
+
+fn table(out: &mut String, headers: &[&str], rows: &[Vec<String>]) {
+    out.push_str("<table><thead><tr>");
+    for header in headers {
+        let _ = write!(out, "<th>{}</th>", escape(header));
+    }
+    out.push_str("</tr></thead><tbody>");
+    for row in rows {
+        out.push_str("<tr>");
+        for cell in row {
+            let _ = write!(out, "<td>{}</td>", escape(cell));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem auto;max-width:980px;color:#222;line-height:1.4}h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}td,th{border-bottom:1px solid #eee;padding:.2rem .6rem;text-align:left;vertical-align:top}th{background:#f6f6f6}td:nth-child(n+2){font-variant-numeric:tabular-nums}.meta{color:#666}.chart{margin:1rem 0}.chart svg{max-width:100%;height:auto;background:#fff}figcaption{font-size:.9rem;margin-bottom:.3rem}.plot{fill:#fafafa;stroke:#ccc}.grid{stroke:#e6e6e6}.tick{font-size:11px;fill:#555}.axis{font-size:12px;fill:#333}.legend{font-size:12px;fill:#333}.label-critical{color:#b00020;font-weight:600}.label-high{color:#d55e00;font-weight:600}.label-medium{color:#a07000}";
+
+/// Builds the report of `input`.
+pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
+    let options = AnalysisOptions {
+        preset: request.preset.clone(),
+        views: vec![ViewType::TimeRange, ViewType::FileName],
+        overlap: OverlapMode::Exact,
+        ..AnalysisOptions::default()
+    };
+    let (analysis, scan, file_count) = crate::analyze::run(input, &options)?;
+    let context = ioscout_diagnose::Context::new(&analysis, ioscout_diagnose::Parameters::default());
+    let findings =
+        crate::diagnose::select(ioscout_diagnose::diagnose(&context), ioscout_diagnose::Label::Low, None);
+    let metric = ioscout_diagnose::choose_metric(&findings);
+    let catalog = ioscout_advise::Catalog::bundled()?;
+    let measurements =
+        ioscout_advise::Measurements::from_analysis(&analysis, ioscout_diagnose::Parameters::default());
+    let filesystem = ioscout_advise::filesystem::detect(&measurements.file_weights, None);
+    let advice = ioscout_advise::advise(&catalog, measurements, filesystem, &ioscout_advise::Measured::new());
+
+    // The timeline and heatmap pass.
+    let (files, problems) = input.discover();
+    let scanner = input.scanner();
+    let metadata = crate::view::gather_metadata(&scanner, &files);
+    let job_us = (analysis.raw.last_end - analysis.raw.first_ts).max(1) as f64;
+    let bins =
+        TIMELINE_BINS.min((job_us / 1e6 / analysis.raw.time_granularity_s).ceil().max(1.0) as usize).max(1);
+    let bin_us = job_us / bins as f64;
+    let mut busy: HashMap<i64, Vec<(f64, f64)>> = HashMap::new();
+    let mut bytes: HashMap<(String, i64), u64> = HashMap::new();
+    scanner.scan(
+        &files,
+        &problems,
+        |_| ReportFold {
+            tables: &metadata.tables,
+            first_ts: analysis.raw.first_ts,
+            bin_us,
+            bins,
+            busy: HashMap::new(),
+            bytes: HashMap::new(),
+        },
+        |_, fold, _| {
+            for (pid, cells) in fold.busy {
+                let mine = busy.entry(pid).or_insert_with(|| vec![(0.0, 0.0); bins]);
+                for (target, (compute, io)) in mine.iter_mut().zip(cells) {
+                    target.0 += compute;
+                    target.1 += io;
+                }
+            }
+            for (key, value) in fold.bytes {
+                *bytes.entry(key).or_default() += value;
+            }
+            ControlFlow::Continue(())
+        },
+    );
+
+    let mut html = String::with_capacity(1 << 18);
+    let title = format!("ioscout report: {}", input.describe());
+    let _ = write!(
+        html,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{}</title><style>{STYLE}</style></head><body>\n<h1>I/O report</h1><p class=\"meta\">{} &middot; preset {} &middot; {} files &middot; job {:.3} s &middot; {} events &middot; {} processes &middot; metric to optimise: <strong>{}</strong> ({})</p>\n",
+        escape(&title),
+        escape(&input.describe()),
+        escape(&analysis.preset.name),
+        thousands(file_count as u64),
+        analysis.raw.job_time_s,
+        thousands(analysis.raw.trace_event_count),
+        thousands(analysis.raw.unique_process_count),
+        escape(metric.metric),
+        escape(&metric.reason)
+    );
+    summary(&mut html, &analysis);
+    let mut charts = 0;
+    html.push_str("<h2>Timeline</h2>\n");
+    let mut processes: Vec<(i64, f64)> =
+        busy.iter().map(|(pid, cells)| (*pid, cells.iter().map(|(c, i)| c + i).sum())).collect();
+    processes.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    processes.truncate(request.max_processes);
+    processes.sort_by_key(|(pid, _)| *pid);
+    let bin_seconds = bin_us / 1e6;
+    let rows: Vec<(String, Vec<(f64, f64)>)> = processes
+        .iter()
+        .map(|(pid, _)| {
+            let cells = busy
+                .get(pid)
+                .map(|cells| {
+                    cells.iter().map(|(compute, io)| (compute / bin_seconds, io / bin_seconds)).collect()
+                })
+                .unwrap_or_default();
+            (format!("pid {pid}"), cells)
+        })
+        .collect();
+    if !rows.is_empty() {
+        html.push_str(&svg::timeline(
+            "chart-timeline",
+            "Compute and I/O per process over time",
+            &format!("(the {} busiest processes; bins of {:.3} s)", rows.len(), bin_seconds),
+            &rows,
+            bin_seconds,
+        ));
+        charts += 1;
+    }
+    if let Some((bandwidth, operations, step)) = over_time(&analysis) {
+        html.push_str(&svg::line_chart(
+            "chart-bandwidth",
+            "POSIX bandwidth over time",
+            "(bytes moved per second of wall time, per time bin)",
+            "time since the first event (s)",
+            "MB/s",
+            step,
+            &[Series { label: "MB/s", colour: svg::IO, values: &bandwidth }],
+        ));
+        html.push_str(&svg::line_chart(
+            "chart-operations",
+            "POSIX operations over time",
+            "(calls per second of wall time, per time bin)",
+            "time since the first event (s)",
+            "operations/s",
+            step,
+            &[Series { label: "operations/s", colour: svg::SECOND, values: &operations }],
+        ));
+        charts += 2;
+    }
+    html.push_str("<h2>Where the bytes go</h2>\n");
+    if !bytes.is_empty() {
+        let mut directories: BTreeMap<String, u64> = BTreeMap::new();
+        for ((directory, _), value) in &bytes {
+            *directories.entry(directory.clone()).or_default() += value;
+        }
+        let mut top: Vec<(String, u64)> = directories.into_iter().collect();
+        top.sort_by_key(|entry| std::cmp::Reverse(entry.1));
+        top.truncate(20);
+        let mut pids: Vec<i64> = bytes.keys().map(|(_, pid)| *pid).collect();
+        pids.sort_unstable();
+        pids.dedup();
+        pids.truncate(request.max_processes);
+        let values: Vec<Vec<f64>> = top
+            .iter()
+            .map(|(directory, _)| {
+                pids.iter()
+                    .map(|pid| bytes.get(&(directory.clone(), *pid)).copied().unwrap_or(0) as f64)
+                    .collect()
+            })
+            .collect();
+        let row_labels: Vec<String> = top.iter().map(|(directory, _)| directory.clone()).collect();
+        let column_labels: Vec<String> = pids.iter().map(|pid| format!("pid {pid}")).collect();
+        html.push_str(&svg::heatmap(
+            "chart-heatmap",
+            "Bytes read and written, by directory and process",
+            "(the 20 directories moving the most bytes)",
+            &row_labels,
+            &column_labels,
+            &values,
+            "bytes",
+        ));
+        charts += 1;
+    }
+    let histogram: Vec<(String, f64)> = ioscout_analysis::SIZE_BINS
+        .iter()
+        .enumerate()
+        .map(|(index, (label, _))| {
+            let count: u64 = analysis
+                .sizes
+                .iter()
+                .filter(|histogram| histogram.slot == "posix_read" || histogram.slot == "posix_write")
+                .map(|histogram| histogram.counts[index])
+                .sum();
+            ((*label).replace('_', "-"), count as f64)
+        })
+        .collect();
+    if histogram.iter().any(|(_, count)| *count > 0.0) {
+        html.push_str(&svg::bar_chart(
+            "chart-sizes",
+            "Transfer sizes of POSIX reads and writes",
+            "(calls per size bin)",
+            "bytes per call",
+            "calls",
+            &histogram,
+            svg::COMPUTE,
+        ));
+        charts += 1;
+    }
+    html.push_str("<h2>Findings</h2>\n");
+    if findings.is_empty() {
+        html.push_str("<p>No findings.</p>\n");
+    } else {
+        let rows: Vec<Vec<String>> = findings
+            .iter()
+            .map(|finding| {
+                let evidence: Vec<String> = finding
+                    .evidence
+                    .iter()
+                    .map(|evidence| format!("{} = {}", evidence.metric, svg::short(evidence.value)))
+                    .collect();
+                vec![
+                    finding.label.name().to_string(),
+                    format!("{:.2}", finding.score),
+                    finding.code.to_string(),
+                    finding.scope.clone(),
+                    finding.why.clone(),
+                    evidence.join("; "),
+                ]
+            })
+            .collect();
+        table(&mut html, &["Severity", "Score", "Rule", "Scope", "Why", "Evidence"], &rows);
+    }
+    html.push_str("<h2>Proposals</h2>\n");
+    if advice.proposals.is_empty() {
+        html.push_str("<p>No proposals: no finding that a technique answers passed its gates.</p>\n");
+    } else {
+        let rows: Vec<Vec<String>> = advice
+            .proposals
+            .iter()
+            .map(|proposal| {
+                vec![
+                    proposal.rank.to_string(),
+                    proposal.strategy.clone(),
+                    proposal.layer.clone(),
+                    format!("{:.2} %", proposal.app_impact_pct),
+                    format!("{:.2} %", proposal.system_impact_pct),
+                    proposal.change.clone(),
+                    format!("{}, \"{}\"", proposal.citation.authors, proposal.citation.title),
+                ]
+            })
+            .collect();
+        table(
+            &mut html,
+            &["#", "Strategy", "Layer", "App impact", "System impact", "Change", "Citation"],
+            &rows,
+        );
+    }
+    let _ = write!(
+        html,
+        "<p class=\"meta\">File system: {} ({}). Generated by ioscout {}.</p>\n<pre id=\"layout\" hidden></pre>\n<script>document.getElementById('layout').textContent=JSON.stringify(Array.from(document.querySelectorAll('figure.chart svg')).map(function(s){{var r=s.getBoundingClientRect();return {{id:s.parentNode.id,x:r.left+window.scrollX,y:r.top+window.scrollY,width:r.width,height:r.height}};}}));</script>\n</body></html>\n",
+        escape(advice.filesystem.fs_type.name()),
+        escape(advice.filesystem.source),
+        env!("CARGO_PKG_VERSION")
+    );
+    Ok(HtmlReport { html, charts, findings: findings.len(), scan })
+}
+
+/// The summary and layer breakdown tables.
+fn summary(html: &mut String, analysis: &Analysis) {
+    html.push_str("<h2>Layer breakdown</h2>\n");
+    let Some(view) = analysis.views.first() else { return };
+    let rows: Vec<Vec<String>> = view
+        .summary
+        .iter()
+        .filter(|line| line.count > 0)
+        .map(|line| {
+            vec![
+                line.label.clone(),
+                format!("{:.3}", line.time_s),
+                line.overlap_time().map_or_else(|| "-".into(), |share| format!("{:.0} %", share * 100.0)),
+                thousands(line.count),
+                line.size_bytes
+                    .filter(|size| *size > 0.0)
+                    .map_or_else(|| "-".into(), |size| format!("{:.3}", size / 1_048_576.0)),
+                line.bandwidth_bps
+                    .map_or_else(|| "-".into(), |bandwidth| format!("{:.3}", bandwidth / 1_048_576.0)),
+            ]
+        })
+        .collect();
+    table(
+        html,
+        &["Layer", "Time (s)", "Hidden under other work", "Operations", "Size (MiB)", "Bandwidth (MiB/s)"],
+        &rows,
+    );
+}
+
+/// POSIX bandwidth (MB/s) and operations per second per time bin, and the bin width.
+fn over_time(analysis: &Analysis) -> Option<(Vec<f64>, Vec<f64>, f64)> {
+    let view = analysis.view(ViewType::TimeRange)?;
+    let step = analysis.raw.time_granularity_s;
+    let last = view.rows.iter().map(|row| row.order).max()?;
+    let length = usize::try_from(last + 1).ok()?.min(100_000);
+    let mut bandwidth = vec![0.0; length];
+    let mut operations = vec![0.0; length];
+    for row in view.rows.iter().filter(|row| row.layer == "posix" && row.derived.is_none()) {
+        let Ok(index) = usize::try_from(row.order) else { continue };
+        if index < length {
+            bandwidth[index] += row.metrics.size_sum.unwrap_or(0) as f64 / step / 1e6;
+            operations[index] += row.metrics.count_sum as f64 / step;
+        }
+    }
+    operations.iter().any(|value| *value > 0.0).then_some((bandwidth, operations, step))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sample_report_is_self_contained_with_every_chart() {
+        let sample = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/sample");
+        let report = report(&Input::of(vec![sample]), &ReportRequest::default())
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(report.charts, 5);
+        for id in ["chart-timeline", "chart-bandwidth", "chart-operations", "chart-heatmap", "chart-sizes"] {
+            assert!(report.html.contains(&format!("id=\"{id}\"")), "{id}");
+        }
+        let without_namespace = report.html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+        assert!(
+            !without_namespace.contains("http://") && !without_namespace.contains("https://")
+                || without_namespace.contains("doi.org")
+        );
+        assert!(!report.html.contains("<script src") && !report.html.contains("<link"));
+        assert!(report.html.contains("DFA-FETCH-PRESSURE"));
+        assert!(report.html.ends_with("</html>\n"));
+    }
+}
