@@ -174,6 +174,39 @@ Examples:
         after_help = "Examples:\n  ioscout report testdata/sample -o report.html\n  ioscout report traces/ --preset dlio -o run42.html"
     )]
     Report(ReportArguments),
+    /// Export events to a file: Parquet (for pandas, polars, `DuckDB`) or Chrome's trace-event
+    /// JSON (opens in Perfetto's UI), with host and file names resolved; `--where` filters, and
+    /// the index prunes as for `query`.
+    #[command(
+        after_help = "Examples:\n  ioscout export traces/ --format parquet -o events.parquet\n  ioscout export traces/ --format chrome-json --where 'pid == 4242' -o rank.json"
+    )]
+    Export(ExportArguments),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub(crate) enum ExportFormat {
+    /// Apache Parquet (columns name, cat, pid, tid, ts, dur, ph, type, host, file, args).
+    Parquet,
+    /// Chrome's trace-event JSON for Perfetto and `chrome://tracing`.
+    ChromeJson,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ExportArguments {
+    #[command(flatten)]
+    pub(crate) input: InputArguments,
+    /// Output format.
+    #[arg(long, value_enum)]
+    pub(crate) format: ExportFormat,
+    /// Only events matching this expression (the language of `ioscout view`).
+    #[arg(long = "where", short = 'w', value_name = "EXPR")]
+    pub(crate) filter: Option<String>,
+    /// The file to write.
+    #[arg(long, short, value_name = "FILE")]
+    pub(crate) output: PathBuf,
+    /// Ignore any index and scan everything.
+    #[arg(long)]
+    pub(crate) no_index: bool,
 }
 
 #[derive(Debug, Args)]

@@ -256,7 +256,7 @@ fn write_groups(
                 writeln!(stdout)?;
             }
         }
-        Some(ViewFormat::Parquet) => {
+        Some(ViewFormat::Parquet | ViewFormat::Chrome) => {
             return Err(std::io::Error::other("--group-by prints a table, JSON lines or CSV; not Parquet"));
         }
         Some(ViewFormat::Csv) => {

@@ -25,6 +25,9 @@ pub enum ViewFormat {
     Csv,
     /// Apache Parquet.
     Parquet,
+    /// Chrome's trace-event JSON (`{"traceEvents": [...]}`), for Perfetto's UI and
+    /// `chrome://tracing`: complete events only, host and file names in `args`.
+    Chrome,
 }
 
 /// Where events go: stdout on the command line, a buffer for an MCP tool.
@@ -85,6 +88,9 @@ impl Fold for ViewFold<'_> {
         self.matched += 1;
         let host = resolve_host(&args, self.tables);
         let file = resolve_file(&args, self.tables);
+        if self.output.format == ViewFormat::Chrome && event.phase != Some(ioscout_model::Phase::Complete) {
+            return;
+        }
         if self.output.format == ViewFormat::Parquet {
             for (column, cells) in self.output.columns().iter().zip(&mut self.cells) {
                 let value = column_json(column, event, &args, host.as_deref(), file.as_deref());
@@ -107,6 +113,9 @@ impl Fold for ViewFold<'_> {
                 write_json(&mut self.buffer, event, host.as_deref(), file.as_deref());
             }
             (None, ViewFormat::Csv) => write_csv(&mut self.buffer, event, host.as_deref(), file.as_deref()),
+            (None, ViewFormat::Chrome) => {
+                write_chrome(&mut self.buffer, event, host.as_deref(), file.as_deref());
+            }
             (None, ViewFormat::Parquet) => {}
         }
         self.line_ends.push(self.buffer.len());
@@ -123,6 +132,45 @@ fn raw_json(out: &mut Vec<u8>, value: &RawValue<'_>) {
         RawValue::Str(text) => json_string(out, text),
         other => out.extend_from_slice(other.as_text().as_bytes()),
     }
+}
+
+/// One complete event in Chrome's trace-event format: `ph` "X", times in microseconds, the
+/// event's `args` with `host` and `file` resolved added.
+fn write_chrome(out: &mut Vec<u8>, event: &Event<'_>, host: Option<&str>, file: Option<&str>) {
+    out.extend_from_slice(b"{\"name\":");
+    json_string(out, event.name.as_deref().unwrap_or(""));
+    out.extend_from_slice(b",\"cat\":");
+    json_string(out, event.cat.as_deref().unwrap_or(""));
+    out.extend_from_slice(b",\"ph\":\"X\"");
+    for (name, value) in [("ts", event.ts), ("dur", event.dur), ("pid", event.pid), ("tid", event.tid)] {
+        out.push(b',');
+        json_string(out, name);
+        out.push(b':');
+        out.extend_from_slice(value.unwrap_or(0).to_string().as_bytes());
+    }
+    out.extend_from_slice(b",\"args\":{");
+    let mut first = true;
+    for (name, value) in [("host", host), ("file", file)] {
+        if let Some(value) = value {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            json_string(out, name);
+            out.push(b':');
+            json_string(out, value);
+        }
+    }
+    if let Some(args) = event.args.map(str::trim)
+        && let Some(inner) = args.strip_prefix('{').and_then(|rest| rest.strip_suffix('}'))
+        && !inner.trim().is_empty()
+    {
+        if !first {
+            out.push(b',');
+        }
+        out.extend_from_slice(inner.as_bytes());
+    }
+    out.extend_from_slice(b"}}\n");
 }
 
 fn write_json(out: &mut Vec<u8>, event: &Event<'_>, host: Option<&str>, file: Option<&str>) {
@@ -290,7 +338,7 @@ fn write_selected(
     let values: Vec<Option<String>> =
         columns.iter().map(|column| column_json(column, event, args, host, file)).collect();
     match output.format {
-        ViewFormat::Jsonl => {
+        ViewFormat::Jsonl | ViewFormat::Chrome => {
             out.push(b'{');
             for (index, (column, value)) in columns.iter().zip(&values).enumerate() {
                 if index > 0 {
@@ -419,6 +467,8 @@ pub struct Emitter {
     /// Rows wanted at most.
     pub limit: u64,
     error: Option<ServiceError>,
+    /// Chrome's format: the events are the items of one JSON array.
+    chrome: bool,
 }
 
 /// Parquet output: one record batch per fold, row groups of at most 128 Ki rows.
@@ -491,14 +541,19 @@ impl Emitter {
         let limit = limit.unwrap_or(u64::MAX);
         if output.format == ViewFormat::Parquet {
             let parquet = Some(ParquetSink::new(&output.columns(), out)?);
-            return Ok(Emitter { text: None, parquet, emitted: 0, limit, error: None });
+            return Ok(Emitter { text: None, parquet, emitted: 0, limit, error: None, chrome: false });
         }
         let mut text = std::io::BufWriter::with_capacity(1 << 16, out);
         if output.format == ViewFormat::Csv {
             text.write_all(output.header().as_bytes())
                 .map_err(|error| ServiceError::write("events", error))?;
         }
-        Ok(Emitter { text: Some(text), parquet: None, emitted: 0, limit, error: None })
+        let chrome = output.format == ViewFormat::Chrome;
+        if chrome {
+            text.write_all(b"{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n")
+                .map_err(|error| ServiceError::write("events", error))?;
+        }
+        Ok(Emitter { text: Some(text), parquet: None, emitted: 0, limit, error: None, chrome })
     }
 
     /// Writes a fold's rows (as many as the limit allows); breaks at the limit or on an error.
@@ -511,6 +566,22 @@ impl Emitter {
                 } else {
                     Ok(())
                 }
+            }
+            (None, Some(text)) if self.chrome => {
+                let mut start = 0;
+                let mut written = Ok(());
+                for (index, end) in fold.line_ends.iter().take(take).enumerate() {
+                    let separator: &[u8] = if self.emitted + index as u64 == 0 { b"" } else { b"," };
+                    written = text
+                        .write_all(separator)
+                        .and_then(|()| text.write_all(&fold.buffer[start..*end]))
+                        .map_err(|error| ServiceError::write("events", error));
+                    if written.is_err() {
+                        break;
+                    }
+                    start = *end;
+                }
+                written
             }
             (None, Some(text)) => {
                 let end = if take == 0 { 0 } else { fold.line_ends[take - 1] };
@@ -535,6 +606,9 @@ impl Emitter {
             parquet.writer.close().map_err(|error| ServiceError::output("Parquet", error))?;
         }
         if let Some(text) = self.text.as_mut() {
+            if self.chrome {
+                text.write_all(b"]}\n").map_err(|error| ServiceError::write("events", error))?;
+            }
             text.flush().map_err(|error| ServiceError::write("events", error))?;
         }
         Ok(())

@@ -5,6 +5,7 @@ mod analyze;
 mod count;
 mod darshan;
 mod diagnose;
+mod export;
 mod index;
 mod info;
 mod mcp;
@@ -37,5 +38,6 @@ pub(crate) fn run(arguments: &Arguments) -> anyhow::Result<ExitCode> {
         Command::Mcp(arguments) => mcp::run(arguments),
         Command::Tune(arguments) => tune::run(arguments),
         Command::Report(arguments) => report::run(arguments),
+        Command::Export(arguments) => export::run(arguments),
     }
 }

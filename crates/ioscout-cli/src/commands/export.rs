@@ -1,0 +1,41 @@
+//! `ioscout export`: events to a Parquet or Chrome trace-event file (through
+//! `ioscout_service::query`, so the index prunes what the filter rules out).
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use ioscout_service::query::QueryRequest;
+use ioscout_service::view::ViewFormat;
+
+use crate::cli::{ExportArguments, ExportFormat};
+use crate::common;
+
+pub(crate) fn run(arguments: &ExportArguments) -> anyhow::Result<ExitCode> {
+    let format = match arguments.format {
+        ExportFormat::Parquet => ViewFormat::Parquet,
+        ExportFormat::ChromeJson => ViewFormat::Chrome,
+    };
+    let request = QueryRequest {
+        filter: arguments.filter.clone(),
+        format: Some(format),
+        no_index: arguments.no_index,
+        aggregate: "count".into(),
+        ..QueryRequest::default()
+    };
+    let file = std::fs::File::create(&arguments.output)
+        .with_context(|| format!("creating {}", arguments.output.display()))?;
+    let (input, bar) = common::service_input_with_progress(&arguments.input, "export");
+    let report = ioscout_service::query::query(&input, &request, Box::new(file))?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    if !arguments.input.quiet {
+        let mut stderr = std::io::stderr().lock();
+        for note in &report.notes {
+            let _ = writeln!(stderr, "ioscout: {note}");
+        }
+        let _ = writeln!(stderr, "ioscout: wrote {}", arguments.output.display());
+    }
+    Ok(common::finish(&report.scan, &arguments.input))
+}

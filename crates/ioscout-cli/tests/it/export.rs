@@ -1,0 +1,80 @@
+//! `ioscout export` and `ioscout report`.
+
+use crate::{ioscout, json};
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let directory = std::env::temp_dir().join(format!("ioscout-it-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&directory);
+    let _ = std::fs::create_dir_all(&directory);
+    directory
+}
+
+#[test]
+fn chrome_json_holds_every_complete_event_with_names_resolved() {
+    let directory = scratch("chrome");
+    let path = directory.join("trace.json");
+    let output = ioscout(&[
+        "export",
+        "testdata/sample",
+        "--format",
+        "chrome-json",
+        "-o",
+        &path.to_string_lossy(),
+        "--quiet",
+    ]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let value: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|error| panic!("not JSON: {error}"));
+    let events = value["traceEvents"].as_array().cloned().unwrap_or_default();
+    let counted = json(&["count", "--json", "testdata/sample"], 0);
+    assert_eq!(Some(events.len() as u64), counted["total"]["complete"].as_u64());
+    assert!(events.iter().all(|event| event["ph"] == "X" && event["ts"].is_i64() && event["pid"].is_i64()));
+    assert!(events.iter().any(|event| event["args"]["host"] == "node01"));
+    assert!(
+        events.iter().any(|event| event["args"]["file"].as_str().is_some_and(|file| file.contains("/data/")))
+    );
+    // A filter keeps only what it matches; an empty result is still valid JSON.
+    let filtered = directory.join("none.json");
+    let output = ioscout(&[
+        "export",
+        "testdata/sample",
+        "--format",
+        "chrome-json",
+        "--where",
+        "pid == 1",
+        "-o",
+        &filtered.to_string_lossy(),
+        "--quiet",
+    ]);
+    assert!(output.status.success());
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&filtered).unwrap_or_default()).unwrap_or_default();
+    assert_eq!(value["traceEvents"].as_array().map(Vec::len), Some(0));
+    let _ = std::fs::remove_dir_all(&directory);
+}
+
+#[test]
+fn parquet_export_and_the_html_report_are_written() {
+    let directory = scratch("export");
+    let parquet = directory.join("events.parquet");
+    let output = ioscout(&[
+        "export",
+        "testdata/sample",
+        "--format",
+        "parquet",
+        "-o",
+        &parquet.to_string_lossy(),
+        "--quiet",
+    ]);
+    assert!(output.status.success());
+    let bytes = std::fs::read(&parquet).unwrap_or_default();
+    assert!(bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1"));
+    let html = directory.join("report.html");
+    let output = ioscout(&["report", "testdata/sample", "-o", &html.to_string_lossy()]);
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("5 charts"));
+    let page = std::fs::read_to_string(&html).unwrap_or_default();
+    assert_eq!(page.matches("<figure class=\"chart\"").count(), 5);
+    let _ = std::fs::remove_dir_all(&directory);
+}
