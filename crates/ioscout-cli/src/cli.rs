@@ -181,6 +181,41 @@ Examples:
         after_help = "Examples:\n  ioscout export traces/ --format parquet -o events.parquet\n  ioscout export traces/ --format chrome-json --where 'pid == 4242' -o rank.json"
     )]
     Export(ExportArguments),
+    /// Rewrite traces into one indexed multi-member .pfw.gz per group of events (I/O calls,
+    /// metadata, the rest by default), losslessly: queries then read only the groups their
+    /// predicate can touch, and `reconstruct` gives the original files back.
+    #[command(
+        after_help = "Examples:\n  ioscout organize traces/ -o organized/\n  ioscout organize traces/ -o by-rank/ --group rank0:'pid == 4242' --group io:'cat == \"POSIX\"'\n  ioscout query organized/ --where 'cat == \"POSIX\" and dur > 1000'"
+    )]
+    Organize(OrganizeArguments),
+    /// Rebuild the original trace files of an organized directory (same names, same
+    /// decompressed bytes, checked against the provenance's sizes and CRC-32s).
+    Reconstruct(ReconstructArguments),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct OrganizeArguments {
+    #[command(flatten)]
+    pub(crate) input: InputArguments,
+    /// The output directory (absent or empty).
+    #[arg(long, short, value_name = "DIR")]
+    pub(crate) output: PathBuf,
+    /// A group NAME:EXPR (repeat; first match wins; lines matching none go to _rest).
+    #[arg(long = "group", value_name = "NAME:EXPR")]
+    pub(crate) groups: Vec<String>,
+    /// Do not index the output.
+    #[arg(long)]
+    pub(crate) no_index: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReconstructArguments {
+    /// The organized directory.
+    #[arg(value_name = "DIR")]
+    pub(crate) organized: PathBuf,
+    /// Where to write the original files.
+    #[arg(long, short, value_name = "DIR")]
+    pub(crate) output: PathBuf,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]

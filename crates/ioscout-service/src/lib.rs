@@ -21,6 +21,7 @@ pub mod darshan;
 pub mod diagnose;
 mod error;
 pub mod info;
+pub mod organize;
 pub mod query;
 pub mod report;
 pub mod search;

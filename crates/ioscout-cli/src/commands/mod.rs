@@ -9,6 +9,7 @@ mod export;
 mod index;
 mod info;
 mod mcp;
+mod organize;
 mod query;
 mod report;
 mod tune;
@@ -39,5 +40,7 @@ pub(crate) fn run(arguments: &Arguments) -> anyhow::Result<ExitCode> {
         Command::Tune(arguments) => tune::run(arguments),
         Command::Report(arguments) => report::run(arguments),
         Command::Export(arguments) => export::run(arguments),
+        Command::Organize(arguments) => organize::run(arguments),
+        Command::Reconstruct(arguments) => organize::reconstruct(arguments),
     }
 }
