@@ -211,7 +211,9 @@ pub fn organize(input: &Input, output: &Path, definitions: &[String], index: boo
         return Err(ServiceError::BadRequest(format!("{} is not empty", output.display())));
     }
     std::fs::create_dir_all(output).map_err(|error| ServiceError::io(output, error))?;
-    let metadata = crate::view::gather_metadata(&input.scanner(), &files);
+    let quiet =
+        ioscout_read::Scanner::new(ioscout_read::ScanOptions { progress: None, ..input.scan.clone() });
+    let metadata = crate::view::gather_metadata(&quiet, &files);
     let mut writers: Vec<GroupWriter> = Vec::new();
     for (name, _, _) in &groups {
         writers.push(GroupWriter::create(output.join(format!("{name}.pfw.gz")))?);
@@ -259,6 +261,9 @@ pub fn organize(input: &Input, output: &Path, definitions: &[String], index: boo
                 length if length >= 2 && runs[length - 2] == group => runs[length - 1] += 1,
                 _ => runs.extend([group, 1]),
             }
+        }
+        if let Some(progress) = &input.scan.progress {
+            (progress.0)(file.size);
         }
         sources.push(Source {
             name,
