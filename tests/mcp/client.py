@@ -142,6 +142,13 @@ async def stdio_checks(workspace):
             check(len(advice["checklist"]) == 12, "advise checklist")
             check(advice["proposals"] == cli_json("advise", "--json", SAMPLE)["proposals"], "advise != ioscout advise")
 
+            written = structured(await session.call_tool("report", {"trace_path": SAMPLE, "output": str(workspace / "report.html")}), "report")
+            check(written["charts"] == 5 and (workspace / "report.html").read_text().startswith("<!DOCTYPE html>"), "report")
+            exported = structured(await session.call_tool("export", {"trace_path": SAMPLE, "format": "chrome-json", "output": str(workspace / "trace.json")}), "export")
+            events = json.loads((workspace / "trace.json").read_text())["traceEvents"]
+            check(len(events) == counted["total"]["complete"] and exported["file"].endswith("trace.json"), "export")
+            await refused(session, "export", {"trace_path": SAMPLE, "format": "chrome-json", "output": "/etc/evil.json"}, "an output outside the roots")
+
             # Run directories.
             run = workspace / "run1"
             compact = run / "baseline" / "traces" / "compact"

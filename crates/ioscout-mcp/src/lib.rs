@@ -124,8 +124,8 @@ where
 
 fn registry() -> Vec<Entry> {
     use tools::{
-        advise, analyze, comparator, darshan_summary, diagnose, event_count, explain_rule, offline,
-        opt_kb_lookup, opt_kb_record, opt_kb_render, opt_proposal_table, query, rag_search, reader,
+        advise, analyze, comparator, darshan_summary, diagnose, event_count, explain_rule, export, offline,
+        opt_kb_lookup, opt_kb_record, opt_kb_render, opt_proposal_table, query, rag_search, reader, report,
         session_analyze_traces, session_reorganize_structure, session_search_optimization_context,
         session_validate_structure,
     };
@@ -237,6 +237,18 @@ fn registry() -> Vec<Entry> {
             "Check and rank proposals: uncited rows rejected, each row's citation classified and its prior result here looked up in the knowledge base, sorted by 0.5 x app + 0.5 x system potential impact.",
             true,
             opt_proposal_table,
+        ),
+        entry(
+            "report",
+            "Write the self-contained HTML report of a trace (layer breakdown, per-process compute/I-O timeline, bandwidth and operations over time, bytes by directory and process, transfer sizes, findings, proposals) to a file under a root.",
+            false,
+            report,
+        ),
+        entry(
+            "export",
+            "Write a trace's events (optionally filtered with a where expression) to a Parquet file or a Chrome trace-event JSON for Perfetto, under a root.",
+            false,
+            export,
         ),
         entry(
             "search_arxiv",

@@ -317,6 +317,32 @@ pub struct ProposalTableParams {
     pub software: String,
 }
 
+/// `report`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReportParams {
+    /// Trace file or directory, under a root.
+    pub trace_path: String,
+    /// Where to write the HTML file (under a root).
+    pub output: String,
+    /// Layer preset.
+    #[serde(default = "default_auto")]
+    pub preset: String,
+}
+
+/// `export`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ExportParams {
+    /// Trace file or directory, under a root.
+    pub trace_path: String,
+    /// parquet or chrome-json.
+    pub format: String,
+    /// Where to write the file (under a root).
+    pub output: String,
+    /// Only events matching this expression.
+    #[serde(default, rename = "where")]
+    pub filter: Option<String>,
+}
+
 /// The network search tools of dftracer-agents, answered offline.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct OfflineParams {
@@ -592,6 +618,53 @@ pub fn opt_proposal_table(context: &Context, params: ProposalTableParams) -> Res
         some(&params.workload).as_deref(),
         some(&params.software).as_deref(),
     )?)
+}
+
+/// `report`: the HTML report written to a file under a root.
+pub fn report(context: &Context, params: ReportParams) -> Result<Outcome, ToolError> {
+    let output = context.roots.resolve(&params.output, false)?;
+    let request = ioscout_service::report::ReportRequest { preset: params.preset, ..Default::default() };
+    let report = ioscout_service::report::report(&input(context, &params.trace_path)?, &request)?;
+    std::fs::write(&output, &report.html)
+        .map_err(|error| ToolError::Failed(format!("{}: {error}", output.display())))?;
+    let value = serde_json::json!({
+        "status": "ok",
+        "report": output.display().to_string(),
+        "charts": report.charts,
+        "findings": report.findings,
+        "bytes": report.html.len(),
+    });
+    let text = format!("wrote {} ({} charts, {} findings)", output.display(), report.charts, report.findings);
+    Ok(Outcome::new(value, text))
+}
+
+/// `export`: events to a Parquet or Chrome trace-event file under a root.
+pub fn export(context: &Context, params: ExportParams) -> Result<Outcome, ToolError> {
+    let format = match params.format.as_str() {
+        "parquet" => ioscout_service::view::ViewFormat::Parquet,
+        "chrome-json" | "chrome" => ioscout_service::view::ViewFormat::Chrome,
+        other => {
+            return Err(ToolError::InvalidParams(format!("format {other:?} is not parquet or chrome-json")));
+        }
+    };
+    let output = context.roots.resolve(&params.output, false)?;
+    let request = ioscout_service::query::QueryRequest {
+        filter: params.filter,
+        format: Some(format),
+        aggregate: "count".into(),
+        ..Default::default()
+    };
+    let file = std::fs::File::create(&output)
+        .map_err(|error| ToolError::Failed(format!("{}: {error}", output.display())))?;
+    let report =
+        ioscout_service::query::query(&input(context, &params.trace_path)?, &request, Box::new(file))?;
+    let value = serde_json::json!({
+        "status": "ok",
+        "file": output.display().to_string(),
+        "notes": report.notes,
+        "problem_count": report.scan.problem_count(),
+    });
+    Ok(Outcome::new(value, format!("wrote {}", output.display())))
 }
 
 /// The network tools: a clear refusal that names the local alternative.
