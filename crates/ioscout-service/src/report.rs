@@ -141,13 +141,12 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
         ..AnalysisOptions::default()
     };
     let (analysis, scan, file_count) = crate::analyze::run(input, &options)?;
-    let context = ioscout_diagnose::Context::new(&analysis, ioscout_diagnose::Parameters::default());
-    let findings =
-        crate::diagnose::select(ioscout_diagnose::diagnose(&context), ioscout_diagnose::Label::Low, None);
-    let metric = ioscout_diagnose::choose_metric(&findings);
+    // The measurements carry the diagnosis: the rules run once.
     let catalog = ioscout_advise::Catalog::bundled()?;
     let measurements =
         ioscout_advise::Measurements::from_analysis(&analysis, ioscout_diagnose::Parameters::default());
+    let findings = crate::diagnose::select(measurements.findings.clone(), ioscout_diagnose::Label::Low, None);
+    let metric = ioscout_diagnose::choose_metric(&findings);
     let filesystem = ioscout_advise::filesystem::detect(&measurements.file_weights, None);
     let advice = ioscout_advise::advise(&catalog, measurements, filesystem, &ioscout_advise::Measured::new());
 
