@@ -204,7 +204,7 @@ fn small_digits(text: &str) -> Option<i64> {
 }
 
 /// An opaque hash, as the exact text of its JSON value (`"17868160079272185648"`, `"2a702c695247d487"`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct HashToken(pub String);
 
@@ -242,7 +242,7 @@ impl Generation {
 }
 
 /// Bits of evidence about the format generation, gathered per event and OR-ed per file.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GenerationEvidence(pub u8);
 
 impl GenerationEvidence {
@@ -429,7 +429,7 @@ impl MetadataKind {
 /// Hash tables built from FH/HH/SH metadata events of every file of a trace.
 ///
 /// Hashes are content-derived, so one table serves all processes and nodes.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HashTables {
     /// File hash to file path.
     pub files: HashMap<HashToken, String>,

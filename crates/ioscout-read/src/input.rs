@@ -14,7 +14,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// How a trace file is stored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Compression {
     /// Plain text (`.pfw`).
@@ -24,7 +24,7 @@ pub enum Compression {
 }
 
 /// One trace file to read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TraceFile {
     /// The path as found.
     pub path: PathBuf,
@@ -35,7 +35,7 @@ pub struct TraceFile {
 }
 
 /// A path that could not be used.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct InputProblem {
     /// The path or pattern as given.
     pub path: PathBuf,

@@ -10,6 +10,8 @@
 //! - [`event::decode_line`] decodes one line: framing, the fast field splitter of [`json`], the
 //!   `serde_json` fallback, and the lenient field rules every generation needs.
 //! - [`gzip`] parses member headers and inflates member runs with checksum checks.
+//! - [`cluster`] splits files across the ranks of a job (MPI, or threads in tests) and exchanges
+//!   serialised partial results, so a fold can run on several nodes and reduce the same way.
 //! - [`metadata::MetadataFold`] gathers FH/HH/SH hash tables and process metadata; [`resolve`]
 //!   names an event's host and file from them.
 //!
@@ -26,6 +28,7 @@
 //! assert_eq!(event.dur, Some(2));
 //! ```
 
+pub mod cluster;
 pub mod event;
 pub mod fields;
 pub mod gzip;

@@ -130,7 +130,7 @@ impl Default for ScanOptions {
 }
 
 /// What kind of bad input a [`Problem`] is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProblemKind {
     /// The path could not be opened or read.
@@ -154,7 +154,7 @@ pub enum ProblemKind {
 }
 
 /// One piece of bad input, located.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Problem {
     /// The file.
     pub path: PathBuf,
@@ -187,7 +187,7 @@ impl std::fmt::Display for Problem {
 }
 
 /// What a scan found in one file.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FileSummary {
     /// The file.
     pub path: PathBuf,
@@ -207,8 +207,7 @@ pub struct FileSummary {
     pub blank_lines: u64,
     /// Events by phase, and invalid lines.
     pub counts: PhaseCounts,
-    /// Format generation evidence.
-    #[serde(skip)]
+    /// Format generation evidence (bits of [`ioscout_model::GenerationEvidence`]).
     pub evidence: GenerationEvidence,
     /// All problems met (including those not kept in `problems`).
     pub problem_count: u64,
@@ -261,6 +260,23 @@ impl FileSummary {
         }
     }
 
+    /// Adds what another scan of other parts of the same file found (the chunks of one file
+    /// read by several ranks): counters add, problems are kept in file order up to `keep`.
+    pub fn merge(&mut self, other: FileSummary, keep: usize) {
+        self.members += other.members;
+        self.uncompressed_bytes += other.uncompressed_bytes;
+        self.lines += other.lines;
+        self.wrapper_lines += other.wrapper_lines;
+        self.blank_lines += other.blank_lines;
+        self.counts.merge(&other.counts);
+        self.evidence.add(other.evidence);
+        self.problem_count += other.problem_count;
+        self.problems.extend(other.problems);
+        self.problems.sort_by_key(|problem| (problem.offset, problem.line));
+        self.problems.dedup();
+        self.problems.truncate(keep);
+    }
+
     fn add_problem(&mut self, problem: Problem, keep: usize) {
         self.problem_count += 1;
         self.counts.invalid += 1;
@@ -271,7 +287,7 @@ impl FileSummary {
 }
 
 /// The outcome of a scan.
-#[derive(Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ScanReport {
     /// One summary per file, in input order (files that could not be opened included).
     pub files: Vec<FileSummary>,
@@ -297,6 +313,15 @@ impl ScanReport {
     /// All problems, counted.
     pub fn problem_count(&self) -> u64 {
         self.files.iter().map(|file| file.problem_count).sum()
+    }
+
+    /// The report of a scan split across ranks ([`crate::cluster`]): the input problems first,
+    /// then `files`, the summaries of every file in input order.
+    pub fn assemble(input_problems: &[InputProblem], keep: usize, files: Vec<FileSummary>) -> ScanReport {
+        let mut report = ScanReport { files: Vec::new(), stopped: false };
+        report.add_input_problems(input_problems, keep);
+        report.files.extend(files);
+        report
     }
 
     /// Adds one summary per unusable input path, holding its problem.
