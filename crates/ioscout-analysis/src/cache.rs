@@ -31,10 +31,45 @@ type ProcessIntervals = Vec<(String, i64, Vec<(i64, i64)>)>;
 
 /// Hash tables (content-derived, so one per directory serves every file).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-struct Tables {
+pub(crate) struct Tables {
     files: BTreeMap<String, String>,
     hosts: BTreeMap<String, String>,
     strings: BTreeMap<String, String>,
+}
+
+impl Tables {
+    /// The serialisable form of `tables`.
+    pub(crate) fn of(tables: &ioscout_model::HashTables) -> Tables {
+        let mut out = Tables::default();
+        out.absorb(tables);
+        out
+    }
+
+    /// Adds the mappings of `tables` that are not here yet.
+    fn absorb(&mut self, tables: &ioscout_model::HashTables) {
+        for (target, source) in [
+            (&mut self.files, &tables.files),
+            (&mut self.hosts, &tables.hosts),
+            (&mut self.strings, &tables.strings),
+        ] {
+            for (token, text) in source {
+                target.entry(token.0.clone()).or_insert_with(|| text.clone());
+            }
+        }
+    }
+
+    /// Adds these mappings to `tables`.
+    pub(crate) fn add_to(&self, tables: &mut ioscout_model::HashTables) {
+        for (kind, entries) in [
+            (MetadataKind::FileHash, &self.files),
+            (MetadataKind::HostHash, &self.hosts),
+            (MetadataKind::StringHash, &self.strings),
+        ] {
+            for (token, text) in entries {
+                tables.insert(kind, HashToken(token.clone()), text.clone());
+            }
+        }
+    }
 }
 
 /// What the first pass learned from one file besides its hash tables, in a serialisable form.
@@ -207,15 +242,7 @@ impl PrepassCache {
     /// Adds the hash tables of every cache to `fold` (once per directory).
     pub fn add_tables_to(&self, fold: &mut PrepassFold<'_>) {
         for file in self.files.values() {
-            for (kind, entries) in [
-                (MetadataKind::FileHash, &file.tables.files),
-                (MetadataKind::HostHash, &file.tables.hosts),
-                (MetadataKind::StringHash, &file.tables.strings),
-            ] {
-                for (token, text) in entries {
-                    fold.metadata.tables.insert(kind, HashToken(token.clone()), text.clone());
-                }
-            }
+            file.tables.add_to(&mut fold.metadata.tables);
         }
     }
 
@@ -229,19 +256,23 @@ impl PrepassCache {
     /// Records the partial of `path` and the hash tables `fold` learned from it (ignored when its
     /// directory has no index).
     pub fn put(&mut self, path: &Path, fold: &PrepassFold<'_>, names: &[&str]) {
+        self.put_partial(path, PrepassPartial::of(fold, names), &Tables::of(&fold.metadata.tables));
+    }
+
+    /// Records the partial of `path` and its hash tables (ignored when its directory has no
+    /// index).
+    pub(crate) fn put_partial(&mut self, path: &Path, partial: PrepassPartial, tables: &Tables) {
         let Some((location, fingerprint)) = self.traces.get(path) else { return };
         let Some(file) = self.files.get_mut(location) else { return };
-        let tables = &fold.metadata.tables;
         for (target, source) in [
             (&mut file.tables.files, &tables.files),
             (&mut file.tables.hosts, &tables.hosts),
             (&mut file.tables.strings, &tables.strings),
         ] {
             for (token, text) in source {
-                target.entry(token.0.clone()).or_insert_with(|| text.clone());
+                target.entry(token.clone()).or_insert_with(|| text.clone());
             }
         }
-        let partial = PrepassPartial::of(fold, names);
         file.entries
             .insert(path.to_string_lossy().into_owned(), Entry { fingerprint: *fingerprint, partial });
         self.changed = true;

@@ -48,15 +48,16 @@ pub fn size_bin(size: u64) -> usize {
     SIZE_BINS.iter().position(|(_, upper)| size <= *upper).unwrap_or(SIZE_BIN_COUNT - 1)
 }
 
-/// Sums over a set of rows. Times are in trace units (microseconds).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Sums over a set of rows. Times are in trace units (microseconds). Every field is an integer,
+/// so cells merge exactly in any order (a job split across ranks gives the same bytes).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cell {
     /// Rows.
     pub count: u64,
     /// Sum of durations.
     pub time: u64,
-    /// Sum of squared durations.
-    pub time_squares: f64,
+    /// Sum of squared durations (saturating).
+    pub time_squares: u128,
     /// Shortest row.
     pub time_min: u64,
     /// Longest row.
@@ -65,8 +66,8 @@ pub struct Cell {
     pub sized: u64,
     /// Sum of sizes.
     pub size: u64,
-    /// Sum of squared sizes.
-    pub size_squares: f64,
+    /// Sum of squared sizes (saturating).
+    pub size_squares: u128,
     /// Smallest size.
     pub size_min: u64,
     /// Largest size.
@@ -86,12 +87,12 @@ impl Default for Cell {
         Cell {
             count: 0,
             time: 0,
-            time_squares: 0.0,
+            time_squares: 0,
             time_min: u64::MAX,
             time_max: 0,
             sized: 0,
             size: 0,
-            size_squares: 0.0,
+            size_squares: 0,
             size_min: u64::MAX,
             size_max: 0,
             uncovered: 0,
@@ -108,13 +109,13 @@ impl Cell {
         self.count += 1;
         self.first_start = self.first_start.min(start);
         self.time += duration;
-        self.time_squares += (duration as f64) * (duration as f64);
+        self.time_squares = self.time_squares.saturating_add(u128::from(duration) * u128::from(duration));
         self.time_min = self.time_min.min(duration);
         self.time_max = self.time_max.max(duration);
         if let Some(size) = size {
             self.sized += 1;
             self.size += size;
-            self.size_squares += (size as f64) * (size as f64);
+            self.size_squares = self.size_squares.saturating_add(u128::from(size) * u128::from(size));
             self.size_min = self.size_min.min(size);
             self.size_max = self.size_max.max(size);
         }
@@ -131,12 +132,12 @@ impl Cell {
     pub fn merge(&mut self, other: &Cell) {
         self.count += other.count;
         self.time += other.time;
-        self.time_squares += other.time_squares;
+        self.time_squares = self.time_squares.saturating_add(other.time_squares);
         self.time_min = self.time_min.min(other.time_min);
         self.time_max = self.time_max.max(other.time_max);
         self.sized += other.sized;
         self.size += other.size;
-        self.size_squares += other.size_squares;
+        self.size_squares = self.size_squares.saturating_add(other.size_squares);
         self.size_min = self.size_min.min(other.size_min);
         self.size_max = self.size_max.max(other.size_max);
         self.uncovered += other.uncovered;
@@ -470,6 +471,106 @@ impl<'a> AnalysisFold<'a> {
                 *total += count;
             }
         }
+    }
+}
+
+/// The serialisable form of an [`AnalysisFold`]: what one rank sends for one file
+/// ([`crate::analyze_distributed`]). Ids are the fold's own; [`AnalysisPartial::into_fold`]
+/// interns them again in the same order, so they come back unchanged.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AnalysisPartial {
+    classes: Vec<(String, String, u8)>,
+    hosts: Vec<String>,
+    files: Vec<String>,
+    processes: Vec<(u32, i64, i64)>,
+    counts: [u64; 4],
+    by_time: Vec<(CellKey, Cell)>,
+    by_file: Vec<(CellKey, Cell)>,
+    by_epoch: Vec<(CellKey, Cell)>,
+    by_step: Vec<(CellKey, Cell)>,
+    sizes: Vec<(u32, [u64; SIZE_BIN_COUNT])>,
+    file_classes: Vec<(u32, u32)>,
+}
+
+impl AnalysisPartial {
+    /// The partial form of `fold`.
+    pub fn of(fold: &AnalysisFold<'_>) -> AnalysisPartial {
+        let cells = |cells: &Cells| cells.iter().map(|(key, cell)| (*key, *cell)).collect();
+        AnalysisPartial {
+            classes: (0..fold.classifier.len() as u32)
+                .map(|id| {
+                    let (category, name, flags) = fold.classifier.key(id);
+                    (category.to_string(), name.to_string(), *flags)
+                })
+                .collect(),
+            hosts: fold.hosts.texts.iter().map(ToString::to_string).collect(),
+            files: fold.files.texts.iter().map(ToString::to_string).collect(),
+            processes: fold.processes.iter().map(|key| (key.host, key.pid, key.tid)).collect(),
+            counts: [fold.complete_events, fold.profile_events, fold.ignored_rows, fold.rows_without_time],
+            by_time: cells(&fold.by_time),
+            by_file: cells(&fold.by_file),
+            by_epoch: cells(&fold.by_epoch),
+            by_step: cells(&fold.by_step),
+            sizes: fold.sizes.iter().map(|(class, counts)| (*class, *counts)).collect(),
+            file_classes: fold.file_classes.iter().copied().collect(),
+        }
+    }
+
+    /// The fold this partial was made from, over the same first-pass context. Ids that do not
+    /// come back the same (a partial of another build) are translated, never misread: the
+    /// partial is merged into a fresh fold.
+    pub fn into_fold<'a>(
+        self,
+        prepared: &'a Prepared,
+        preset: &'a Preset,
+        bins: Bins,
+        keep: Keep,
+    ) -> AnalysisFold<'a> {
+        let mut fold = AnalysisFold::new(prepared, preset, bins, keep);
+        let classes: Vec<u32> = self
+            .classes
+            .iter()
+            .map(|(category, name, flags)| fold.classifier.classify(category, name, *flags))
+            .collect();
+        let hosts: Vec<u32> = self.hosts.iter().map(|token| fold.hosts.intern(token).0).collect();
+        let files: Vec<u32> = self.files.iter().map(|token| fold.file(token)).collect();
+        let processes: Vec<u32> = self
+            .processes
+            .iter()
+            .map(|(host, pid, tid)| {
+                let host = hosts.get(*host as usize).copied().unwrap_or(0);
+                fold.process(ProcessKey { host, pid: *pid, tid: *tid })
+            })
+            .collect();
+        let [complete, profile, ignored, without_time] = self.counts;
+        fold.complete_events = complete;
+        fold.profile_events = profile;
+        fold.ignored_rows = ignored;
+        fold.rows_without_time = without_time;
+        let class = |id: u32| classes.get(id as usize).copied().unwrap_or(0);
+        let process = |id: u32| processes.get(id as usize).copied().unwrap_or(0);
+        let file = |id: u32| files.get(id as usize).copied().unwrap_or(0);
+        for (target, source, keyed_by_file) in [
+            (&mut fold.by_time, self.by_time, false),
+            (&mut fold.by_file, self.by_file, true),
+            (&mut fold.by_epoch, self.by_epoch, false),
+            (&mut fold.by_step, self.by_step, false),
+        ] {
+            target.reserve(source.len());
+            for ((key, owner, kind), cell) in source {
+                let key = if keyed_by_file { file(key) } else { key };
+                target.entry((key, process(owner), class(kind))).or_default().merge(&cell);
+            }
+        }
+        for (kind, counts) in self.sizes {
+            let mine = fold.sizes.entry(class(kind)).or_insert([0; SIZE_BIN_COUNT]);
+            for (total, count) in mine.iter_mut().zip(counts) {
+                *total += count;
+            }
+        }
+        fold.file_classes
+            .extend(self.file_classes.into_iter().map(|(owner, kind)| (file(owner), class(kind))));
+        fold
     }
 }
 

@@ -45,7 +45,7 @@ use ioscout_read::{InputProblem, ScanReport, Scanner, TraceFile};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
-pub use crate::fold::{AnalysisFold, Binning, Keep, SIZE_BIN_COUNT, SIZE_BINS};
+pub use crate::fold::{AnalysisFold, AnalysisPartial, Binning, Keep, SIZE_BIN_COUNT, SIZE_BINS};
 pub use crate::prepass::{Prepared, PrepassFold};
 pub use crate::preset::{PRESET_NAMES, Preset};
 pub use crate::views::{LayerSummary, OverlapMode, RowMetrics, TIME_RESOLUTION, View, ViewRow, ViewType};
@@ -64,6 +64,9 @@ pub enum AnalysisError {
     /// A time granularity that is not a positive number of seconds.
     #[error("time granularity must be a positive number of seconds, not {0}")]
     Granularity(f64),
+    /// A rank of a distributed analysis failed ([`analyze_distributed`]).
+    #[error(transparent)]
+    Cluster(#[from] ioscout_read::cluster::ClusterError),
 }
 
 /// What to analyse and how.
@@ -250,6 +253,61 @@ pub fn detect_preset(categories: &std::collections::BTreeSet<String>) -> &'stati
     }
 }
 
+/// What the second pass needs, decided from the first pass: the preset, the first pass's
+/// context, which per-key cells to keep and how to bin.
+struct Plan {
+    preset: Preset,
+    prepared: Prepared,
+    keep: Keep,
+    bins: fold::Bins,
+}
+
+impl Plan {
+    fn new(options: &AnalysisOptions, candidates: &[Preset], prepass: PrepassFold<'_>) -> Plan {
+        let categories: std::collections::BTreeSet<String> =
+            prepass.categories.iter().map(ToString::to_string).collect();
+        let name =
+            if options.preset == "auto" { detect_preset(&categories) } else { options.preset.as_str() };
+        let chosen = candidates.iter().position(|candidate| candidate.name == name);
+        let preset = match chosen {
+            Some(index) => candidates[index].clone(),
+            None => Preset::named(name, &categories).unwrap_or_else(|| Preset::generic(&categories)),
+        };
+        let prepared = Prepared::new(prepass, chosen);
+        let keep = Keep {
+            files: options
+                .views
+                .iter()
+                .any(|view| matches!(view, ViewType::FileName | ViewType::FileDir | ViewType::FilePattern)),
+            epochs: options.views.contains(&ViewType::Epoch),
+            steps: options.views.contains(&ViewType::Step),
+        };
+        let bins = fold::Bins {
+            width: (options.time_granularity_s * TIME_RESOLUTION).round().max(1.0) as i64,
+            binning: options.binning,
+            exact: options.overlap == OverlapMode::Exact,
+        };
+        Plan { preset, prepared, keep, bins }
+    }
+
+    fn fold(&self) -> AnalysisFold<'_> {
+        AnalysisFold::new(&self.prepared, &self.preset, self.bins, self.keep)
+    }
+
+    /// The analysis from the merged second pass.
+    fn finish(&self, options: &AnalysisOptions, total: Option<AnalysisFold<'_>>) -> Analysis {
+        let mut total = total.unwrap_or_else(|| self.fold());
+        if options.binning == Binning::Dfanalyzer009 {
+            total.by_time = rebin_by_first_start(
+                std::mem::take(&mut total.by_time),
+                self.prepared.first_ts,
+                self.bins.width,
+            );
+        }
+        finish(options, &self.preset, &self.prepared, &total)
+    }
+}
+
 /// Runs both passes over `files` and computes the views. The returned report is the second
 /// pass's (every problem of the input, counted once).
 pub fn analyze(
@@ -260,33 +318,12 @@ pub fn analyze(
 ) -> Result<(Analysis, ScanReport), AnalysisError> {
     let candidates = check_options(options)?;
     let prepass = first_pass(scanner, files, &candidates);
-    let categories: std::collections::BTreeSet<String> =
-        prepass.categories.iter().map(ToString::to_string).collect();
-    let name = if options.preset == "auto" { detect_preset(&categories) } else { options.preset.as_str() };
-    let chosen = candidates.iter().position(|candidate| candidate.name == name);
-    let preset = match chosen {
-        Some(index) => candidates[index].clone(),
-        None => Preset::named(name, &categories).unwrap_or_else(|| Preset::generic(&categories)),
-    };
-    let prepared = Prepared::new(prepass, chosen);
-    let keep = Keep {
-        files: options
-            .views
-            .iter()
-            .any(|view| matches!(view, ViewType::FileName | ViewType::FileDir | ViewType::FilePattern)),
-        epochs: options.views.contains(&ViewType::Epoch),
-        steps: options.views.contains(&ViewType::Step),
-    };
-    let bins = fold::Bins {
-        width: (options.time_granularity_s * TIME_RESOLUTION).round().max(1.0) as i64,
-        binning: options.binning,
-        exact: options.overlap == OverlapMode::Exact,
-    };
+    let plan = Plan::new(options, &candidates, prepass);
     let mut total: Option<AnalysisFold<'_>> = None;
     let report = scanner.scan(
         files,
         input_problems,
-        |_| AnalysisFold::new(&prepared, &preset, bins, keep),
+        |_| plan.fold(),
         |_, fold, _| {
             match total.as_mut() {
                 Some(total) => total.merge(fold),
@@ -295,13 +332,129 @@ pub fn analyze(
             ControlFlow::Continue(())
         },
     );
-    let mut total = total.unwrap_or_else(|| AnalysisFold::new(&prepared, &preset, bins, keep));
-    if options.binning == Binning::Dfanalyzer009 {
-        total.by_time =
-            rebin_by_first_start(std::mem::take(&mut total.by_time), prepared.first_ts, bins.width);
+    Ok((plan.finish(options, total), report))
+}
+
+/// What one rank sends after its first pass: per scanned file, its index, partial and tables.
+type FirstPart = (usize, cache::PrepassPartial, cache::Tables);
+
+/// What one rank sends after its second pass: per file of its share, its index, the file's
+/// partial (none when it holds no events) and its scan summary.
+type SecondPart = (usize, Option<AnalysisPartial>, ioscout_read::FileSummary);
+
+/// Scans `files` (a rank's share) and returns one merged fold per file.
+fn fold_per_file<F: ioscout_read::Fold>(
+    scanner: &Scanner,
+    files: &[TraceFile],
+    make: impl Fn() -> F + Sync,
+    merge: impl Fn(&mut F, F),
+) -> (Vec<Option<F>>, ScanReport) {
+    let mut per_file: Vec<Option<F>> = (0..files.len()).map(|_| None).collect();
+    let report = scanner.scan(
+        files,
+        &[],
+        |_| make(),
+        |index, fold, _| {
+            match per_file.get_mut(index) {
+                Some(Some(partial)) => merge(partial, fold),
+                Some(slot) => *slot = Some(fold),
+                None => {}
+            }
+            ControlFlow::Continue(())
+        },
+    );
+    (per_file, report)
+}
+
+/// [`analyze`] as one rank of a job ([`ioscout_read::cluster`]): the files are shared among the
+/// ranks by size (longest first), each rank runs both passes over its share, and the per-file
+/// partial results are exchanged and merged by every rank in input order, so every rank returns
+/// what one process would (the same bytes). A file a rank cannot read ends the analysis on every
+/// rank with an error naming the rank and the file.
+pub fn analyze_distributed(
+    scanner: &Scanner,
+    files: &[TraceFile],
+    input_problems: &[InputProblem],
+    options: &AnalysisOptions,
+    collective: &dyn ioscout_read::cluster::Collective,
+) -> Result<(Analysis, ScanReport), AnalysisError> {
+    use ioscout_read::cluster;
+    let candidates = check_options(options)?;
+    let weights: Vec<u64> = files.iter().map(|file| file.size).collect();
+    let mine = cluster::my_share(&weights, collective);
+
+    // First pass: the cache answers for unchanged indexed files; the rest are scanned by their
+    // owner and their partials exchanged.
+    let paths: Vec<std::path::PathBuf> = files.iter().map(|file| file.path.clone()).collect();
+    let mut cache = cache::PrepassCache::open(&paths);
+    let to_scan: Vec<usize> =
+        mine.iter().copied().filter(|index| cache.get(&files[*index].path).is_none()).collect();
+    let scan_list: Vec<TraceFile> = to_scan.iter().map(|index| files[*index].clone()).collect();
+    let (folds, report) =
+        fold_per_file(scanner, &scan_list, || PrepassFold::new(&candidates), PrepassFold::merge);
+    let first: Result<Vec<FirstPart>, String> = match cluster::unreadable(&report.files) {
+        Some(message) => Err(message),
+        None => Ok(to_scan
+            .iter()
+            .zip(folds)
+            .filter_map(|(index, fold)| {
+                let fold = fold?;
+                Some((
+                    *index,
+                    cache::PrepassPartial::of(&fold, &INTERVAL_PRESETS),
+                    cache::Tables::of(&fold.metadata.tables),
+                ))
+            })
+            .collect()),
+    };
+    let mut parts: Vec<FirstPart> = cluster::exchange(collective, &first)?.into_iter().flatten().collect();
+    parts.sort_by_key(|(index, _, _)| *index);
+    let mut prepass = PrepassFold::new(&candidates);
+    cache.add_tables_to(&mut prepass);
+    for file in files {
+        if let Some(partial) = cache.get(&file.path) {
+            partial.add_to(&mut prepass, &INTERVAL_PRESETS);
+        }
     }
-    let analysis = finish(options, &preset, &prepared, &total);
-    Ok((analysis, report))
+    for (_, partial, tables) in &parts {
+        tables.add_to(&mut prepass.metadata.tables);
+        partial.add_to(&mut prepass, &INTERVAL_PRESETS);
+    }
+    if collective.rank() == 0 {
+        for (index, partial, tables) in parts {
+            cache.put_partial(&files[index].path, partial, &tables);
+        }
+        cache.save();
+    }
+    let plan = Plan::new(options, &candidates, prepass);
+
+    // Second pass over the share, one partial per file, merged in input order everywhere.
+    let my_files: Vec<TraceFile> = mine.iter().map(|index| files[*index].clone()).collect();
+    let (folds, report) = fold_per_file(scanner, &my_files, || plan.fold(), AnalysisFold::merge);
+    let second: Result<Vec<SecondPart>, String> = match cluster::unreadable(&report.files) {
+        Some(message) => Err(message),
+        None => Ok(mine
+            .iter()
+            .zip(folds)
+            .zip(report.files)
+            .map(|((index, fold), summary)| (*index, fold.as_ref().map(AnalysisPartial::of), summary))
+            .collect()),
+    };
+    let mut parts: Vec<SecondPart> = cluster::exchange(collective, &second)?.into_iter().flatten().collect();
+    parts.sort_by_key(|(index, _, _)| *index);
+    let mut total: Option<AnalysisFold<'_>> = None;
+    let mut summaries = Vec::with_capacity(parts.len());
+    for (_, partial, summary) in parts {
+        summaries.push(summary);
+        let Some(partial) = partial else { continue };
+        let fold = partial.into_fold(&plan.prepared, &plan.preset, plan.bins, plan.keep);
+        match total.as_mut() {
+            Some(total) => total.merge(fold),
+            None => total = Some(fold),
+        }
+    }
+    let report = ScanReport::assemble(input_problems, scanner.options().max_reported_problems, summaries);
+    Ok((plan.finish(options, total), report))
 }
 
 /// Computes the views from the merged second pass.
@@ -425,7 +578,8 @@ pub fn finish(
         rows_without_time: total.rows_without_time,
     };
     let mut categories: BTreeMap<String, CategoryTotals> = BTreeMap::new();
-    let mut by_class: FxHashMap<u32, fold::Cell> = FxHashMap::default();
+    // By class id, so the per-category float sums add in one order whatever the cells' layout.
+    let mut by_class: BTreeMap<u32, fold::Cell> = BTreeMap::new();
     for ((_, _, class), cell) in &total.by_time {
         by_class.entry(*class).or_default().merge(cell);
     }

@@ -449,8 +449,8 @@ fn row_metrics(
     };
     let count = total.count as f64;
     let call_mean = time_sum / count.max(1.0);
-    let call_variance =
-        (total.time_squares / count.max(1.0)) / (TIME_RESOLUTION * TIME_RESOLUTION) - call_mean * call_mean;
+    let call_variance = (total.time_squares as f64 / count.max(1.0)) / (TIME_RESOLUTION * TIME_RESOLUTION)
+        - call_mean * call_mean;
     let sized = total.sized as f64;
     let keeps_size = preset.layers[slot.layer].keeps_size
         || slot.derived.is_some_and(|_| preset.layers[slot.layer].keeps_size);
@@ -473,7 +473,8 @@ fn row_metrics(
         size_call_min: (total.sized > 0).then_some(total.size_min),
         size_call_max: (total.sized > 0).then_some(total.size_max),
         size_call_mean: size_mean,
-        size_call_std: size_mean.map(|mean| (total.size_squares / sized - mean * mean).max(0.0).sqrt()),
+        size_call_std: size_mean
+            .map(|mean| (total.size_squares as f64 / sized - mean * mean).max(0.0).sqrt()),
         bandwidth: if keeps_size { size_sum.and_then(|size| ratio(size as f64, proc_max)) } else { None },
         ops_per_s: ratio(count, proc_max),
         intensity: size_sum.and_then(|size| ratio(count, size as f64)),
