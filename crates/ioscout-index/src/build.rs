@@ -34,7 +34,7 @@ pub struct BuildOptions {
 }
 
 /// What a build did.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct BuildReport {
     /// The index file written.
     pub index_path: PathBuf,
@@ -77,8 +77,28 @@ fn writable(directory: &Path) -> bool {
     ok
 }
 
+/// What a build decided before scanning: where the index goes, what it keeps, what to scan.
+struct Planned {
+    index_path: PathBuf,
+    messages: Vec<String>,
+    fresh: bool,
+    tables: ioscout_model::HashTables,
+    keep: BTreeMap<String, FileIndex>,
+    others: BTreeMap<String, FileIndex>,
+    removed: Vec<String>,
+    stale: Vec<TraceFile>,
+    fingerprints: Vec<Fingerprint>,
+}
+
 /// Indexes `files` (all in `directory`).
 pub fn build(directory: &Path, files: &[TraceFile], options: &BuildOptions) -> Result<BuildReport> {
+    let planned = plan(directory, files, options)?;
+    let (built, scan) = scan_files(&planned.stale, &planned.fingerprints, options);
+    finish(directory, files, planned, built, scan)
+}
+
+/// Reads the previous index and decides what to keep and what to scan.
+fn plan(directory: &Path, files: &[TraceFile], options: &BuildOptions) -> Result<Planned> {
     let mut messages = Vec::new();
     let candidates = store::candidate_paths(directory, options.index_dir.as_deref());
     let index_path = if options.index_dir.is_some() || writable(directory) {
@@ -151,7 +171,18 @@ pub fn build(directory: &Path, files: &[TraceFile], options: &BuildOptions) -> R
     let removed: Vec<String> = absent.into_iter().map(|(key, _)| key.clone()).collect();
     let others: BTreeMap<String, FileIndex> =
         others.into_iter().map(|(key, record)| (key.clone(), record.clone())).collect();
-    let (built, scan) = scan_files(&stale, &fingerprints, options);
+    Ok(Planned { index_path, messages, fresh, tables, keep, others, removed, stale, fingerprints })
+}
+
+/// Writes the records of the scanned files with those kept, in one transaction.
+fn finish(
+    directory: &Path,
+    files: &[TraceFile],
+    planned: Planned,
+    built: Vec<Built>,
+    scan: ScanReport,
+) -> Result<BuildReport> {
+    let Planned { index_path, messages, fresh, mut tables, keep, others, removed, stale, .. } = planned;
     for (_, _, metadata) in &built {
         tables.merge(metadata.tables.clone());
     }
@@ -183,6 +214,142 @@ pub fn build(directory: &Path, files: &[TraceFile], options: &BuildOptions) -> R
     })
 }
 
+/// What every rank of a distributed build is told by rank 0.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SharedPlan {
+    index_path: PathBuf,
+    stale: Vec<TraceFile>,
+    fingerprints: Vec<Fingerprint>,
+}
+
+/// One scanned file in a rank's partial index: its position among the files to scan, its
+/// record, the distinct file values of each chunk, its hash tables, and its scan summary.
+type PartialRecord =
+    (usize, FileIndex, Vec<Vec<String>>, ioscout_model::HashTables, ioscout_read::FileSummary);
+
+/// The partial index of `rank` beside the index (`index.redb.part-3`).
+fn partial_path(index_path: &Path, rank: usize) -> PathBuf {
+    let mut name = index_path.file_name().map(std::ffi::OsStr::to_os_string).unwrap_or_default();
+    name.push(format!(".part-{rank}"));
+    index_path.with_file_name(name)
+}
+
+fn write_partial(path: &Path, records: &[PartialRecord]) -> std::result::Result<(), String> {
+    use std::io::Write as _;
+    let bytes = postcard::to_stdvec(records).map_err(|error| error.to_string())?;
+    let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(&bytes).map_err(|error| error.to_string())?;
+    let deflated = encoder.finish().map_err(|error| error.to_string())?;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|error| format!("{}: {error}", parent.display()))?;
+    }
+    std::fs::write(path, deflated)
+        .map_err(|error| format!("writing partial index {}: {error}", path.display()))
+}
+
+fn read_partial(path: &Path) -> std::result::Result<Vec<PartialRecord>, String> {
+    use std::io::Read as _;
+    let deflated = std::fs::read(path).map_err(|error| {
+        format!(
+            "reading partial index {}: {error} (the index directory must be shared by every rank)",
+            path.display()
+        )
+    })?;
+    let mut bytes = Vec::new();
+    flate2::read::DeflateDecoder::new(deflated.as_slice())
+        .read_to_end(&mut bytes)
+        .map_err(|error| format!("partial index {}: {error}", path.display()))?;
+    postcard::from_bytes(&bytes).map_err(|error| format!("partial index {}: {error}", path.display()))
+}
+
+/// [`build`] as one rank of a job of several processes (MPI). Rank 0 reads the previous index
+/// and decides what to scan; the files to scan are shared among the ranks by size (longest
+/// first); each rank writes what it found to its own partial index beside the index
+/// (`index.redb.part-N`: no two processes ever write one file); rank 0 merges the partials into
+/// the one index, in one transaction, and removes them. Every rank returns rank 0's report. A
+/// file a rank cannot read fails the build on every rank, naming the rank and the file; the
+/// previous index is left as it was.
+pub fn build_distributed(
+    directory: &Path,
+    files: &[TraceFile],
+    options: &BuildOptions,
+    collective: &dyn ioscout_read::cluster::Collective,
+) -> Result<BuildReport> {
+    use ioscout_read::cluster;
+    let rank = collective.rank();
+    let planned = if rank == 0 { Some(plan(directory, files, options)) } else { None };
+    let shared = planned.as_ref().map(|planned| match planned {
+        Ok(planned) => Ok(SharedPlan {
+            index_path: planned.index_path.clone(),
+            stale: planned.stale.clone(),
+            fingerprints: planned.fingerprints.clone(),
+        }),
+        Err(error) => Err(error.to_string()),
+    });
+    let shared: SharedPlan = cluster::share_from_root(collective, shared)?;
+    let weights: Vec<u64> = shared.stale.iter().map(|file| file.size).collect();
+    let mine = cluster::my_share(&weights, collective);
+    let my_files: Vec<TraceFile> = mine.iter().map(|index| shared.stale[*index].clone()).collect();
+    let my_fingerprints: Vec<Fingerprint> = mine.iter().map(|index| shared.fingerprints[*index]).collect();
+    let (built, scan) = scan_files(&my_files, &my_fingerprints, options);
+    let own_partial = partial_path(&shared.index_path, rank);
+    let result = if let Some(message) = cluster::unreadable(&scan.files) {
+        Err(message)
+    } else {
+        let records: Vec<PartialRecord> = mine
+            .iter()
+            .zip(built)
+            .zip(scan.files)
+            .map(|((index, (record, values, metadata)), summary)| {
+                (*index, record, values, metadata.tables, summary)
+            })
+            .collect();
+        write_partial(&own_partial, &records)
+    };
+    let written = cluster::exchange(collective, &result);
+    let Some(Ok(planned)) = planned else {
+        // Not rank 0: rank 0 merges, then tells every rank how it went.
+        if let Err(error) = written {
+            let _ = std::fs::remove_file(&own_partial);
+            return Err(error.into());
+        }
+        return Ok(cluster::share_from_root::<BuildReport>(collective, None)?);
+    };
+    if let Err(error) = written {
+        for part in 0..collective.size() {
+            let _ = std::fs::remove_file(partial_path(&shared.index_path, part));
+        }
+        return Err(error.into());
+    }
+    let mut merged: std::result::Result<Vec<PartialRecord>, String> = Ok(Vec::new());
+    for part in 0..collective.size() {
+        let path = partial_path(&shared.index_path, part);
+        if let Ok(records) = merged.as_mut() {
+            match read_partial(&path) {
+                Ok(found) => records.extend(found),
+                Err(message) => merged = Err(message),
+            }
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+    let report = merged.and_then(|mut records| {
+        records.sort_by_key(|record| record.0);
+        let mut built = Vec::with_capacity(records.len());
+        let mut summaries = Vec::with_capacity(records.len());
+        for (_, record, values, tables, summary) in records {
+            let metadata = ioscout_read::TraceMetadata { tables, ..ioscout_read::TraceMetadata::default() };
+            built.push((record, values, metadata));
+            summaries.push(summary);
+        }
+        let scan = ScanReport::assemble(&[], MAX_REPORTED_PROBLEMS, summaries);
+        finish(directory, files, planned, built, scan).map_err(|error| error.to_string())
+    });
+    Ok(cluster::share_from_root(collective, Some(report))?)
+}
+
+/// Problems kept per file in a build's report.
+const MAX_REPORTED_PROBLEMS: usize = 20;
+
 /// Counts, per chunk, the file values (distinct) that are inline names or that no FH record of
 /// the directory names: `file ~ regex` cannot be pruned through the bloom filter for those.
 fn count_unresolved(record: &mut FileIndex, file_values: &[Vec<String>], tables: &ioscout_model::HashTables) {
@@ -210,7 +377,7 @@ fn scan_files(
     let scanner = Scanner::new(ScanOptions {
         threads: options.threads,
         unit_bytes: if options.chunk_bytes == 0 { 1 << 20 } else { options.chunk_bytes },
-        max_reported_problems: 20,
+        max_reported_problems: MAX_REPORTED_PROBLEMS,
         progress: options.progress.clone(),
         ..ScanOptions::default()
     });

@@ -25,6 +25,9 @@ pub enum Error {
         /// Format version this build writes.
         supported: u32,
     },
+    /// A rank of a distributed build failed (it names the rank and the file).
+    #[error(transparent)]
+    Cluster(#[from] ioscout_read::cluster::ClusterError),
     /// Reading or writing the index file failed.
     #[error("index {path}: {detail}")]
     Io {

@@ -246,11 +246,14 @@ fn write_into(
             files.insert(name.as_str(), bytes.as_slice()).map_err(|error| corrupt(path, error))?;
         }
         let mut hashes = transaction.open_table(HASHES).map_err(|error| corrupt(path, error))?;
+        // In key order, so the same content always gives the same file.
+        let mut entries: Vec<(String, &str)> = Vec::new();
         for (prefix, table) in [("F:", &tables.files), ("H:", &tables.hosts), ("S:", &tables.strings)] {
-            for (token, text) in table {
-                let key = format!("{prefix}{}", token.0);
-                hashes.insert(key.as_str(), text.as_str()).map_err(|error| corrupt(path, error))?;
-            }
+            entries.extend(table.iter().map(|(token, text)| (format!("{prefix}{}", token.0), text.as_str())));
+        }
+        entries.sort_unstable();
+        for (key, text) in entries {
+            hashes.insert(key.as_str(), text).map_err(|error| corrupt(path, error))?;
         }
     }
     transaction.commit().map_err(|error| corrupt(path, error))?;
