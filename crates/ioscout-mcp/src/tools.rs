@@ -358,7 +358,7 @@ fn some(text: &str) -> Option<String> {
 
 fn input(context: &Context, path: &str) -> Result<Input, ToolError> {
     let path = context.roots.resolve(path, true)?;
-    Ok(Input { paths: vec![path], strict: false, scan: ioscout_read::ScanOptions::default() })
+    Ok(Input { paths: vec![path], ..Input::default() })
 }
 
 fn kb_path(context: &Context) -> Result<PathBuf, ToolError> {

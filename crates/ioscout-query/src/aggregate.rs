@@ -207,7 +207,7 @@ fn parse_reducer(text: &str) -> Result<Reducer, SpecError> {
 }
 
 /// A mergeable log histogram (DDSketch-style) of non-negative values, 1 % relative accuracy.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sketch {
     zeros: u64,
     buckets: BTreeMap<i32, u64>,
@@ -254,7 +254,7 @@ impl Sketch {
 }
 
 /// Partial aggregates of one measure.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MeasurePartial {
     /// Events carrying the value.
     pub count: u64,
@@ -297,7 +297,7 @@ impl MeasurePartial {
 }
 
 /// Partial aggregates of one group.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Partial {
     /// Events.
     pub count: u64,
@@ -316,7 +316,7 @@ impl Partial {
 }
 
 /// Groups and their partial aggregates; mergeable in any order.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Groups {
     /// By key values (in `GroupSpec::keys` order).
     pub groups: BTreeMap<Vec<String>, Partial>,

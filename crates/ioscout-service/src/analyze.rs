@@ -92,7 +92,16 @@ pub fn run(input: &Input, options: &AnalysisOptions) -> Result<(Analysis, ioscou
             if why.is_empty() { String::new() } else { format!(" ({})", why.join("; ")) }
         )));
     }
-    let (analysis, report) = ioscout_analysis::analyze(&input.scanner(), &files, &input_problems, options)?;
+    let (analysis, report) = match &input.cluster {
+        Some(cluster) => ioscout_analysis::analyze_distributed(
+            &input.scanner(),
+            &files,
+            &input_problems,
+            options,
+            cluster.as_ref(),
+        )?,
+        None => ioscout_analysis::analyze(&input.scanner(), &files, &input_problems, options)?,
+    };
     Ok((analysis, report, files.len()))
 }
 

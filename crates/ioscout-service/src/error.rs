@@ -20,6 +20,9 @@ pub enum ServiceError {
         /// The cause.
         source: std::io::Error,
     },
+    /// A rank of a job of several processes failed (MPI).
+    #[error(transparent)]
+    Cluster(#[from] ioscout_read::cluster::ClusterError),
     /// The analysis refused its options.
     #[error(transparent)]
     Analysis(#[from] ioscout_analysis::AnalysisError),

@@ -19,6 +19,7 @@ pub mod analyze;
 pub mod count;
 pub mod darshan;
 pub mod diagnose;
+mod distributed_query;
 mod error;
 pub mod info;
 pub mod organize;
@@ -47,6 +48,10 @@ pub struct Input {
     pub strict: bool,
     /// How to scan (threads, problems kept, progress).
     pub scan: ScanOptions,
+    /// The job this process is one rank of (MPI), when the work is shared across processes;
+    /// `None` runs everything here. Operations that support it (index, query, analyze and what
+    /// builds on the analysis) give every rank the result one process would give.
+    pub cluster: Option<std::sync::Arc<dyn ioscout_read::cluster::Collective>>,
 }
 
 impl Input {
@@ -55,9 +60,20 @@ impl Input {
         Input { paths, ..Input::default() }
     }
 
-    /// The trace files under the paths, and the paths that could not be used.
+    /// The trace files under the paths, and the paths that could not be used. In a job of
+    /// several ranks, rank 0 discovers them and every rank gets its list, so all ranks share the
+    /// same files even where their views of the file system differ.
     pub fn discover(&self) -> (Vec<TraceFile>, Vec<InputProblem>) {
-        ioscout_read::discover(&self.paths)
+        let Some(cluster) = &self.cluster else { return ioscout_read::discover(&self.paths) };
+        let found = (cluster.rank() == 0).then(|| Ok(ioscout_read::discover(&self.paths)));
+        ioscout_read::cluster::share_from_root(cluster.as_ref(), found).unwrap_or_else(|error| {
+            (Vec::new(), vec![InputProblem { path: PathBuf::from("(rank 0)"), detail: error.to_string() }])
+        })
+    }
+
+    /// Whether this process prints: the only process, or rank 0 of a job.
+    pub fn prints(&self) -> bool {
+        self.cluster.as_ref().is_none_or(|cluster| cluster.rank() == 0)
     }
 
     /// A scanner with this input's options.

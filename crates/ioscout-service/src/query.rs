@@ -60,7 +60,7 @@ pub fn by_directory(files: &[TraceFile]) -> std::collections::BTreeMap<PathBuf, 
 }
 
 /// What the index offers for one file.
-enum Source {
+pub(crate) enum Source {
     /// Chunks from a fresh record.
     Indexed(ioscout_index::FileIndex),
     /// No usable record: the file is read whole.
@@ -84,6 +84,18 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
     }
     let (files, input_problems) = input.discover();
     let output = Output::new(arguments.format.unwrap_or(ViewFormat::Jsonl), arguments.select.as_deref())?;
+    if let Some(cluster) = &input.cluster {
+        let query = crate::distributed_query::Query {
+            input,
+            request: arguments,
+            predicate: predicate.as_ref(),
+            spec: spec.as_ref(),
+            output: &output,
+            files: &files,
+            input_problems: &input_problems,
+        };
+        return query.run(cluster.as_ref(), out);
+    }
     let mut notes = Vec::new();
     if arguments.no_index {
         let scan =
@@ -225,7 +237,12 @@ fn full_scan(
 }
 
 /// Writes aggregate rows: an aligned table by default, else JSON lines or CSV.
-fn print_groups(spec: &GroupSpec, groups: &Groups, format: Option<ViewFormat>, out: &mut Sink) -> Result<()> {
+pub(crate) fn print_groups(
+    spec: &GroupSpec,
+    groups: &Groups,
+    format: Option<ViewFormat>,
+    out: &mut Sink,
+) -> Result<()> {
     write_groups(spec, groups, format, out).map_err(|error| ServiceError::write("groups", error))
 }
 
@@ -311,7 +328,7 @@ fn write_groups(
 }
 
 /// For each file, its fresh index record, or `Whole` with a note saying why.
-fn sources(
+pub(crate) fn sources(
     files: &[TraceFile],
     index_dir: Option<&std::path::Path>,
     tables: &mut HashTables,

@@ -110,7 +110,8 @@ pub fn analyze_traces(
     );
     let mut warnings = Vec::new();
     for directory in &directories {
-        let input = Input { paths: vec![directory.clone()], strict: false, scan: scan.clone() };
+        let input =
+            Input { paths: vec![directory.clone()], strict: false, scan: scan.clone(), cluster: None };
         let (analysis, report, files) = crate::analyze::run(&input, &options)?;
         if report.problem_count() > 0 {
             warnings.push(format!(

@@ -46,7 +46,34 @@ pub struct ViewFold<'s> {
     cells: Vec<Vec<Option<String>>>,
 }
 
+/// The rows a [`ViewFold`] kept, owned and serialisable: what a rank sends to rank 0, which
+/// writes them in input order ([`Emitter::take_part`]).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct ViewPart {
+    buffer: Vec<u8>,
+    line_ends: Vec<usize>,
+    cells: Vec<Vec<Option<String>>>,
+}
+
+impl ViewPart {
+    /// Rows held.
+    pub fn rows(&self) -> usize {
+        self.line_ends.len()
+    }
+}
+
+struct ViewPartRef<'p> {
+    buffer: &'p [u8],
+    line_ends: &'p [usize],
+    cells: &'p [Vec<Option<String>>],
+}
+
 impl<'s> ViewFold<'s> {
+    /// The rows kept, to send elsewhere.
+    pub fn into_part(self) -> ViewPart {
+        ViewPart { buffer: self.buffer, line_ends: self.line_ends, cells: self.cells }
+    }
+
     /// A fold filtering with `predicate`, resolving through `tables`, keeping at most `limit` rows.
     pub fn new(
         predicate: Option<&'s Predicate>,
@@ -558,11 +585,26 @@ impl Emitter {
 
     /// Writes a fold's rows (as many as the limit allows); breaks at the limit or on an error.
     pub fn take(&mut self, fold: &ViewFold<'_>) -> ControlFlow<()> {
+        self.take_rows(&fold.buffer, &fold.line_ends, &fold.cells)
+    }
+
+    /// Writes the rows of a fold made on another rank ([`ViewFold::into_part`]).
+    pub fn take_part(&mut self, part: &ViewPart) -> ControlFlow<()> {
+        self.take_rows(&part.buffer, &part.line_ends, &part.cells)
+    }
+
+    fn take_rows(
+        &mut self,
+        buffer: &[u8],
+        line_ends: &[usize],
+        cells: &[Vec<Option<String>>],
+    ) -> ControlFlow<()> {
+        let fold = ViewPartRef { buffer, line_ends, cells };
         let take = usize::try_from((self.limit - self.emitted).min(fold.line_ends.len() as u64)).unwrap_or(0);
         let written = match (&mut self.parquet, &mut self.text) {
             (Some(parquet), _) => {
                 if take > 0 {
-                    parquet.write(&fold.cells, take)
+                    parquet.write(fold.cells, take)
                 } else {
                     Ok(())
                 }
