@@ -12,13 +12,22 @@ use crate::cli::InputArguments;
 
 /// Expands the input paths.
 pub(crate) fn discover(input: &InputArguments) -> (Vec<TraceFile>, Vec<InputProblem>) {
-    ioscout_read::discover(&input.paths)
+    match crate::job::current() {
+        // In a job of several ranks, rank 0's discovery for every rank.
+        Some(cluster) => ioscout_service::Input {
+            paths: input.paths.clone(),
+            cluster: Some(cluster),
+            ..Default::default()
+        }
+        .discover(),
+        None => ioscout_read::discover(&input.paths),
+    }
 }
 
 /// Scan options from the command line, reporting to `bar` if given.
 pub(crate) fn scan_options(input: &InputArguments, bar: Option<&ProgressBar>) -> ScanOptions {
     ScanOptions {
-        threads: input.threads,
+        threads: if input.threads == 0 { crate::job::default_threads() } else { input.threads },
         max_reported_problems: input.max_problems,
         progress: bar.map(|bar| {
             let bar = bar.clone();
@@ -31,7 +40,8 @@ pub(crate) fn scan_options(input: &InputArguments, bar: Option<&ProgressBar>) ->
 /// A progress bar over `total` stored bytes on stderr, only when stderr is a terminal and
 /// `--quiet` is off; `None` otherwise (pipes and CI logs stay clean).
 pub(crate) fn progress_bar(input: &InputArguments, total: u64, message: &str) -> Option<ProgressBar> {
-    if input.quiet || !std::io::stderr().is_terminal() {
+    // Under MPI the launcher's pseudo-terminal is not the user's: no bars in a job's logs.
+    if input.quiet || !std::io::stderr().is_terminal() || crate::job::current().is_some() {
         return None;
     }
     let style =
@@ -99,6 +109,7 @@ pub(crate) fn service_input(input: &InputArguments, bar: Option<&ProgressBar>) -
         paths: input.paths.clone(),
         strict: input.strict,
         scan: scan_options(input, bar),
+        cluster: crate::job::current(),
     }
 }
 

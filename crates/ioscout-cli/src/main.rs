@@ -4,6 +4,9 @@
 mod cli;
 mod commands;
 mod common;
+mod job;
+#[cfg(feature = "mpi")]
+mod mpi_job;
 
 use std::process::ExitCode;
 
@@ -11,14 +14,28 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let arguments = cli::Arguments::parse();
-    match commands::run(&arguments) {
-        Ok(code) => code,
-        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
+    let job = match job::start() {
+        Ok(job) => job,
         Err(error) => {
             common::report_error(&error);
+            return ExitCode::from(2);
+        }
+    };
+    let code = match commands::run(&arguments) {
+        Ok(code) => code,
+        Err(error) if is_broken_pipe(&error) => {
+            job::end_on_local_failure(&error, 0);
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            common::report_error(&error);
+            job::end_on_local_failure(&error, 2);
             ExitCode::from(2)
         }
-    }
+    };
+    // Leaves the MPI job (after any abort above: finalising waits for every rank).
+    drop(job);
+    code
 }
 
 /// Whether the error comes from writing to a closed pipe (`ioscout view ... | head`), which is a

@@ -30,7 +30,10 @@ pub(crate) fn run(arguments: &AnalyzeArguments) -> anyhow::Result<ExitCode> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    if let Some(directory) = &arguments.out {
+    // Under MPI every rank holds the analysis; rank 0 alone writes the tables.
+    if let Some(directory) =
+        arguments.out.as_ref().filter(|_| crate::job::current().is_none_or(|job| job.rank() == 0))
+    {
         write_details(&analysis, directory, arguments.out_format)?;
     }
     let outcome = ioscout_service::analyze::outcome(&analysis, report, file_count, request.dfanalyzer_compat);

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use ioscout_index::build::{BuildOptions, build};
+use ioscout_index::build::{BuildOptions, build, build_distributed};
 use serde::Serialize;
 
 use crate::cli::IndexArguments;
@@ -39,7 +39,7 @@ pub(crate) fn run(arguments: &IndexArguments) -> anyhow::Result<ExitCode> {
     }
     let bar = common::progress_bar(&arguments.input, files.iter().map(|file| file.size).sum(), "indexing");
     let options = BuildOptions {
-        threads: arguments.input.threads,
+        threads: common::scan_options(&arguments.input, None).threads,
         chunk_bytes: 0,
         index_dir: arguments.index_dir.clone(),
         force: arguments.force,
@@ -50,7 +50,11 @@ pub(crate) fn run(arguments: &IndexArguments) -> anyhow::Result<ExitCode> {
     let mut problems = 0;
     for (directory, group) in ioscout_service::query::by_directory(&files) {
         let started = Instant::now();
-        match build(&directory, &group, &options) {
+        let built = match crate::job::current() {
+            Some(cluster) => build_distributed(&directory, &group, &options, cluster.as_ref()),
+            None => build(&directory, &group, &options),
+        };
+        match built {
             Ok(report) => {
                 if !arguments.input.quiet {
                     for message in &report.messages {

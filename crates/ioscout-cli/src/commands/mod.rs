@@ -21,6 +21,19 @@ use crate::cli::{Arguments, Command};
 
 /// Runs the command and returns its exit code.
 pub(crate) fn run(arguments: &Arguments) -> anyhow::Result<ExitCode> {
+    if let Some(cluster) = crate::job::current()
+        && cluster.size() > 1
+        && !matches!(
+            arguments.command,
+            Command::Index(_) | Command::Query(_) | Command::Analyze(_) | Command::Diagnose(_)
+        )
+    {
+        // Every rank refuses alike, before any collective step.
+        return Err(ioscout_service::ServiceError::BadRequest(
+            "under MPI ioscout runs index, query, analyze and diagnose; start this command as one process, without the launcher".into(),
+        )
+        .into());
+    }
     match &arguments.command {
         Command::Count(count) => count::run(count),
         Command::Info(info) => info::run(info),

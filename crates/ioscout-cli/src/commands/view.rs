@@ -20,7 +20,11 @@ pub(crate) fn format_of(format: FormatArgument) -> ViewFormat {
 /// Stdout as an event sink; Parquet to a terminal is refused (it is binary).
 pub(crate) fn stdout_sink(format: Option<ViewFormat>) -> anyhow::Result<ioscout_service::view::Sink> {
     use std::io::IsTerminal;
-    if format == Some(ViewFormat::Parquet) && std::io::stdout().is_terminal() {
+    // Under MPI every rank's stdout is the launcher's pseudo-terminal, whatever the user's is.
+    if format == Some(ViewFormat::Parquet)
+        && std::io::stdout().is_terminal()
+        && crate::job::current().is_none()
+    {
         anyhow::bail!(
             "Parquet output is binary: redirect stdout to a file (… --format parquet > events.parquet)"
         );
