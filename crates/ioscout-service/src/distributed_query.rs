@@ -26,7 +26,7 @@ use ioscout_query::aggregate::{GroupFold, GroupSpec, Groups};
 use ioscout_read::cluster::{self, ClusterError, Collective};
 use ioscout_read::{Chunk, FileSummary, InputProblem, ScanReport, TraceFile};
 
-use crate::query::{QueryReport, QueryRequest, Source, print_groups, sources};
+use crate::query::{QueryReport, QueryRequest, Source, print_groups, sources, surviving_chunks};
 use crate::view::{Emitter, Output, Sink, ViewFold, ViewPart, gather_metadata};
 use crate::{Input, Result};
 
@@ -122,39 +122,7 @@ impl Query<'_> {
                 return Plan { tables, chunks: Vec::new(), notes, answered: Some(groups) };
             }
         }
-        let mut chunks = Vec::new();
-        let mut total_chunks = 0;
-        for (index, (file, source)) in self.files.iter().zip(&sources).enumerate() {
-            match source {
-                Source::Indexed(record) => {
-                    total_chunks += record.chunks.len();
-                    for entry in &record.chunks {
-                        if self
-                            .predicate
-                            .is_none_or(|predicate| predicate.chunk_may_match(&entry.stats, &tables))
-                        {
-                            chunks.push(Chunk {
-                                file: index,
-                                start: entry.start,
-                                end: entry.end,
-                                line_base: entry.line_base,
-                                offset_base: entry.offset_base,
-                            });
-                        }
-                    }
-                }
-                Source::Whole => {
-                    total_chunks += 1;
-                    chunks.push(Chunk {
-                        file: index,
-                        start: 0,
-                        end: file.size,
-                        line_base: 0,
-                        offset_base: 0,
-                    });
-                }
-            }
-        }
+        let (chunks, total_chunks) = surviving_chunks(self.files, &sources, self.predicate, &tables);
         if indexed > 0 {
             notes.push(format!(
                 "reading {} of {} chunks ({} of {} files from the index)",

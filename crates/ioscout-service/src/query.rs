@@ -143,33 +143,7 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
             return Ok(QueryReport { scan: report, notes });
         }
     }
-    let mut chunks = Vec::new();
-    let mut total_chunks = 0;
-    for (index, (file, source)) in files.iter().zip(&sources).enumerate() {
-        match source {
-            Source::Indexed(record) => {
-                total_chunks += record.chunks.len();
-                for entry in &record.chunks {
-                    if predicate
-                        .as_ref()
-                        .is_none_or(|predicate| predicate.chunk_may_match(&entry.stats, &tables))
-                    {
-                        chunks.push(Chunk {
-                            file: index,
-                            start: entry.start,
-                            end: entry.end,
-                            line_base: entry.line_base,
-                            offset_base: entry.offset_base,
-                        });
-                    }
-                }
-            }
-            Source::Whole => {
-                total_chunks += 1;
-                chunks.push(Chunk { file: index, start: 0, end: file.size, line_base: 0, offset_base: 0 });
-            }
-        }
-    }
+    let (chunks, total_chunks) = surviving_chunks(&files, &sources, predicate.as_ref(), &tables);
     let outcome = format!(
         "reading {} of {} chunks ({} of {} files from the index)",
         chunks.len(),
@@ -325,6 +299,41 @@ fn write_groups(
     }
     stdout.flush()?;
     Ok(())
+}
+
+/// The chunks to read: those of indexed files that the predicate cannot rule out, and every
+/// unindexed file whole; with the number of chunks there are in all.
+pub(crate) fn surviving_chunks(
+    files: &[TraceFile],
+    sources: &[Source],
+    predicate: Option<&Predicate>,
+    tables: &HashTables,
+) -> (Vec<Chunk>, usize) {
+    let mut chunks = Vec::new();
+    let mut total_chunks = 0;
+    for (index, (file, source)) in files.iter().zip(sources).enumerate() {
+        match source {
+            Source::Indexed(record) => {
+                total_chunks += record.chunks.len();
+                for entry in &record.chunks {
+                    if predicate.is_none_or(|predicate| predicate.chunk_may_match(&entry.stats, tables)) {
+                        chunks.push(Chunk {
+                            file: index,
+                            start: entry.start,
+                            end: entry.end,
+                            line_base: entry.line_base,
+                            offset_base: entry.offset_base,
+                        });
+                    }
+                }
+            }
+            Source::Whole => {
+                total_chunks += 1;
+                chunks.push(Chunk { file: index, start: 0, end: file.size, line_base: 0, offset_base: 0 });
+            }
+        }
+    }
+    (chunks, total_chunks)
 }
 
 /// For each file, its fresh index record, or `Whole` with a note saying why.
