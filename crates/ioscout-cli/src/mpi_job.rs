@@ -198,7 +198,8 @@ pub(crate) fn start() -> anyhow::Result<(Arc<dyn Collective>, Worker, usize)> {
     let thread = std::thread::Builder::new()
         .name("mpi".into())
         .spawn(move || {
-            let Some(universe) = mpi::initialize() else {
+            // The process has other threads (the work, rayon's), but only this one calls MPI.
+            let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
                 let _ = ready.send(None);
                 return;
             };
