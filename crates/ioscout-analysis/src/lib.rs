@@ -214,20 +214,7 @@ fn first_pass<'p>(scanner: &Scanner, files: &[TraceFile], candidates: &'p [Prese
     if to_scan.is_empty() {
         return total;
     }
-    let mut per_file: Vec<Option<PrepassFold<'p>>> = (0..to_scan.len()).map(|_| None).collect();
-    scanner.scan(
-        &to_scan,
-        &[],
-        |_| PrepassFold::new(candidates),
-        |index, fold, _| {
-            match per_file.get_mut(index) {
-                Some(Some(partial)) => partial.merge(fold),
-                Some(slot) => *slot = Some(fold),
-                None => {}
-            }
-            ControlFlow::Continue(())
-        },
-    );
+    let (per_file, _) = fold_per_file(scanner, &to_scan, || PrepassFold::new(candidates), PrepassFold::merge);
     for (file, fold) in to_scan.iter().zip(per_file) {
         let Some(fold) = fold else { continue };
         cache.put(&file.path, &fold, &INTERVAL_PRESETS);
