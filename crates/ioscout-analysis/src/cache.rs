@@ -40,20 +40,21 @@ pub(crate) struct Tables {
 impl Tables {
     /// The serialisable form of `tables`.
     pub(crate) fn of(tables: &ioscout_model::HashTables) -> Tables {
-        let mut out = Tables::default();
-        out.absorb(tables);
-        out
+        let texts = |table: &std::collections::HashMap<HashToken, String>| -> BTreeMap<String, String> {
+            table.iter().map(|(token, text)| (token.0.clone(), text.clone())).collect()
+        };
+        Tables { files: texts(&tables.files), hosts: texts(&tables.hosts), strings: texts(&tables.strings) }
     }
 
-    /// Adds the mappings of `tables` that are not here yet.
-    fn absorb(&mut self, tables: &ioscout_model::HashTables) {
+    /// Adds the mappings of `other` that are not here yet.
+    fn merge(&mut self, other: &Tables) {
         for (target, source) in [
-            (&mut self.files, &tables.files),
-            (&mut self.hosts, &tables.hosts),
-            (&mut self.strings, &tables.strings),
+            (&mut self.files, &other.files),
+            (&mut self.hosts, &other.hosts),
+            (&mut self.strings, &other.strings),
         ] {
             for (token, text) in source {
-                target.entry(token.0.clone()).or_insert_with(|| text.clone());
+                target.entry(token.clone()).or_insert_with(|| text.clone());
             }
         }
     }
@@ -264,15 +265,7 @@ impl PrepassCache {
     pub(crate) fn put_partial(&mut self, path: &Path, partial: PrepassPartial, tables: &Tables) {
         let Some((location, fingerprint)) = self.traces.get(path) else { return };
         let Some(file) = self.files.get_mut(location) else { return };
-        for (target, source) in [
-            (&mut file.tables.files, &tables.files),
-            (&mut file.tables.hosts, &tables.hosts),
-            (&mut file.tables.strings, &tables.strings),
-        ] {
-            for (token, text) in source {
-                target.entry(token.clone()).or_insert_with(|| text.clone());
-            }
-        }
+        file.tables.merge(tables);
         file.entries
             .insert(path.to_string_lossy().into_owned(), Entry { fingerprint: *fingerprint, partial });
         self.changed = true;
