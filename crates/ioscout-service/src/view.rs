@@ -62,12 +62,6 @@ impl ViewPart {
     }
 }
 
-struct ViewPartRef<'p> {
-    buffer: &'p [u8],
-    line_ends: &'p [usize],
-    cells: &'p [Vec<Option<String>>],
-}
-
 impl<'s> ViewFold<'s> {
     /// The rows kept, to send elsewhere.
     pub fn into_part(self) -> ViewPart {
@@ -599,12 +593,11 @@ impl Emitter {
         line_ends: &[usize],
         cells: &[Vec<Option<String>>],
     ) -> ControlFlow<()> {
-        let fold = ViewPartRef { buffer, line_ends, cells };
-        let take = usize::try_from((self.limit - self.emitted).min(fold.line_ends.len() as u64)).unwrap_or(0);
+        let take = usize::try_from((self.limit - self.emitted).min(line_ends.len() as u64)).unwrap_or(0);
         let written = match (&mut self.parquet, &mut self.text) {
             (Some(parquet), _) => {
                 if take > 0 {
-                    parquet.write(fold.cells, take)
+                    parquet.write(cells, take)
                 } else {
                     Ok(())
                 }
@@ -612,11 +605,11 @@ impl Emitter {
             (None, Some(text)) if self.chrome => {
                 let mut start = 0;
                 let mut written = Ok(());
-                for (index, end) in fold.line_ends.iter().take(take).enumerate() {
+                for (index, end) in line_ends.iter().take(take).enumerate() {
                     let separator: &[u8] = if self.emitted + index as u64 == 0 { b"" } else { b"," };
                     written = text
                         .write_all(separator)
-                        .and_then(|()| text.write_all(&fold.buffer[start..*end]))
+                        .and_then(|()| text.write_all(&buffer[start..*end]))
                         .map_err(|error| ServiceError::write("events", error));
                     if written.is_err() {
                         break;
@@ -626,8 +619,8 @@ impl Emitter {
                 written
             }
             (None, Some(text)) => {
-                let end = if take == 0 { 0 } else { fold.line_ends[take - 1] };
-                text.write_all(&fold.buffer[..end]).map_err(|error| ServiceError::write("events", error))
+                let end = if take == 0 { 0 } else { line_ends[take - 1] };
+                text.write_all(&buffer[..end]).map_err(|error| ServiceError::write("events", error))
             }
             (None, None) => Ok(()),
         };
