@@ -37,11 +37,16 @@ pub(crate) fn scan_options(input: &InputArguments, bar: Option<&ProgressBar>) ->
     }
 }
 
+/// Whether progress bars are drawn: stderr is a terminal, `--quiet` is off, and this is not an
+/// MPI job (the launcher's pseudo-terminal is not the user's).
+fn shows_progress(input: &InputArguments) -> bool {
+    !input.quiet && std::io::stderr().is_terminal() && crate::job::current().is_none()
+}
+
 /// A progress bar over `total` stored bytes on stderr, only when stderr is a terminal and
 /// `--quiet` is off; `None` otherwise (pipes and CI logs stay clean).
 pub(crate) fn progress_bar(input: &InputArguments, total: u64, message: &str) -> Option<ProgressBar> {
-    // Under MPI the launcher's pseudo-terminal is not the user's: no bars in a job's logs.
-    if input.quiet || !std::io::stderr().is_terminal() || crate::job::current().is_some() {
+    if !shows_progress(input) {
         return None;
     }
     let style =
@@ -119,8 +124,13 @@ pub(crate) fn service_input_with_progress(
     input: &InputArguments,
     message: &str,
 ) -> (ioscout_service::Input, Option<ProgressBar>) {
-    let (files, _) = discover(input);
-    let bar = progress_bar(input, files.iter().map(|file| file.size).sum(), message);
+    // Sizing the bar walks the inputs; do it only when a bar is drawn.
+    let bar = if shows_progress(input) {
+        let (files, _) = discover(input);
+        progress_bar(input, files.iter().map(|file| file.size).sum(), message)
+    } else {
+        None
+    };
     (service_input(input, bar.as_ref()), bar)
 }
 
