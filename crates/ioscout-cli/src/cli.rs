@@ -355,6 +355,10 @@ pub(crate) struct IndexArguments {
     /// Re-read every file, even unchanged ones (also replaces an index of a newer format).
     #[arg(long)]
     pub(crate) force: bool,
+    /// Compressed bytes per chunk, the unit a query reads or skips: smaller chunks prune finer
+    /// and make a larger index. Single-member gzip files get a checkpoint about this often.
+    #[arg(long, value_name = "KIB", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    pub(crate) chunk_kib: u64,
     /// Print JSON.
     #[arg(long)]
     pub(crate) json: bool,

@@ -16,7 +16,7 @@ use ioscout_read::{Compression, ScanOptions, ScanReport, Scanner, TraceFile, Uni
 use crate::error::{Error, Result};
 use crate::fingerprint::Fingerprint;
 use crate::stats::StatsFold;
-use crate::store::{self, ChunkEntry, FORMAT_VERSION, FileIndex, TraceIndex};
+use crate::store::{self, ChunkEntry, FORMAT_VERSION, FileIndex, ResumePoint, TraceIndex};
 
 /// How to build.
 #[derive(Clone, Debug, Default)]
@@ -195,6 +195,14 @@ fn finish(
     let all = if fresh {
         let mut all = keep.clone();
         all.extend(others);
+        // Records carried into a new index file bring their windows from the old one.
+        for (key, record) in &mut all {
+            let numbers: Vec<u32> = resumed_numbers(record);
+            if !numbers.is_empty() {
+                let windows = TraceIndex::windows(&index_path, key, &numbers)?;
+                record.windows = numbers.into_iter().zip(windows).collect();
+            }
+        }
         all.extend(written.clone());
         all
     } else {
@@ -223,9 +231,15 @@ struct SharedPlan {
 }
 
 /// One scanned file in a rank's partial index: its position among the files to scan, its
-/// record, the distinct file values of each chunk, its hash tables, and its scan summary.
-type PartialRecord =
-    (usize, FileIndex, Vec<Vec<String>>, ioscout_model::HashTables, ioscout_read::FileSummary);
+/// record, its checkpoint windows (not part of the encoded record), the distinct file values of each chunk, its hash tables, and its scan summary.
+type PartialRecord = (
+    usize,
+    FileIndex,
+    BTreeMap<u32, Vec<u8>>,
+    Vec<Vec<String>>,
+    ioscout_model::HashTables,
+    ioscout_read::FileSummary,
+);
 
 /// The partial index of `rank` beside the index (`index.redb.part-3`).
 fn partial_path(index_path: &Path, rank: usize) -> PathBuf {
@@ -300,8 +314,9 @@ pub fn build_distributed(
             .iter()
             .zip(built)
             .zip(scan.files)
-            .map(|((index, (record, values, metadata)), summary)| {
-                (*index, record, values, metadata.tables, summary)
+            .map(|((index, (mut record, values, metadata)), summary)| {
+                let windows = std::mem::take(&mut record.windows);
+                (*index, record, windows, values, metadata.tables, summary)
             })
             .collect();
         write_partial(&own_partial, &records)
@@ -336,7 +351,8 @@ pub fn build_distributed(
         records.sort_by_key(|record| record.0);
         let mut built = Vec::with_capacity(records.len());
         let mut summaries = Vec::with_capacity(records.len());
-        for (_, record, values, tables, summary) in records {
+        for (_, mut record, windows, values, tables, summary) in records {
+            record.windows = windows;
             let metadata = ioscout_read::TraceMetadata { tables, ..ioscout_read::TraceMetadata::default() };
             built.push((record, values, metadata));
             summaries.push(summary);
@@ -345,6 +361,18 @@ pub fn build_distributed(
         finish(directory, files, planned, built, scan).map_err(|error| error.to_string())
     });
     Ok(cluster::share_from_root(collective, Some(report))?)
+}
+
+/// Numbers of the chunks of `record` that have a window (they start inside a gzip member, after
+/// its first block).
+pub(crate) fn resumed_numbers(record: &FileIndex) -> Vec<u32> {
+    record
+        .chunks
+        .iter()
+        .enumerate()
+        .filter(|(_, chunk)| chunk.resume.is_some_and(|resume| resume.output_start > 0))
+        .filter_map(|(number, _)| u32::try_from(number).ok())
+        .collect()
 }
 
 /// Problems kept per file in a build's report.
@@ -368,37 +396,77 @@ fn count_unresolved(record: &mut FileIndex, file_values: &[Vec<String>], tables:
 /// metadata.
 type Built = (FileIndex, Vec<Vec<String>>, ioscout_read::TraceMetadata);
 
-/// Scans `files` once and returns one record per file.
+/// Scans `files` once and returns one record per file. Single-member gzip files larger than two
+/// chunks are cut at checkpoints first ([`crate::checkpoint`]) and their chunks decoded in
+/// parallel; the others are scanned by units, cut where no line crosses a unit boundary.
 fn scan_files(
     files: &[TraceFile],
     fingerprints: &[Fingerprint],
     options: &BuildOptions,
 ) -> (Vec<Built>, ScanReport) {
+    let chunk_bytes = if options.chunk_bytes == 0 { 1 << 20 } else { options.chunk_bytes };
     let scanner = Scanner::new(ScanOptions {
         threads: options.threads,
-        unit_bytes: if options.chunk_bytes == 0 { 1 << 20 } else { options.chunk_bytes },
+        unit_bytes: chunk_bytes,
         max_reported_problems: MAX_REPORTED_PROBLEMS,
         progress: options.progress.clone(),
         ..ScanOptions::default()
     });
-    let mut builders: Vec<FileBuilder> = files.iter().map(|_| FileBuilder::default()).collect();
-    let report = scanner.scan(
-        files,
+    let threads = if options.threads == 0 { rayon::current_num_threads() } else { options.threads };
+    let mut resumable_files = Vec::new();
+    let mut resumable_chunks = Vec::new();
+    let mut plain_files = Vec::new();
+    let mut resumed: Vec<bool> = Vec::with_capacity(files.len());
+    for file in files {
+        if let Some(chunks) = crate::checkpoint::plan(resumable_files.len(), file, chunk_bytes, threads) {
+            resumable_files.push(file.clone());
+            resumable_chunks.extend(chunks);
+            resumed.push(true);
+        } else {
+            plain_files.push(file.clone());
+            resumed.push(false);
+        }
+    }
+    let mut plain_builders: Vec<FileBuilder> = plain_files.iter().map(|_| FileBuilder::default()).collect();
+    let plain_report = scanner.scan(
+        &plain_files,
         &[],
         |_| StatsFold::default(),
         |index, fold, span| {
-            builders[index].add(fold, span);
+            plain_builders[index].add(fold, span);
             ControlFlow::Continue(())
         },
     );
-    let records = builders
-        .into_iter()
-        .zip(files)
-        .zip(fingerprints)
-        .zip(&report.files)
-        .map(|(((builder, file), fingerprint), summary)| builder.finish(file, *fingerprint, summary))
-        .collect();
-    (records, report)
+    let mut resumed_builders: Vec<FileBuilder> =
+        resumable_files.iter().map(|_| FileBuilder::default()).collect();
+    let mut next_chunk = resumable_chunks.iter();
+    let mut resumed_report = scanner.scan_chunks(
+        &resumable_files,
+        &[],
+        &resumable_chunks,
+        |_| StatsFold::default(),
+        |index, fold| {
+            if let Some(chunk) = next_chunk.next() {
+                resumed_builders[index].add_resumed(fold, chunk);
+            }
+            ControlFlow::Continue(())
+        },
+    );
+    for summary in &mut resumed_report.files {
+        summary.members = 1;
+    }
+    let mut plain = plain_builders.into_iter().zip(plain_report.files);
+    let mut resumable = resumed_builders.into_iter().zip(resumed_report.files);
+    let mut records = Vec::with_capacity(files.len());
+    let mut summaries = Vec::with_capacity(files.len());
+    for ((file, fingerprint), was_resumed) in files.iter().zip(fingerprints).zip(resumed) {
+        let next = if was_resumed { resumable.next() } else { plain.next() };
+        let (builder, summary) =
+            next.unwrap_or_else(|| (FileBuilder::default(), ioscout_read::FileSummary::new(file)));
+        records.push(builder.finish(file, *fingerprint, &summary));
+        summaries.push(summary);
+    }
+    (records, ScanReport::assemble(&[], MAX_REPORTED_PROBLEMS, summaries))
 }
 
 /// Collects a file's unit folds into chunks.
@@ -409,6 +477,8 @@ struct FileBuilder {
     metadata: ioscout_read::TraceMetadata,
     /// Distinct file values per finished chunk, until the file's FH table is complete.
     file_values: Vec<Vec<String>>,
+    /// Windows of chunks cut at checkpoints, by chunk number.
+    windows: BTreeMap<u32, Vec<u8>>,
 }
 
 impl FileBuilder {
@@ -429,12 +499,35 @@ impl FileBuilder {
                 end: chunk_span.end,
                 line_base: chunk_span.line_base,
                 offset_base: chunk_span.offset_base,
+                resume: None,
                 stats,
             });
         } else {
             chunk_span.clean_end = false;
             self.open = Some((chunk_span, chunk_fold));
         }
+    }
+
+    /// Adds the fold of a chunk cut at a checkpoint (a whole chunk: no line crosses its ends).
+    fn add_resumed(&mut self, fold: StatsFold, chunk: &ioscout_read::Chunk) {
+        let (stats, metadata, file_values) = fold.finish();
+        self.metadata.merge(metadata);
+        self.file_values.push(file_values);
+        let resume = chunk.resume.as_deref().map(|resume| {
+            if resume.output_start > 0 {
+                let number = u32::try_from(self.chunks.len()).unwrap_or(u32::MAX);
+                self.windows.insert(number, resume.window.clone());
+            }
+            ResumePoint { bit_offset: resume.bit_offset, output_start: resume.output_start }
+        });
+        self.chunks.push(ChunkEntry {
+            start: chunk.start,
+            end: chunk.end,
+            line_base: chunk.line_base,
+            offset_base: chunk.offset_base,
+            resume,
+            stats,
+        });
     }
 
     fn finish(
@@ -457,6 +550,7 @@ impl FileBuilder {
             invalid: summary.counts.invalid,
             chunks: self.chunks,
             time_metric: self.metadata.time_metric.clone(),
+            windows: self.windows,
         };
         (record, self.file_values, self.metadata)
     }

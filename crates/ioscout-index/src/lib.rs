@@ -7,7 +7,8 @@
 //! - [`build::build`] indexes the trace files of one directory, incrementally: files whose
 //!   [`Fingerprint`] is unchanged are kept, changed and new files are (re)scanned, vanished ones
 //!   dropped. One scan (the reader's parallel scanner with a [`StatsFold`] per unit) gives the
-//!   chunk table and the statistics.
+//!   chunk table and the statistics. A single-member gzip file is first cut at deflate block
+//!   checkpoints (`checkpoint`), so its chunks too decode on their own.
 //! - [`store`] holds the format ([`FileIndex`], [`ChunkEntry`]), the index location
 //!   ([`store::candidate_paths`]) and atomic reads and writes.
 //! - [`stats::ChunkStats`] are the per-chunk statistics and roll-ups; [`bloom::Bloom`] the
@@ -18,6 +19,7 @@
 
 pub mod bloom;
 pub mod build;
+mod checkpoint;
 pub mod error;
 pub mod fingerprint;
 pub mod stats;
@@ -26,4 +28,4 @@ pub mod store;
 pub use error::{Error, Result};
 pub use fingerprint::Fingerprint;
 pub use stats::{ChunkStats, StatsFold};
-pub use store::{ChunkEntry, FORMAT_VERSION, FileIndex, TraceIndex};
+pub use store::{ChunkEntry, FORMAT_VERSION, FileIndex, ResumePoint, TraceIndex};

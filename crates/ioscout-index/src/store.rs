@@ -9,6 +9,9 @@
 //! - `meta`: `format` → [`FORMAT_VERSION`] (u32, little-endian), `tool` → the writer's version;
 //! - `files`: file name relative to the directory → a [`FileIndex`], postcard-encoded then
 //!   deflated (names and categories repeat, so records shrink several-fold);
+//! - `windows`: (file name, chunk number) → the raw-deflated 32 KiB window of a chunk that
+//!   resumes inside a gzip member ([`ResumePoint`]); kept apart from the records so a query
+//!   loads only the windows of the chunks it reads;
 //! - `hashes`: `F:`/`H:`/`S:` plus a hash token → the path, host name or string it stands for,
 //!   for the whole directory (every rank names the same files: stored once, not per file).
 //!   Hashes are content-derived, so mappings are never wrong and are only added.
@@ -30,11 +33,23 @@ use crate::fingerprint::Fingerprint;
 use crate::stats::ChunkStats;
 
 /// Version of the index format this build reads and writes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
 const HASHES: TableDefinition<&str, &str> = TableDefinition::new("hashes");
+const WINDOWS: TableDefinition<(&str, u32), &[u8]> = TableDefinition::new("windows");
+
+/// Where a chunk inside a single gzip member starts: a deflate block boundary found while
+/// indexing (zran-style). Its window is in the `windows` table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResumePoint {
+    /// Compressed position of the block, in bits.
+    pub bit_offset: u64,
+    /// Decompressed offset of the block's first byte (the chunk's lines start at the first
+    /// line start at or after it, `offset_base`).
+    pub output_start: u64,
+}
 
 /// One chunk of a trace file: a piece that decodes on its own, and its statistics.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -47,6 +62,8 @@ pub struct ChunkEntry {
     pub line_base: u64,
     /// Decompressed bytes of the file before the chunk.
     pub offset_base: u64,
+    /// Set when the chunk starts inside a gzip member (else it starts at a member start).
+    pub resume: Option<ResumePoint>,
     /// What the chunk holds.
     pub stats: ChunkStats,
 }
@@ -72,6 +89,10 @@ pub struct FileIndex {
     pub chunks: Vec<ChunkEntry>,
     /// The file's `CM time_metric`, if any.
     pub time_metric: Option<String>,
+    /// The windows of resumed chunks, by chunk number, until they are written (never part of
+    /// the encoded record).
+    #[serde(skip)]
+    pub windows: BTreeMap<u32, Vec<u8>>,
 }
 
 impl FileIndex {
@@ -84,6 +105,61 @@ impl FileIndex {
         }
         rollup.counts.invalid = self.invalid;
         rollup
+    }
+}
+
+impl FileIndex {
+    /// The chunks `numbers` of this record as the scanner reads them (file `file` of its list),
+    /// with the windows of those that start inside a gzip member read from the index at
+    /// `index_path`, where this record is stored under `key`.
+    pub fn scan_chunks(
+        &self,
+        file: usize,
+        index_path: &Path,
+        key: &str,
+        numbers: &[usize],
+    ) -> Result<Vec<ioscout_read::Chunk>> {
+        let needing: Vec<u32> = numbers
+            .iter()
+            .filter(|&&number| {
+                self.chunks
+                    .get(number)
+                    .and_then(|chunk| chunk.resume)
+                    .is_some_and(|resume| resume.output_start > 0)
+            })
+            .filter_map(|&number| u32::try_from(number).ok())
+            .collect();
+        let mut windows: BTreeMap<u32, Vec<u8>> = if needing.is_empty() {
+            BTreeMap::new()
+        } else {
+            let found = TraceIndex::windows(index_path, key, &needing)?;
+            needing.into_iter().zip(found).collect()
+        };
+        Ok(numbers
+            .iter()
+            .filter_map(|&number| {
+                let entry = self.chunks.get(number)?;
+                let resume = entry.resume.map(|point| {
+                    let window =
+                        u32::try_from(number).ok().and_then(|key| windows.remove(&key)).unwrap_or_default();
+                    Box::new(ioscout_read::Resume {
+                        bit_offset: point.bit_offset,
+                        output_start: point.output_start,
+                        line_start: entry.offset_base,
+                        line_end: self.chunks.get(number + 1).map(|next| next.offset_base),
+                        window,
+                    })
+                });
+                Some(ioscout_read::Chunk {
+                    file,
+                    start: entry.start,
+                    end: entry.end,
+                    line_base: entry.line_base,
+                    offset_base: entry.offset_base,
+                    resume,
+                })
+            })
+            .collect())
     }
 }
 
@@ -107,6 +183,12 @@ pub fn cache_root() -> PathBuf {
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
         .unwrap_or_else(std::env::temp_dir);
     base.join("ioscout").join("indexes")
+}
+
+/// Opens an index to read it: a shared lock, so any number of queries (threads or processes)
+/// read one index at once; only a writer excludes them.
+fn open_for_reading(path: &Path) -> std::result::Result<redb::ReadOnlyDatabase, redb::DatabaseError> {
+    Database::builder().open_read_only(path)
 }
 
 fn corrupt(path: &Path, detail: impl std::fmt::Display) -> Error {
@@ -144,7 +226,7 @@ impl TraceIndex {
         if !path.exists() {
             return Ok(None);
         }
-        let database = Database::open(path).map_err(|error| corrupt(path, error))?;
+        let database = open_for_reading(path).map_err(|error| corrupt(path, error))?;
         let transaction = database.begin_read().map_err(|error| corrupt(path, error))?;
         let meta = transaction.open_table(META).map_err(|error| corrupt(path, error))?;
         let format = meta
@@ -187,9 +269,27 @@ impl TraceIndex {
         Ok(Some(TraceIndex { path: path.to_path_buf(), files, tables }))
     }
 
+    /// The windows of chunks `numbers` of file `name` (relative to the trace directory), in the
+    /// order asked. A missing window is an error: the index is damaged.
+    pub fn windows(path: &Path, name: &str, numbers: &[u32]) -> Result<Vec<Vec<u8>>> {
+        let database = open_for_reading(path).map_err(|error| corrupt(path, error))?;
+        let transaction = database.begin_read().map_err(|error| corrupt(path, error))?;
+        let table = transaction.open_table(WINDOWS).map_err(|error| corrupt(path, error))?;
+        numbers
+            .iter()
+            .map(|&number| {
+                table
+                    .get((name, number))
+                    .map_err(|error| corrupt(path, error))?
+                    .map(|value| value.value().to_vec())
+                    .ok_or_else(|| corrupt(path, format!("no window for chunk {number} of {name}")))
+            })
+            .collect()
+    }
+
     /// The format version of the index at `path`, if it can be read.
     pub fn format_of(path: &Path) -> Option<u32> {
-        let database = Database::open(path).ok()?;
+        let database = open_for_reading(path).ok()?;
         let transaction = database.begin_read().ok()?;
         let meta = transaction.open_table(META).ok()?;
         let value = meta.get("format").ok()??;
@@ -238,12 +338,21 @@ fn write_into(
         let tool = concat!("ioscout ", env!("CARGO_PKG_VERSION"));
         meta.insert("tool", tool.as_bytes()).map_err(|error| corrupt(path, error))?;
         let mut files = transaction.open_table(FILES).map_err(|error| corrupt(path, error))?;
-        for name in removed {
+        let mut windows = transaction.open_table(WINDOWS).map_err(|error| corrupt(path, error))?;
+        for name in removed.iter().chain(records.keys()) {
             files.remove(name.as_str()).map_err(|error| corrupt(path, error))?;
+            windows
+                .retain_in((name.as_str(), 0)..=(name.as_str(), u32::MAX), |_, _| false)
+                .map_err(|error| corrupt(path, error))?;
         }
         for (name, record) in records {
             let bytes = encode(record).map_err(|error| corrupt(path, error))?;
             files.insert(name.as_str(), bytes.as_slice()).map_err(|error| corrupt(path, error))?;
+            for (number, window) in &record.windows {
+                windows
+                    .insert((name.as_str(), *number), window.as_slice())
+                    .map_err(|error| corrupt(path, error))?;
+            }
         }
         let mut hashes = transaction.open_table(HASHES).map_err(|error| corrupt(path, error))?;
         // In key order, so the same content always gives the same file.

@@ -173,6 +173,13 @@ impl Input<'_> {
     }
 }
 
+/// Length of the gzip member header at `offset` of `file`, `None` when there is none.
+pub fn member_header_length(file: &File, offset: u64) -> std::io::Result<Option<u64>> {
+    let mut bytes = vec![0u8; 64 << 10];
+    let read = read_fully_at(file, &mut bytes, offset)?;
+    Ok(header_length(&bytes[..read]).ok().flatten().map(|length| length as u64))
+}
+
 /// Length of the gzip header at the start of `bytes`, `Ok(None)` when more bytes are needed,
 /// `Err(())` when it is not a gzip header.
 fn header_length(bytes: &[u8]) -> Result<Option<usize>, ()> {
@@ -323,6 +330,208 @@ fn inflate_member(
         });
     }
     Ok(input.position())
+}
+
+/// Where a chunk inside one gzip member starts decoding: a deflate block boundary an index
+/// recorded (zran-style), with the 32 KiB of output before it that back-references may reach.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Resume {
+    /// Compressed position of the block, in bits from the start of the file.
+    pub bit_offset: u64,
+    /// Decompressed offset of the block's first output byte.
+    pub output_start: u64,
+    /// First line start at or after `output_start`: the chunk's lines begin here.
+    pub line_start: u64,
+    /// The next chunk's `line_start` (`None`: the chunk runs to the end of the member).
+    pub line_end: Option<u64>,
+    /// Up to 32 KiB of output before `output_start`, raw-deflated (empty at a member start).
+    pub window: Vec<u8>,
+}
+
+/// Compresses a checkpoint window for [`Resume::window`].
+pub fn deflate_window(window: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+    if encoder.write_all(window).is_err() {
+        return Vec::new();
+    }
+    encoder.finish().unwrap_or_default()
+}
+
+fn inflate_window(window: &[u8]) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    let mut bytes = Vec::with_capacity(32 << 10);
+    flate2::read::DeflateDecoder::new(window)
+        .take(32 << 10)
+        .read_to_end(&mut bytes)
+        .map_err(|error| format!("checkpoint window: {error}"))?;
+    Ok(bytes)
+}
+
+/// Inflates the lines of a resumed chunk: from [`Resume::bit_offset`] with its window as the
+/// history, handing `sink` the output between [`Resume::line_start`] and [`Resume::line_end`]
+/// (whole lines). The member's checksum cannot be checked from inside it; the index verified it
+/// when it recorded the checkpoint.
+pub fn inflate_resumed(
+    file: &File,
+    length: u64,
+    resume: &Resume,
+    mut sink: impl FnMut(&[u8]),
+) -> InflateOutcome {
+    let mut outcome = InflateOutcome { end: resume.bit_offset / 8, ..InflateOutcome::default() };
+    let start = resume.line_start;
+    let end = resume.line_end.unwrap_or(u64::MAX);
+    let result = inflate_from(file, length, resume, |position, block| {
+        let block_end = position + block.len() as u64;
+        let from = start.max(position);
+        let to = end.min(block_end);
+        if from < to {
+            let slice = &block
+                [usize::try_from(from - position).unwrap_or(0)..usize::try_from(to - position).unwrap_or(0)];
+            outcome.output_bytes += slice.len() as u64;
+            sink(slice);
+        }
+        if block_end >= end { std::ops::ControlFlow::Break(()) } else { std::ops::ControlFlow::Continue(()) }
+    });
+    match result {
+        Ok(compressed_end) => outcome.end = compressed_end,
+        Err(problem) => {
+            outcome.end = length;
+            outcome.problems.push(problem);
+        }
+    }
+    outcome
+}
+
+/// The first line start at or after the checkpoint's output offset (`None` when no newline
+/// follows it: the checkpoint is inside the member's last line).
+pub fn resume_line_start(file: &File, length: u64, resume: &Resume) -> Result<Option<u64>, InflateProblem> {
+    if resume.window.is_empty() && resume.output_start == 0 {
+        return Ok(Some(0));
+    }
+    let window = inflate_window(&resume.window).map_err(|detail| InflateProblem::Corrupt {
+        member_offset: resume.bit_offset / 8,
+        detail,
+        resume: length,
+    })?;
+    if window.last() == Some(&b'\n') {
+        return Ok(Some(resume.output_start));
+    }
+    let mut found = None;
+    inflate_from(file, length, resume, |position, block| match memchr::memchr(b'\n', block) {
+        Some(newline) => {
+            found = Some(position + newline as u64 + 1);
+            std::ops::ControlFlow::Break(())
+        }
+        None => std::ops::ControlFlow::Continue(()),
+    })?;
+    Ok(found)
+}
+
+/// Reads a file from a bit offset as whole bytes: each byte is shifted down by the offset's bit
+/// and topped up with the low bits of the next one, so a deflate block that starts mid-byte can be
+/// handed to an inflater that only starts at byte boundaries.
+struct Realigned<'a> {
+    file: &'a File,
+    length: u64,
+    shift: u32,
+    raw: Vec<u8>,
+    /// Next raw byte to read.
+    next: u64,
+}
+
+impl Realigned<'_> {
+    /// Appends the next block of realigned bytes to `into`; returns how many (0 at the end).
+    fn append(&mut self, into: &mut Vec<u8>) -> std::io::Result<usize> {
+        if self.next >= self.length {
+            return Ok(0);
+        }
+        let read = read_fully_at(self.file, &mut self.raw, self.next)?;
+        if read == 0 {
+            return Ok(0);
+        }
+        if self.shift == 0 {
+            into.extend_from_slice(&self.raw[..read]);
+            self.next += read as u64;
+            return Ok(read);
+        }
+        // The last byte read still owes its high bits to the next block, unless the file ends.
+        let usable = if self.next + read as u64 >= self.length { read } else { read - 1 };
+        let shift = self.shift;
+        let raw = &self.raw[..read];
+        into.extend((0..usable).map(|index| {
+            let high = raw.get(index + 1).map_or(0, |&next| next << (8 - shift));
+            (raw[index] >> shift) | high
+        }));
+        self.next += usable as u64;
+        Ok(usable)
+    }
+}
+
+/// Raw-inflates from `resume.bit_offset` with the window as history, giving `output` each
+/// block with its decompressed offset, until it says stop or the deflate stream ends. Returns the
+/// compressed byte reached.
+fn inflate_from(
+    file: &File,
+    length: u64,
+    resume: &Resume,
+    mut output: impl FnMut(u64, &[u8]) -> std::ops::ControlFlow<()>,
+) -> Result<u64, InflateProblem> {
+    let member_offset = resume.bit_offset / 8;
+    let corrupt = |detail: String| InflateProblem::Corrupt { member_offset, detail, resume: length };
+    let mut decompress = Decompress::new(false);
+    if !resume.window.is_empty() {
+        let window = inflate_window(&resume.window).map_err(corrupt)?;
+        decompress.set_dictionary(&window).map_err(|error| corrupt(error.to_string()))?;
+    }
+    let mut input = Realigned {
+        file,
+        length,
+        shift: (resume.bit_offset % 8) as u32,
+        raw: vec![0u8; READ_BLOCK],
+        next: member_offset,
+    };
+    let io_problem =
+        |offset: u64, error: std::io::Error| InflateProblem::Io { offset, detail: error.to_string() };
+    let mut pending: Vec<u8> = Vec::with_capacity(READ_BLOCK);
+    let mut start = 0;
+    let mut out = vec![0u8; OUTPUT_BLOCK];
+    let mut position = resume.output_start;
+    loop {
+        if start == pending.len() {
+            pending.clear();
+            start = 0;
+            if input.append(&mut pending).map_err(|error| io_problem(input.next, error))? == 0 {
+                return Err(InflateProblem::Truncated { member_offset });
+            }
+        }
+        let before_in = decompress.total_in();
+        let before_out = decompress.total_out();
+        let status = decompress
+            .decompress(&pending[start..], &mut out, FlushDecompress::None)
+            .map_err(|error| corrupt(error.to_string()))?;
+        let consumed = (decompress.total_in() - before_in) as usize;
+        let produced = (decompress.total_out() - before_out) as usize;
+        start += consumed;
+        if produced > 0 {
+            let flow = output(position, &out[..produced]);
+            position += produced as u64;
+            if flow.is_break() {
+                return Ok(input.next);
+            }
+        }
+        if status == Status::StreamEnd {
+            return Ok(input.next);
+        }
+        if consumed == 0 && produced == 0 {
+            // No progress: inflate wants more input than is buffered.
+            pending.drain(..start);
+            start = 0;
+            if input.append(&mut pending).map_err(|error| io_problem(input.next, error))? == 0 {
+                return Err(InflateProblem::Truncated { member_offset });
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -37,6 +37,7 @@ pub mod json;
 pub mod metadata;
 pub mod scan;
 
+pub use gzip::Resume;
 pub use input::{Compression, InputProblem, TraceFile, discover};
 pub use metadata::{MetadataFold, ProcessInfo, TraceMetadata, resolve_file, resolve_host};
 pub use scan::{Chunk, Progress};

@@ -30,7 +30,7 @@ use rayon::prelude::*;
 
 use crate::event::{Args, Line, LineError, LinePhase, decode_line, decode_phase, hash_evidence};
 use crate::fields::{EventFields, decode_fields};
-use crate::gzip::{self, InflateProblem};
+use crate::gzip::{self, InflateProblem, Resume};
 use crate::input::{Compression, InputProblem, TraceFile};
 
 /// Receives the events of one unit. One fold is made per unit, filled by one worker, then handed
@@ -216,7 +216,8 @@ pub struct FileSummary {
 }
 
 impl FileSummary {
-    fn new(file: &TraceFile) -> FileSummary {
+    /// The summary of `file` before anything is read from it.
+    pub fn new(file: &TraceFile) -> FileSummary {
         FileSummary {
             path: file.path.clone(),
             compression: file.compression,
@@ -366,7 +367,7 @@ pub struct UnitSpan {
 }
 
 /// A piece of a file that decodes on its own, as an index records it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Chunk {
     /// Index of the file in the list given to [`Scanner::scan_chunks`].
     pub file: usize,
@@ -378,6 +379,9 @@ pub struct Chunk {
     pub line_base: u64,
     /// Decompressed bytes of the file before the chunk.
     pub offset_base: u64,
+    /// For a chunk inside one gzip member: the checkpoint it decodes from (then `start` and `end`
+    /// are the compressed bytes it covers, for weighing work only).
+    pub resume: Option<Box<Resume>>,
 }
 
 /// One unit of work: a byte range of one file.
@@ -386,6 +390,7 @@ struct Unit {
     file: usize,
     start: u64,
     end: u64,
+    resume: Option<Box<Resume>>,
 }
 
 struct OpenFile {
@@ -573,7 +578,12 @@ impl Scanner {
         let units: Vec<Unit> = chunks
             .iter()
             .filter(|chunk| chunk.file < open_files.len())
-            .map(|chunk| Unit { file: chunk.file, start: chunk.start, end: chunk.end })
+            .map(|chunk| Unit {
+                file: chunk.file,
+                start: chunk.start,
+                end: chunk.end,
+                resume: chunk.resume.clone(),
+            })
             .collect();
         let bases: Vec<&Chunk> = chunks.iter().filter(|chunk| chunk.file < open_files.len()).collect();
         let mut position = 0;
@@ -670,6 +680,7 @@ impl Scanner {
                 file: index,
                 start,
                 end: starts.get(position + 1).copied().unwrap_or(trace.size),
+                resume: None,
             })
             .collect();
         let open = OpenFile { trace: trace.clone(), readable: true, candidates: Arc::new(candidates) };
@@ -698,6 +709,12 @@ impl Scanner {
         };
         let handle = &handle;
         match open.trace.compression {
+            Compression::Gzip if let Some(resume) = &unit.resume => {
+                let outcome = gzip::inflate_resumed(handle, open.trace.size, resume, |block| {
+                    splitter.feed(block, &mut processor);
+                });
+                splitter.finish(processor, outcome.end, 0, outcome.problems)
+            }
             Compression::Gzip => {
                 let outcome = gzip::inflate_range(
                     handle,
@@ -757,7 +774,7 @@ impl Scanner {
                 // header candidate inside it.
                 return ControlFlow::Continue(());
             }
-            let redo = Unit { file: unit.file, start: merge.expected_start, end: unit.end };
+            let redo = Unit { file: unit.file, start: merge.expected_start, end: unit.end, resume: None };
             result = self.decode_unit(open, &redo, true, make(unit.file));
             decoded_start = redo.start;
         }

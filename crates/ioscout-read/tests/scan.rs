@@ -185,6 +185,7 @@ fn check_chunks(
                 end: span.end,
                 line_base: span.line_base,
                 offset_base: span.offset_base,
+                resume: None,
             });
         }
         open = !span.clean_end;

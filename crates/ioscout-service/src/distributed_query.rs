@@ -95,7 +95,7 @@ impl Query<'_> {
         } else {
             sources(self.files, self.request.index_dir.as_deref(), &mut tables, &mut notes)
         };
-        let indexed = sources.iter().filter(|source| matches!(source, Source::Indexed(_))).count();
+        let indexed = sources.iter().filter(|source| matches!(source, Source::Indexed(..))).count();
         if indexed == 0 && !self.request.no_index {
             notes.push("no usable index: full scan (`ioscout index PATH` makes such queries faster)".into());
         }
@@ -113,7 +113,7 @@ impl Query<'_> {
             && whole.is_empty()
         {
             let statistics = sources.iter().filter_map(|source| match source {
-                Source::Indexed(record) => Some(record.chunks.iter().map(|chunk| &chunk.stats)),
+                Source::Indexed(record, _) => Some(record.chunks.iter().map(|chunk| &chunk.stats)),
                 Source::Whole => None,
             });
             if let Some(groups) = Groups::from_statistics(spec, self.predicate, statistics.flatten(), &tables)
@@ -122,7 +122,8 @@ impl Query<'_> {
                 return Plan { tables, chunks: Vec::new(), notes, answered: Some(groups) };
             }
         }
-        let (chunks, total_chunks) = surviving_chunks(self.files, &sources, self.predicate, &tables);
+        let (chunks, total_chunks) =
+            surviving_chunks(self.files, &sources, self.predicate, &tables, &mut notes);
         if indexed > 0 {
             notes.push(format!(
                 "reading {} of {} chunks ({} of {} files from the index)",
@@ -144,8 +145,10 @@ impl Query<'_> {
         out: &mut Sink,
     ) -> Result<Vec<FileSummary>> {
         let weights: Vec<u64> = plan.chunks.iter().map(|chunk| chunk.end - chunk.start).collect();
-        let mine: Vec<Chunk> =
-            cluster::my_share(&weights, collective).into_iter().map(|index| plan.chunks[index]).collect();
+        let mine: Vec<Chunk> = cluster::my_share(&weights, collective)
+            .into_iter()
+            .map(|index| plan.chunks[index].clone())
+            .collect();
         let mut groups = Groups::default();
         let report = self.input.scanner().scan_chunks(
             self.files,
@@ -193,7 +196,7 @@ impl Query<'_> {
                 end += 1;
             }
             let share = cluster::my_share(&weights[start..end], collective);
-            let chunks: Vec<Chunk> = share.iter().map(|index| plan.chunks[start + index]).collect();
+            let chunks: Vec<Chunk> = share.iter().map(|index| plan.chunks[start + index].clone()).collect();
             let mut parts: Vec<(usize, ViewPart)> = Vec::with_capacity(chunks.len());
             let report = scanner.scan_chunks(
                 self.files,

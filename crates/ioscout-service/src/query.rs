@@ -61,10 +61,16 @@ pub fn by_directory(files: &[TraceFile]) -> std::collections::BTreeMap<PathBuf, 
 
 /// What the index offers for one file.
 pub(crate) enum Source {
-    /// Chunks from a fresh record.
-    Indexed(ioscout_index::FileIndex),
+    /// Chunks from a fresh record, and where the record came from (for its checkpoint windows).
+    Indexed(Box<ioscout_index::FileIndex>, Origin),
     /// No usable record: the file is read whole.
     Whole,
+}
+
+/// Where an index record came from: the index file and the file's key in it.
+pub(crate) struct Origin {
+    index: PathBuf,
+    key: String,
 }
 
 /// Runs `request` over `input`, writing rows (or groups) to `out`.
@@ -104,7 +110,7 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
     }
     let mut tables = HashTables::default();
     let sources = sources(&files, arguments.index_dir.as_deref(), &mut tables, &mut notes);
-    let indexed = sources.iter().filter(|source| matches!(source, Source::Indexed(_))).count();
+    let indexed = sources.iter().filter(|source| matches!(source, Source::Indexed(..))).count();
     if indexed == 0 {
         notes.push("no usable index: full scan (`ioscout index PATH` makes such queries faster)".into());
         let scan =
@@ -115,7 +121,7 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
     let mut whole = Vec::new();
     for (file, source) in files.iter().zip(&sources) {
         match source {
-            Source::Indexed(_) => {}
+            Source::Indexed(..) => {}
             Source::Whole => whole.push(file.clone()),
         }
     }
@@ -126,7 +132,7 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
         && whole.is_empty()
     {
         let statistics = sources.iter().filter_map(|source| match source {
-            Source::Indexed(record) => Some(record.chunks.iter().map(|chunk| &chunk.stats)),
+            Source::Indexed(record, _) => Some(record.chunks.iter().map(|chunk| &chunk.stats)),
             Source::Whole => None,
         });
         if let Some(groups) = Groups::from_statistics(spec, predicate.as_ref(), statistics.flatten(), &tables)
@@ -143,7 +149,7 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
             return Ok(QueryReport { scan: report, notes });
         }
     }
-    let (chunks, total_chunks) = surviving_chunks(&files, &sources, predicate.as_ref(), &tables);
+    let (chunks, total_chunks) = surviving_chunks(&files, &sources, predicate.as_ref(), &tables, &mut notes);
     let outcome = format!(
         "reading {} of {} chunks ({} of {} files from the index)",
         chunks.len(),
@@ -302,34 +308,42 @@ fn write_groups(
 }
 
 /// The chunks to read: those of indexed files that the predicate cannot rule out, and every
-/// unindexed file whole; with the number of chunks there are in all.
+/// unindexed file whole; with the number of chunks there are in all. A chunk that starts inside a
+/// gzip member gets its checkpoint window from the index; when a window cannot be read the file
+/// is read whole, with a note.
 pub(crate) fn surviving_chunks(
     files: &[TraceFile],
     sources: &[Source],
     predicate: Option<&Predicate>,
     tables: &HashTables,
+    notes: &mut Vec<String>,
 ) -> (Vec<Chunk>, usize) {
     let mut chunks = Vec::new();
     let mut total_chunks = 0;
     for (index, (file, source)) in files.iter().zip(sources).enumerate() {
+        let whole =
+            Chunk { file: index, start: 0, end: file.size, line_base: 0, offset_base: 0, resume: None };
         match source {
-            Source::Indexed(record) => {
+            Source::Indexed(record, origin) => {
                 total_chunks += record.chunks.len();
-                for entry in &record.chunks {
-                    if predicate.is_none_or(|predicate| predicate.chunk_may_match(&entry.stats, tables)) {
-                        chunks.push(Chunk {
-                            file: index,
-                            start: entry.start,
-                            end: entry.end,
-                            line_base: entry.line_base,
-                            offset_base: entry.offset_base,
-                        });
+                let kept: Vec<usize> = (0..record.chunks.len())
+                    .filter(|&number| {
+                        predicate.is_none_or(|predicate| {
+                            predicate.chunk_may_match(&record.chunks[number].stats, tables)
+                        })
+                    })
+                    .collect();
+                match record.scan_chunks(index, &origin.index, &origin.key, &kept) {
+                    Ok(found) => chunks.extend(found),
+                    Err(error) => {
+                        notes.push(format!("{error}; reading {} whole", file.path.display()));
+                        chunks.push(whole);
                     }
                 }
             }
             Source::Whole => {
                 total_chunks += 1;
-                chunks.push(Chunk { file: index, start: 0, end: file.size, line_base: 0, offset_base: 0 });
+                chunks.push(whole);
             }
         }
     }
@@ -368,7 +382,10 @@ pub(crate) fn sources(
                 _ => None,
             };
             match (fresh, position.get(file.path.as_path())) {
-                (Some(record), Some(&slot)) => sources[slot] = Source::Indexed(record),
+                (Some(record), Some(&slot)) => {
+                    sources[slot] =
+                        Source::Indexed(Box::new(record), Origin { index: index.path.clone(), key });
+                }
                 _ => stale += 1,
             }
         }

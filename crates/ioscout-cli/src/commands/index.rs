@@ -40,7 +40,7 @@ pub(crate) fn run(arguments: &IndexArguments) -> anyhow::Result<ExitCode> {
     let bar = common::progress_bar(&arguments.input, files.iter().map(|file| file.size).sum(), "indexing");
     let options = BuildOptions {
         threads: common::scan_options(&arguments.input, None).threads,
-        chunk_bytes: 0,
+        chunk_bytes: arguments.chunk_kib * 1024,
         index_dir: arguments.index_dir.clone(),
         force: arguments.force,
         progress: common::scan_options(&arguments.input, bar.as_ref()).progress,

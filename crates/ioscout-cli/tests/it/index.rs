@@ -283,3 +283,44 @@ fn indexing_a_subset_keeps_the_rest_and_drops_vanished_files() {
     let output = ioscout(&["index", &text(&directory)]);
     assert!(stdout(&output).contains("0 files indexed, 5 unchanged, 1 removed"), "{}", stdout(&output));
 }
+
+#[test]
+fn a_single_gzip_member_is_cut_at_checkpoints_and_a_lost_window_reads_it_whole() {
+    let directory = temp_dir("checkpoints").join("traces");
+    std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
+    let source =
+        root().join("testdata/validation/dlio_read_threads_1/trace-0-of-1-c77f26b1544f2d2a-app.pfw.gz");
+    std::fs::copy(&source, directory.join("trace-0-of-1-c77f26b1544f2d2a-app.pfw.gz"))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let output = ioscout(&["index", &text(&directory), "--chunk-kib", "4", "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: serde_json::Value =
+        serde_json::from_str(&stdout(&output)).unwrap_or_else(|error| panic!("{error}"));
+    assert!(report[0]["chunks"].as_u64().unwrap_or(0) >= 2, "one member cut into chunks: {report}");
+    let predicates = [r#"name == "read""#, "dur > 1000", r#"cat == "ai_framework""#];
+    for predicate in predicates {
+        let (indexed, notes, _) = query(&directory, predicate, &[]);
+        let (scanned, _, _) = query(&directory, predicate, &["--no-index"]);
+        assert_eq!(indexed, scanned, "{predicate}: {notes}");
+    }
+    // The window of chunk 1 vanishes from the index: that file is read whole, with a note.
+    let index = directory.join(".ioscout/index.redb");
+    {
+        let database = redb::Database::open(&index).unwrap_or_else(|error| panic!("{error}"));
+        let transaction = database.begin_write().unwrap_or_else(|error| panic!("{error}"));
+        {
+            let definition: redb::TableDefinition<(&str, u32), &[u8]> = redb::TableDefinition::new("windows");
+            let mut windows = transaction.open_table(definition).unwrap_or_else(|error| panic!("{error}"));
+            let removed = windows
+                .remove(("trace-0-of-1-c77f26b1544f2d2a-app.pfw.gz", 1))
+                .unwrap_or_else(|error| panic!("{error}"));
+            assert!(removed.is_some(), "chunk 1 had a window");
+        }
+        transaction.commit().unwrap_or_else(|error| panic!("{error}"));
+    }
+    let (indexed, notes, code) = query(&directory, predicates[1], &[]);
+    let (scanned, _, _) = query(&directory, predicates[1], &["--no-index"]);
+    assert_eq!(code, Some(0), "{notes}");
+    assert_eq!(indexed, scanned);
+    assert!(notes.contains("no window for chunk 1") && notes.contains("whole"), "{notes}");
+}
