@@ -105,6 +105,10 @@ pub struct ScanOptions {
     pub max_reported_problems: usize,
     /// Told the stored bytes of every unit or chunk as it is merged (for progress bars).
     pub progress: Option<Progress>,
+    /// A gzip file that is one unit (one member, or few large ones) and at least
+    /// `part_bytes / 16` bytes long is inflated by one thread while the other workers parse its
+    /// output in parts of about this many decompressed bytes (0: never).
+    pub part_bytes: usize,
 }
 
 /// A progress callback: receives stored (compressed) bytes done.
@@ -125,6 +129,7 @@ impl Default for ScanOptions {
             max_line_bytes: 1 << 20,
             max_reported_problems: 20,
             progress: None,
+            part_bytes: 4 << 20,
         }
     }
 }
@@ -476,6 +481,47 @@ impl Scanner {
         let mut merges: Vec<FileMerge<F>> = (0..open_files.len()).map(|_| FileMerge::default()).collect();
         let mut current: Option<usize> = None;
         'windows: for batch in windows {
+            if let [unit] = batch
+                && let Some(pool) = pool
+                && self.splittable(&open_files[unit.file], unit, threads)
+            {
+                if current != Some(unit.file) {
+                    if let Some(previous) = current
+                        && self
+                            .finish_file(
+                                previous,
+                                &mut merges,
+                                &mut report.files[first_file + previous],
+                                consume,
+                            )
+                            .is_break()
+                    {
+                        report.stopped = true;
+                        break 'windows;
+                    }
+                    current = Some(unit.file);
+                }
+                let summary = &mut report.files[first_file + unit.file];
+                let open = &open_files[unit.file];
+                let flow = self.decode_split(
+                    open,
+                    unit,
+                    pool,
+                    threads,
+                    &mut merges[unit.file],
+                    summary,
+                    make,
+                    consume,
+                );
+                if let Some(progress) = &self.options.progress {
+                    (progress.0)(unit.end - unit.start);
+                }
+                if flow.is_break() {
+                    report.stopped = true;
+                    break 'windows;
+                }
+                continue;
+            }
             let results: Vec<UnitResult<F>> = in_pool(pool, || {
                 batch
                     .par_iter()
@@ -750,6 +796,141 @@ impl Scanner {
         }
     }
 
+    /// Whether `unit` is decoded by one inflater and parsed on all cores ([`Scanner::decode_split`]):
+    /// a whole gzip file large enough, alone in its window, with more than one worker.
+    fn splittable(&self, open: &OpenFile, unit: &Unit, threads: usize) -> bool {
+        threads > 1
+            && open.readable
+            && open.trace.compression == Compression::Gzip
+            && unit.resume.is_none()
+            && unit.start == 0
+            && unit.end == open.trace.size
+            && self.options.part_bytes > 0
+            && open.trace.size >= (self.options.part_bytes / 16) as u64
+    }
+
+    /// Decodes a whole-file gzip unit that no member boundary splits (a single-member file, or
+    /// few large members): this thread inflates and cuts the output after a newline every
+    /// [`ScanOptions::part_bytes`], the pool's workers parse the parts, and the parts are merged here in order
+    /// as they complete. At most `2 * threads` parts are in flight, so memory stays bounded
+    /// whatever the file size. Parts are merged like units whose ends are not clean (no index
+    /// chunk may end there: they are not compressed positions).
+    #[expect(clippy::too_many_arguments, reason = "internal plumbing between scan loop and merge state")]
+    fn decode_split<F, M, C>(
+        &self,
+        open: &OpenFile,
+        unit: &Unit,
+        pool: &rayon::ThreadPool,
+        threads: usize,
+        merge: &mut FileMerge<F>,
+        summary: &mut FileSummary,
+        make: &M,
+        consume: &mut C,
+    ) -> ControlFlow<()>
+    where
+        F: Fold,
+        M: Fn(usize) -> F + Sync,
+        C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>,
+    {
+        let handle = match File::open(&open.trace.path) {
+            Ok(handle) => handle,
+            Err(error) => {
+                let problem = InflateProblem::Io { offset: unit.start, detail: error.to_string() };
+                let result = Splitter::new(false, self.options.max_line_bytes).finish(
+                    LineProcessor::new(make(unit.file)),
+                    unit.end,
+                    0,
+                    vec![problem],
+                );
+                return self.merge_unit(open, unit, result, merge, summary, make, consume);
+            }
+        };
+        let max_line_bytes = self.options.max_line_bytes;
+        let intermediate = Unit { file: unit.file, start: unit.start, end: unit.start, resume: None };
+        let limit = 2 * threads;
+        let (sender, receiver) = std::sync::mpsc::channel::<(usize, UnitResult<F>)>();
+        let mut flow = ControlFlow::Continue(());
+        pool.in_place_scope(|scope| {
+            let mut submitted = 0usize;
+            let mut merged = 0usize;
+            let mut ready: std::collections::BTreeMap<usize, UnitResult<F>> =
+                std::collections::BTreeMap::new();
+            // Merges the parts that are next in order; waits for results while more than
+            // `keep_in_flight` parts are out.
+            let mut drain = |submitted: usize, keep_in_flight: usize, flow: &mut ControlFlow<()>| {
+                loop {
+                    while let Some(result) = ready.remove(&merged) {
+                        merged += 1;
+                        let part = if result.clean_end { unit } else { &intermediate };
+                        if flow.is_continue() {
+                            *flow = self.merge_unit(open, part, result, merge, summary, make, consume);
+                        }
+                    }
+                    if submitted - merged <= keep_in_flight {
+                        return;
+                    }
+                    match receiver.recv() {
+                        Ok((index, result)) => {
+                            ready.insert(index, result);
+                        }
+                        Err(_) => return,
+                    }
+                }
+            };
+            let parse = |bytes: Vec<u8>, index: usize, tail: Option<gzip::InflateOutcome>| {
+                let sender = sender.clone();
+                let fold = make(unit.file);
+                scope.spawn(move |_| {
+                    let mut processor = LineProcessor::new(fold);
+                    let mut splitter = Splitter::new(false, max_line_bytes);
+                    splitter.feed(&bytes, &mut processor);
+                    let result = if let Some(outcome) = tail {
+                        splitter.finish(processor, outcome.end, outcome.members, outcome.problems)
+                    } else {
+                        let mut result = splitter.finish(processor, intermediate.end, 0, Vec::new());
+                        result.clean_end = false;
+                        result
+                    };
+                    let _ = sender.send((index, result));
+                });
+            };
+            let part_bytes = self.options.part_bytes;
+            let mut buffer: Vec<u8> = Vec::with_capacity(part_bytes + (256 << 10));
+            let outcome = gzip::inflate_range(
+                &handle,
+                open.trace.size,
+                unit.start,
+                unit.end,
+                &open.candidates,
+                |block| {
+                    if flow.is_break() {
+                        return;
+                    }
+                    buffer.extend_from_slice(block);
+                    // Cut after the first newline at or past `part_bytes`.
+                    while flow.is_continue()
+                        && buffer.len() >= part_bytes
+                        && let Some(found) = memchr::memchr(b'\n', &buffer[part_bytes - 1..])
+                    {
+                        let cut = part_bytes + found;
+                        let rest = buffer[cut..].to_vec();
+                        buffer.truncate(cut);
+                        let part = std::mem::replace(&mut buffer, rest);
+                        parse(part, submitted, None);
+                        submitted += 1;
+                        drain(submitted, limit, &mut flow);
+                    }
+                },
+            );
+            if flow.is_continue() {
+                parse(buffer, submitted, Some(outcome));
+                submitted += 1;
+            }
+            drain(submitted, 0, &mut flow);
+        });
+        flow
+    }
+
     /// Verifies, stitches and hands over one unit's result.
     #[expect(clippy::too_many_arguments, reason = "internal plumbing between scan loop and merge state")]
     fn merge_unit<F, M, C>(
@@ -783,7 +964,7 @@ impl Scanner {
             end: result.end,
             line_base: merge.line_base,
             offset_base: merge.offset_base,
-            clean_end: true,
+            clean_end: result.clean_end,
         };
         merge.expected_start = result.end;
         let keep = self.options.max_reported_problems;
@@ -1370,6 +1551,7 @@ impl Splitter {
             tail: self.carry,
             tail_oversize: self.oversize,
             inflate_problems,
+            clean_end: true,
         }
     }
 }
@@ -1394,6 +1576,9 @@ struct UnitResult<F> {
     tail_offset: u64,
     tail_oversize: bool,
     inflate_problems: Vec<InflateProblem>,
+    /// No line crosses the end (false for a part of a unit cut in its decompressed stream,
+    /// whose end is not a compressed position a chunk could start at).
+    clean_end: bool,
 }
 
 /// Per-file merge state.

@@ -99,6 +99,7 @@ fn scan(
     unit_bytes: u64,
     threads: usize,
     max_line_bytes: usize,
+    part_bytes: usize,
 ) -> (PhaseCounts, Vec<Option<i64>>, Vec<(u64, u64)>) {
     let (files, problems) = discover(&[path]);
     assert!(problems.is_empty(), "{problems:?}");
@@ -113,6 +114,7 @@ fn scan(
         max_line_bytes,
         max_reported_problems: usize::MAX,
         progress: Some(ioscout_read::Progress(progress.clone())),
+        part_bytes,
     });
     let mut order = Vec::new();
     let mut spans = Vec::new();
@@ -248,6 +250,9 @@ proptest! {
         fake_headers in any::<bool>(),
         unit_bytes in 1u64..400,
         threads in 1usize..4,
+        // A whole-file unit of at least part_bytes / 16 compressed bytes is inflated on one
+        // thread and parsed in parts of about part_bytes (with several threads).
+        part_bytes in prop_oneof![Just(0usize), 16usize..2000],
     ) {
         let mut text = lines.join(&b'\n');
         if trailing_newline {
@@ -267,7 +272,7 @@ proptest! {
         std::fs::write(&path, &bytes).map_err(|error| TestCaseError::fail(error.to_string()))?;
         let max_line_bytes = 300;
         let expected = ground_truth(&text, max_line_bytes);
-        let found = scan(&path, unit_bytes, threads, max_line_bytes);
+        let found = scan(&path, unit_bytes, threads, max_line_bytes, part_bytes);
         prop_assert_eq!(found, expected);
     }
 
@@ -287,7 +292,7 @@ proptest! {
         std::fs::write(&path, &text).map_err(|error| TestCaseError::fail(error.to_string()))?;
         let max_line_bytes = 300;
         let expected = ground_truth(&text, max_line_bytes);
-        let found = scan(&path, unit_bytes, threads, max_line_bytes);
+        let found = scan(&path, unit_bytes, threads, max_line_bytes, 4 << 20);
         prop_assert_eq!(found, expected);
     }
 }
@@ -312,4 +317,29 @@ fn a_limit_stops_the_scan_early() {
     );
     assert!(report.stopped);
     assert!((50..1000).contains(&seen));
+}
+
+#[test]
+fn a_limit_stops_a_single_member_file_parsed_in_parts() {
+    let text: Vec<u8> =
+        (0..20_000).flat_map(|index| format!("{{\"ph\":1,\"ts\":{index}}}\n").into_bytes()).collect();
+    let path = temp_path("limit-parts.pfw.gz");
+    std::fs::write(&path, gzip_member(&text, false)).unwrap_or_default();
+    let (files, _) = discover(&[&path]);
+    let scanner = Scanner::new(ScanOptions { threads: 2, part_bytes: 4096, ..ScanOptions::default() });
+    let mut seen = 0;
+    let mut folds = 0;
+    let report = scanner.scan(
+        &files,
+        &[],
+        |_| Order::default(),
+        |_, fold, _| {
+            folds += 1;
+            seen += fold.0.len();
+            if seen >= 500 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+        },
+    );
+    assert!(report.stopped);
+    assert!(folds > 1, "the one member was parsed in parts");
+    assert!((500..20_000).contains(&seen), "{seen}");
 }
