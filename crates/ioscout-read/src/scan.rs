@@ -848,7 +848,9 @@ impl Scanner {
         let max_line_bytes = self.options.max_line_bytes;
         let intermediate = Unit { file: unit.file, start: unit.start, end: unit.start, resume: None };
         let limit = 2 * threads;
-        let (sender, receiver) = std::sync::mpsc::channel::<(usize, UnitResult<F>)>();
+        // A part's result, or the panic of its worker (re-raised here: a lost result would leave
+        // this thread waiting forever).
+        let (sender, receiver) = std::sync::mpsc::channel::<(usize, std::thread::Result<UnitResult<F>>)>();
         let mut flow = ControlFlow::Continue(());
         pool.in_place_scope(|scope| {
             let mut submitted = 0usize;
@@ -870,9 +872,10 @@ impl Scanner {
                         return;
                     }
                     match receiver.recv() {
-                        Ok((index, result)) => {
+                        Ok((index, Ok(result))) => {
                             ready.insert(index, result);
                         }
+                        Ok((_, Err(panic))) => std::panic::resume_unwind(panic),
                         Err(_) => return,
                     }
                 }
@@ -881,16 +884,18 @@ impl Scanner {
                 let sender = sender.clone();
                 let fold = make(unit.file);
                 scope.spawn(move |_| {
-                    let mut processor = LineProcessor::new(fold);
-                    let mut splitter = Splitter::new(false, max_line_bytes);
-                    splitter.feed(&bytes, &mut processor);
-                    let result = if let Some(outcome) = tail {
-                        splitter.finish(processor, outcome.end, outcome.members, outcome.problems)
-                    } else {
-                        let mut result = splitter.finish(processor, intermediate.end, 0, Vec::new());
-                        result.clean_end = false;
-                        result
-                    };
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let mut processor = LineProcessor::new(fold);
+                        let mut splitter = Splitter::new(false, max_line_bytes);
+                        splitter.feed(&bytes, &mut processor);
+                        if let Some(outcome) = tail {
+                            splitter.finish(processor, outcome.end, outcome.members, outcome.problems)
+                        } else {
+                            let mut result = splitter.finish(processor, intermediate.end, 0, Vec::new());
+                            result.clean_end = false;
+                            result
+                        }
+                    }));
                     let _ = sender.send((index, result));
                 });
             };

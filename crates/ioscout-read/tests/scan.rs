@@ -343,3 +343,35 @@ fn a_limit_stops_a_single_member_file_parsed_in_parts() {
     assert!(folds > 1, "the one member was parsed in parts");
     assert!((500..20_000).contains(&seen), "{seen}");
 }
+
+/// Panics on the event with `ts` 15,000 (a bug in a fold, not bad input).
+#[derive(Default)]
+struct Panicky;
+
+impl Fold for Panicky {
+    fn event(&mut self, event: &Event<'_>) {
+        assert_ne!(event.ts, Some(15_000), "a fold bug");
+    }
+}
+
+#[test]
+fn a_fold_that_panics_in_a_part_fails_the_scan_instead_of_hanging() {
+    let text: Vec<u8> =
+        (0..20_000).flat_map(|index| format!("{{\"ph\":1,\"ts\":{index}}}\n").into_bytes()).collect();
+    let path = temp_path("panicky-parts.pfw.gz");
+    std::fs::write(&path, gzip_member(&text, false)).unwrap_or_default();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let (files, _) = discover(&[&path]);
+        let scanner = Scanner::new(ScanOptions { threads: 2, part_bytes: 4096, ..ScanOptions::default() });
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            scanner.scan(&files, &[], |_| Panicky, |_, _, _| ControlFlow::Continue(()));
+        }));
+        let _ = sender.send(outcome.is_err());
+    });
+    assert_eq!(
+        receiver.recv_timeout(std::time::Duration::from_mins(2)),
+        Ok(true),
+        "the panic reaches the caller"
+    );
+}
