@@ -85,13 +85,14 @@ pub(crate) fn plan(file: usize, trace: &TraceFile, chunk_bytes: u64, threads: us
     }
     // Where each point's lines start (a short decode from the point when its window does not
     // end a line); points inside the same line as the previous one, or in the last line, go.
-    let starts: Vec<Option<u64>> = points
-        .par_iter()
-        .map(|(resume, _)| gzip::resume_line_start(&handle, trace.size, resume).ok().flatten())
-        .collect();
+    let starts: Vec<Result<Option<u64>, gzip::InflateProblem>> =
+        points.par_iter().map(|(resume, _)| gzip::resume_line_start(&handle, trace.size, resume)).collect();
     let mut kept: Vec<(Resume, u64)> = Vec::with_capacity(points.len());
     for ((mut resume, newlines_before), start) in points.into_iter().zip(starts) {
-        let start = start?;
+        // A point that does not decode (the member checked out whole, so this is unexpected)
+        // gives up the checkpoints: the file is then scanned as one unit, which reports the
+        // damage. A point inside an unterminated last line starts no line: it is dropped.
+        let Some(start) = start.ok()? else { continue };
         if kept.last().is_some_and(|(previous, _)| start <= previous.line_start)
             || (start >= total && start > 0)
         {

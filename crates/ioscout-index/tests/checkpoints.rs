@@ -17,6 +17,11 @@ const BAD_LINE: usize = 15_001;
 /// A single-member gzip trace of 20,000 varied events with one invalid line, in a fresh
 /// directory.
 fn single_member_trace(tag: &str) -> (PathBuf, Vec<TraceFile>) {
+    single_member_trace_ending(tag, "")
+}
+
+/// The same, followed by `ending` (an unterminated last line when it has no newline).
+fn single_member_trace_ending(tag: &str, ending: &str) -> (PathBuf, Vec<TraceFile>) {
     let directory = std::env::temp_dir().join(format!("ioscout-checkpoints-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&directory);
     std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
@@ -43,6 +48,7 @@ fn single_member_trace(tag: &str) -> (PathBuf, Vec<TraceFile>) {
             state % 1_048_576,
         );
     }
+    text.push_str(ending);
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     encoder.write_all(text.as_bytes()).unwrap_or_else(|error| panic!("{error}"));
     let bytes = encoder.finish().unwrap_or_else(|error| panic!("{error}"));
@@ -129,6 +135,36 @@ fn checkpoint_chunks_tile_the_lines_of_one_member_exactly() {
     assert_eq!(chunked.uncompressed_bytes, full.uncompressed_bytes);
     assert_eq!(full.problems.len(), 1);
     assert_eq!(full.problems[0].line, Some(BAD_LINE as u64));
+    assert_eq!(
+        chunked.problems.iter().map(|problem| (problem.line, problem.offset)).collect::<Vec<_>>(),
+        full.problems.iter().map(|problem| (problem.line, problem.offset)).collect::<Vec<_>>()
+    );
+    let _ = std::fs::remove_dir_all(&directory);
+}
+
+#[test]
+fn a_long_unterminated_last_line_keeps_the_checkpoints_before_it() {
+    // About 1 MB of hard-to-compress text without a newline: checkpoints fall inside it.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let ending: String = (0..1_000_000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            char::from(b'a' + (state % 26) as u8)
+        })
+        .collect();
+    let (directory, files) = single_member_trace_ending("unterminated", &ending);
+    let chunks = chunks(&directory, &files);
+    assert!(chunks.len() >= 5, "{} chunks", chunks.len());
+    let scanner = Scanner::new(ScanOptions { threads: 2, ..ScanOptions::default() });
+    let full = scanner.scan(&files, &[], |_| NoFold, |_, _, _| ControlFlow::Continue(()));
+    let chunked = scanner.scan_chunks(&files, &[], &chunks, |_| NoFold, |_, _| ControlFlow::Continue(()));
+    let (full, chunked) = (&full.files[0], &chunked.files[0]);
+    assert_eq!(
+        (chunked.counts, chunked.lines, chunked.uncompressed_bytes),
+        (full.counts, full.lines, full.uncompressed_bytes)
+    );
     assert_eq!(
         chunked.problems.iter().map(|problem| (problem.line, problem.offset)).collect::<Vec<_>>(),
         full.problems.iter().map(|problem| (problem.line, problem.offset)).collect::<Vec<_>>()
