@@ -389,6 +389,13 @@ pub struct Chunk {
     pub resume: Option<Box<Resume>>,
 }
 
+/// How a unit of a window is decoded: by one worker (its result, ready to merge), or, alone in
+/// its window, by [`Scanner::decode_split`] on the pool as it is merged.
+enum Decoded<'pool, F> {
+    Whole(Box<UnitResult<F>>),
+    Split(&'pool rayon::ThreadPool),
+}
+
 /// One unit of work: a byte range of one file.
 #[derive(Clone, Debug)]
 struct Unit {
@@ -481,10 +488,23 @@ impl Scanner {
         let mut merges: Vec<FileMerge<F>> = (0..open_files.len()).map(|_| FileMerge::default()).collect();
         let mut current: Option<usize> = None;
         'windows: for batch in windows {
-            if let [unit] = batch
-                && let Some(pool) = pool
-                && self.splittable(&open_files[unit.file], unit, threads)
-            {
+            let decoded: Vec<Decoded<'_, F>> = match (batch, pool) {
+                ([unit], Some(pool)) if self.splittable(&open_files[unit.file], unit, threads) => {
+                    vec![Decoded::Split(pool)]
+                }
+                _ => in_pool(pool, || {
+                    batch
+                        .par_iter()
+                        .map(|unit| {
+                            self.decode_unit(&open_files[unit.file], unit, unit.start != 0, make(unit.file))
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .into_iter()
+                .map(|result| Decoded::Whole(Box::new(result)))
+                .collect(),
+            };
+            for (unit, decoded) in batch.iter().zip(decoded) {
                 if current != Some(unit.file) {
                     if let Some(previous) = current
                         && self
@@ -503,54 +523,15 @@ impl Scanner {
                 }
                 let summary = &mut report.files[first_file + unit.file];
                 let open = &open_files[unit.file];
-                let flow = self.decode_split(
-                    open,
-                    unit,
-                    pool,
-                    threads,
-                    &mut merges[unit.file],
-                    summary,
-                    make,
-                    consume,
-                );
-                if let Some(progress) = &self.options.progress {
-                    (progress.0)(unit.end - unit.start);
-                }
-                if flow.is_break() {
-                    report.stopped = true;
-                    break 'windows;
-                }
-                continue;
-            }
-            let results: Vec<UnitResult<F>> = in_pool(pool, || {
-                batch
-                    .par_iter()
-                    .map(|unit| {
-                        self.decode_unit(&open_files[unit.file], unit, unit.start != 0, make(unit.file))
-                    })
-                    .collect()
-            });
-            for (unit, result) in batch.iter().zip(results) {
-                if current != Some(unit.file) {
-                    if let Some(previous) = current
-                        && self
-                            .finish_file(
-                                previous,
-                                &mut merges,
-                                &mut report.files[first_file + previous],
-                                consume,
-                            )
-                            .is_break()
-                    {
-                        report.stopped = true;
-                        break 'windows;
+                let merge = &mut merges[unit.file];
+                let flow = match decoded {
+                    Decoded::Whole(result) => {
+                        self.merge_unit(open, unit, *result, merge, summary, make, consume)
                     }
-                    current = Some(unit.file);
-                }
-                let summary = &mut report.files[first_file + unit.file];
-                let open = &open_files[unit.file];
-                let flow =
-                    self.merge_unit(open, unit, result, &mut merges[unit.file], summary, make, consume);
+                    Decoded::Split(pool) => {
+                        self.decode_split(open, unit, pool, threads, merge, summary, make, consume)
+                    }
+                };
                 if let Some(progress) = &self.options.progress {
                     (progress.0)(unit.end - unit.start);
                 }
