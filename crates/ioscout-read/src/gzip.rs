@@ -358,13 +358,21 @@ pub fn deflate_window(window: &[u8]) -> Vec<u8> {
     encoder.finish().unwrap_or_default()
 }
 
-fn inflate_window(window: &[u8]) -> Result<Vec<u8>, String> {
+/// The history a resumed chunk decodes with: its window, inflated (empty at a member start).
+fn history(resume: &Resume, length: u64) -> Result<Vec<u8>, InflateProblem> {
     use std::io::Read as _;
+    if resume.window.is_empty() {
+        return Ok(Vec::new());
+    }
     let mut bytes = Vec::with_capacity(32 << 10);
-    flate2::read::DeflateDecoder::new(window)
+    flate2::read::DeflateDecoder::new(resume.window.as_slice())
         .take(32 << 10)
         .read_to_end(&mut bytes)
-        .map_err(|error| format!("checkpoint window: {error}"))?;
+        .map_err(|error| InflateProblem::Corrupt {
+            member_offset: resume.bit_offset / 8,
+            detail: format!("checkpoint window: {error}"),
+            resume: length,
+        })?;
     Ok(bytes)
 }
 
@@ -381,17 +389,23 @@ pub fn inflate_resumed(
     let mut outcome = InflateOutcome { end: resume.bit_offset / 8, ..InflateOutcome::default() };
     let start = resume.line_start;
     let end = resume.line_end.unwrap_or(u64::MAX);
-    let result = inflate_from(file, length, resume, |position, block| {
-        let block_end = position + block.len() as u64;
-        let from = start.max(position);
-        let to = end.min(block_end);
-        if from < to {
-            let slice = &block
-                [usize::try_from(from - position).unwrap_or(0)..usize::try_from(to - position).unwrap_or(0)];
-            outcome.output_bytes += slice.len() as u64;
-            sink(slice);
-        }
-        if block_end >= end { std::ops::ControlFlow::Break(()) } else { std::ops::ControlFlow::Continue(()) }
+    let result = history(resume, length).and_then(|window| {
+        inflate_from(file, length, resume, &window, |position, block| {
+            let block_end = position + block.len() as u64;
+            let from = start.max(position);
+            let to = end.min(block_end);
+            if from < to {
+                let slice = &block[usize::try_from(from - position).unwrap_or(0)
+                    ..usize::try_from(to - position).unwrap_or(0)];
+                outcome.output_bytes += slice.len() as u64;
+                sink(slice);
+            }
+            if block_end >= end {
+                std::ops::ControlFlow::Break(())
+            } else {
+                std::ops::ControlFlow::Continue(())
+            }
+        })
     });
     match result {
         Ok(compressed_end) => outcome.end = compressed_end,
@@ -409,16 +423,12 @@ pub fn resume_line_start(file: &File, length: u64, resume: &Resume) -> Result<Op
     if resume.window.is_empty() && resume.output_start == 0 {
         return Ok(Some(0));
     }
-    let window = inflate_window(&resume.window).map_err(|detail| InflateProblem::Corrupt {
-        member_offset: resume.bit_offset / 8,
-        detail,
-        resume: length,
-    })?;
+    let window = history(resume, length)?;
     if window.last() == Some(&b'\n') {
         return Ok(Some(resume.output_start));
     }
     let mut found = None;
-    inflate_from(file, length, resume, |position, block| match memchr::memchr(b'\n', block) {
+    inflate_from(file, length, resume, &window, |position, block| match memchr::memchr(b'\n', block) {
         Some(newline) => {
             found = Some(position + newline as u64 + 1);
             std::ops::ControlFlow::Break(())
@@ -468,21 +478,21 @@ impl Realigned<'_> {
     }
 }
 
-/// Raw-inflates from `resume.bit_offset` with the window as history, giving `output` each
-/// block with its decompressed offset, until it says stop or the deflate stream ends. Returns the
-/// compressed byte reached.
+/// Raw-inflates from `resume.bit_offset` with `window` (the inflated [`Resume::window`]) as
+/// history, giving `output` each block with its decompressed offset, until it says stop or the
+/// deflate stream ends. Returns the compressed byte reached.
 fn inflate_from(
     file: &File,
     length: u64,
     resume: &Resume,
+    window: &[u8],
     mut output: impl FnMut(u64, &[u8]) -> std::ops::ControlFlow<()>,
 ) -> Result<u64, InflateProblem> {
     let member_offset = resume.bit_offset / 8;
     let corrupt = |detail: String| InflateProblem::Corrupt { member_offset, detail, resume: length };
     let mut decompress = Decompress::new(false);
-    if !resume.window.is_empty() {
-        let window = inflate_window(&resume.window).map_err(corrupt)?;
-        decompress.set_dictionary(&window).map_err(|error| corrupt(error.to_string()))?;
+    if !window.is_empty() {
+        decompress.set_dictionary(window).map_err(|error| corrupt(error.to_string()))?;
     }
     let mut input = Realigned {
         file,
