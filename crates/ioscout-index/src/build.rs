@@ -197,7 +197,7 @@ fn finish(
         all.extend(others);
         // Records carried into a new index file bring their windows from the old one.
         for (key, record) in &mut all {
-            let numbers: Vec<u32> = resumed_numbers(record);
+            let numbers = record.window_numbers();
             if !numbers.is_empty() {
                 let windows = TraceIndex::windows(&index_path, key, &numbers)?;
                 record.windows = numbers.into_iter().zip(windows).collect();
@@ -363,18 +363,6 @@ pub fn build_distributed(
     Ok(cluster::share_from_root(collective, Some(report))?)
 }
 
-/// Numbers of the chunks of `record` that have a window (they start inside a gzip member, after
-/// its first block).
-pub(crate) fn resumed_numbers(record: &FileIndex) -> Vec<u32> {
-    record
-        .chunks
-        .iter()
-        .enumerate()
-        .filter(|(_, chunk)| chunk.resume.is_some_and(|resume| resume.output_start > 0))
-        .filter_map(|(number, _)| u32::try_from(number).ok())
-        .collect()
-}
-
 /// Problems kept per file in a build's report.
 const MAX_REPORTED_PROBLEMS: usize = 20;
 
@@ -513,21 +501,24 @@ impl FileBuilder {
         let (stats, metadata, file_values) = fold.finish();
         self.metadata.merge(metadata);
         self.file_values.push(file_values);
-        let resume = chunk.resume.as_deref().map(|resume| {
-            if resume.output_start > 0 {
-                let number = u32::try_from(self.chunks.len()).unwrap_or(u32::MAX);
-                self.windows.insert(number, resume.window.clone());
-            }
-            ResumePoint { bit_offset: resume.bit_offset, output_start: resume.output_start }
-        });
-        self.chunks.push(ChunkEntry {
+        let entry = ChunkEntry {
             start: chunk.start,
             end: chunk.end,
             line_base: chunk.line_base,
             offset_base: chunk.offset_base,
-            resume,
+            resume: chunk.resume.as_deref().map(|resume| ResumePoint {
+                bit_offset: resume.bit_offset,
+                output_start: resume.output_start,
+            }),
             stats,
-        });
+        };
+        if entry.has_window()
+            && let Some(resume) = chunk.resume.as_deref()
+        {
+            let number = u32::try_from(self.chunks.len()).unwrap_or(u32::MAX);
+            self.windows.insert(number, resume.window.clone());
+        }
+        self.chunks.push(entry);
     }
 
     fn finish(

@@ -108,7 +108,23 @@ impl FileIndex {
     }
 }
 
+impl ChunkEntry {
+    /// Whether the chunk has a window in the `windows` table: it starts inside a gzip member,
+    /// after the member's first block.
+    pub fn has_window(&self) -> bool {
+        self.resume.is_some_and(|resume| resume.output_start > 0)
+    }
+}
+
 impl FileIndex {
+    /// Numbers of the chunks that have a window ([`ChunkEntry::has_window`]).
+    pub fn window_numbers(&self) -> Vec<u32> {
+        (0..self.chunks.len())
+            .filter(|&number| self.chunks[number].has_window())
+            .filter_map(|number| u32::try_from(number).ok())
+            .collect()
+    }
+
     /// The chunks `numbers` of this record as the scanner reads them (file `file` of its list),
     /// with the windows of those that start inside a gzip member read from the index at
     /// `index_path`, where this record is stored under `key`.
@@ -121,12 +137,7 @@ impl FileIndex {
     ) -> Result<Vec<ioscout_read::Chunk>> {
         let needing: Vec<u32> = numbers
             .iter()
-            .filter(|&&number| {
-                self.chunks
-                    .get(number)
-                    .and_then(|chunk| chunk.resume)
-                    .is_some_and(|resume| resume.output_start > 0)
-            })
+            .filter(|&&number| self.chunks.get(number).is_some_and(ChunkEntry::has_window))
             .filter_map(|&number| u32::try_from(number).ok())
             .collect();
         let mut windows: BTreeMap<u32, Vec<u8>> = if needing.is_empty() {
