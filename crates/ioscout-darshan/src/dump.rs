@@ -315,7 +315,16 @@ pub fn dump(log: &DarshanLog, options: DumpOptions) -> String {
                 if options.total {
                     out.push_str(&description(module.id));
                     out.push('\n');
-                    for (name, value) in summary::aggregate(module.id, records) {
+                    let aggregate = summary::aggregate(module.id, records);
+                    for name in &aggregate.overflowed {
+                        let _ = writeln!(
+                            out,
+                            "# WARNING: total_{name} does not fit 64 bits (the records' values cannot all be \
+                             right); shown as {}",
+                            i64::MAX
+                        );
+                    }
+                    for (name, value) in aggregate.values {
                         let _ = writeln!(out, "total_{name}: {value}");
                     }
                 }

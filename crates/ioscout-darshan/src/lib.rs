@@ -60,8 +60,29 @@ pub struct Module {
     pub records: Records,
     /// Records Darshan itself drops (POSIX version 1 records with stdio data mixed in).
     pub skipped_records: usize,
+    /// Its region could not be read whole (a problem was reported for it): the records are
+    /// what could be read, maybe none ([`Module::unread`]).
+    pub damaged: bool,
     /// Compressed streams in the region (one per writing rank).
     pub streams: usize,
+}
+
+impl Module {
+    /// The log has a region for this module but none of its records could be read (a damaged
+    /// or truncated region): no rule may read its counters as if the job made no such calls.
+    pub fn unread(&self) -> bool {
+        self.damaged && self.map.length > 0 && self.records.is_empty()
+    }
+
+    /// The module has data this reader decoded: a region with at least one record read, or a
+    /// module without a decoder ([`Records::Opaque`]) whose region is whole.
+    pub fn has_data(&self) -> bool {
+        self.map.length > 0
+            && match self.records {
+                Records::Opaque => !self.damaged,
+                _ => !self.records.is_empty(),
+            }
+    }
 }
 
 /// A decoded Darshan log.
@@ -86,6 +107,20 @@ pub struct DarshanLog {
 }
 
 impl DarshanLog {
+    /// Names of the modules whose region is in the log but could not be read at all.
+    pub fn unread_modules(&self) -> Vec<&'static str> {
+        self.modules.iter().filter(|module| module.unread()).map(|module| module.name).collect()
+    }
+
+    /// Names of the modules read only in part (a problem in their region, some records read).
+    pub fn damaged_modules(&self) -> Vec<&'static str> {
+        self.modules
+            .iter()
+            .filter(|module| module.damaged && !module.unread())
+            .map(|module| module.name)
+            .collect()
+    }
+
     /// Reads the log at `path`.
     pub fn open(path: &Path, options: ReadOptions) -> Result<DarshanLog, DarshanError> {
         let bytes =
@@ -173,16 +208,20 @@ impl DarshanLog {
                 })
             };
             let mut streams = 0;
+            // Set when any problem is reported in this module's region.
+            let mut damaged = false;
             let decoded = if map.length == 0 {
                 module::decode(module_id, version, &[], header.swapped)
             } else if let Some(region_bytes) = slice(*map) {
                 let inflated = region::inflate(region_bytes, header.compression);
                 streams = inflated.streams;
                 if let Some(problem) = inflated.problem {
+                    damaged = true;
                     report(region_name(), map.offset, problem)?;
                 }
                 module::decode(module_id, version, &inflated.bytes, header.swapped)
             } else {
+                damaged = true;
                 report(
                     region_name(),
                     map.offset,
@@ -195,6 +234,7 @@ impl DarshanLog {
                 module::decode(module_id, version, &[], header.swapped)
             };
             if module_id >= module::MODULE_NAMES.len() {
+                damaged = true;
                 report(
                     region_name(),
                     map.offset,
@@ -205,9 +245,11 @@ impl DarshanLog {
                 )?;
             }
             if let Some(problem) = decoded.problem {
+                damaged = true;
                 report(region_name(), map.offset, problem)?;
             }
             if decoded.leftover > 0 {
+                damaged = true;
                 report(
                     region_name(),
                     map.offset,
@@ -223,6 +265,7 @@ impl DarshanLog {
                 records: decoded.records,
                 skipped_records: decoded.skipped,
                 streams,
+                damaged,
             });
         }
         Ok(DarshanLog {

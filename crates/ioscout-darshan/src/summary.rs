@@ -61,7 +61,8 @@ fn index_of(names: &[&str], name: &str) -> Option<usize> {
 }
 
 /// Merges the `{prefix}{1..4}_{value_suffix}` / `{prefix}{1..4}_COUNT` common-value counters of
-/// every record into the four most frequent values overall (ties: larger value first).
+/// every record into the four most frequent values overall (ties: larger value first). A count
+/// whose sum does not fit 64 bits is kept at `i64::MAX` and its counter named in `overflowed`.
 fn merge_common(
     names: &[&str],
     records: &[CounterRecord],
@@ -69,6 +70,7 @@ fn merge_common(
     prefix: &str,
     value_suffix: &str,
     out: &mut [i64],
+    overflowed: &mut Vec<String>,
 ) {
     let value_indices: Vec<usize> = (1..=4)
         .filter_map(|slot| index_of(names, &format!("{module}_{prefix}{slot}_{value_suffix}")))
@@ -79,6 +81,7 @@ fn merge_common(
         return;
     }
     let mut counts: HashMap<i64, i64> = HashMap::new();
+    let mut saturated: Vec<i64> = Vec::new();
     for record in records {
         for (value_index, count_index) in value_indices.iter().zip(&count_indices) {
             let (Some(&value), Some(&count)) =
@@ -87,7 +90,11 @@ fn merge_common(
                 continue;
             };
             if count > 0 {
-                *counts.entry(value).or_default() += count;
+                let total = counts.entry(value).or_default();
+                *total = total.checked_add(count).unwrap_or_else(|| {
+                    saturated.push(value);
+                    i64::MAX
+                });
             }
         }
     }
@@ -97,13 +104,33 @@ fn merge_common(
         let (value, count) = ranked.get(slot).copied().unwrap_or((0, 0));
         out[value_indices[slot]] = value;
         out[count_indices[slot]] = count;
+        if count > 0 && saturated.contains(&value) {
+            overflowed.push(names[count_indices[slot]].to_string());
+        }
     }
+}
+
+/// Adds `values` exactly; `None` when the sum does not fit 64 bits.
+fn checked_sum(values: impl Iterator<Item = i64>) -> Option<i64> {
+    values.into_iter().try_fold(0_i64, i64::checked_add)
+}
+
+/// The aggregate record of a module (`darshan-parser --total`), and the counters whose totals
+/// could not be right: sums that do not fit 64 bits (a damaged or hostile log), printed
+/// saturated at `i64::MAX` and named here so no output passes them off as true.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Aggregate {
+    /// `(counter name, printed value)` pairs, in counter order.
+    pub values: Vec<(String, String)>,
+    /// Counters whose sum overflowed.
+    pub overflowed: Vec<String>,
 }
 
 /// The aggregate of a module's records as `(counter name, printed value)` pairs, in counter
 /// order (what `darshan-parser --total` prints after `total_`).
-pub fn aggregate(module_id: usize, records: &[CounterRecord]) -> Vec<(String, String)> {
-    let Some((names, float_names)) = counter_names(module_id) else { return Vec::new() };
+pub fn aggregate(module_id: usize, records: &[CounterRecord]) -> Aggregate {
+    let Some((names, float_names)) = counter_names(module_id) else { return Aggregate::default() };
+    let mut overflowed = Vec::new();
     let module = names.first().and_then(|name| name.split('_').next()).unwrap_or_default();
     let mut integers = vec![0_i64; names.len()];
     let mut floats = vec![0.0_f64; float_names.len()];
@@ -111,10 +138,14 @@ pub fn aggregate(module_id: usize, records: &[CounterRecord]) -> Vec<(String, St
     for (index, name) in names.iter().enumerate() {
         let mut values = records.iter().filter_map(|record| record.counters.get(index).copied());
         integers[index] = match combine_of(name) {
-            Combine::Sum => {
-                let total: i64 = values.fold(0_i64, i64::saturating_add);
-                if total < 0 { -1 } else { total }
-            }
+            Combine::Sum => match checked_sum(values) {
+                Some(total) if total < 0 => -1,
+                Some(total) => total,
+                None => {
+                    overflowed.push((*name).to_string());
+                    i64::MAX
+                }
+            },
             Combine::Last => values.next_back().unwrap_or(0),
             Combine::Max => values.max().unwrap_or(0).max(0),
             Combine::MinNonZero | Combine::Derived | Combine::Zero => 0,
@@ -206,14 +237,14 @@ pub fn aggregate(module_id: usize, records: &[CounterRecord]) -> Vec<(String, St
             integers[slow_bytes] = -1;
         }
     }
-    merge_common(names, records, module, "STRIDE", "STRIDE", &mut integers);
-    merge_common(names, records, module, "ACCESS", "ACCESS", &mut integers);
-    let mut out: Vec<(String, String)> =
+    merge_common(names, records, module, "STRIDE", "STRIDE", &mut integers, &mut overflowed);
+    merge_common(names, records, module, "ACCESS", "ACCESS", &mut integers, &mut overflowed);
+    let mut values: Vec<(String, String)> =
         names.iter().zip(&integers).map(|(name, value)| ((*name).to_string(), value.to_string())).collect();
-    out.extend(
+    values.extend(
         float_names.iter().zip(&floats).map(|(name, value)| ((*name).to_string(), format!("{value:.6}"))),
     );
-    out
+    Aggregate { values, overflowed }
 }
 
 /// Whether a counter's total over records means something (counts, bytes, times spent), as
@@ -238,6 +269,9 @@ pub fn summary(log: &DarshanLog) -> Value {
     let partial: Vec<&str> =
         log.modules.iter().filter(|module| module.partial).map(|module| module.name).collect();
     out.insert("partial_modules".into(), json!(partial));
+    // Modules whose regions are damaged: none of their records read, or only some.
+    out.insert("unread_modules".into(), json!(log.unread_modules()));
+    out.insert("damaged_modules".into(), json!(log.damaged_modules()));
     for module in &log.modules {
         let mut entry = Map::new();
         entry.insert("records".into(), json!(module.records.len()));
@@ -248,15 +282,22 @@ pub fn summary(log: &DarshanLog) -> Value {
         match &module.records {
             Records::Counters(records) => {
                 if let Some((names, float_names)) = counter_names(module.id) {
+                    let mut overflowed = Vec::new();
                     for (index, name) in names.iter().enumerate().filter(|(_, name)| is_additive(name)) {
                         let values = records.iter().filter_map(|record| record.counters.get(index).copied());
                         let monitored: Vec<i64> = values.filter(|value| *value >= 0).collect();
                         let total = if monitored.is_empty() && !records.is_empty() {
                             -1
                         } else {
-                            monitored.iter().fold(0_i64, |sum, value| sum.saturating_add(*value))
+                            checked_sum(monitored.iter().copied()).unwrap_or_else(|| {
+                                overflowed.push(*name);
+                                i64::MAX
+                            })
                         };
                         entry.insert((*name).to_string(), json!(total));
+                    }
+                    if !overflowed.is_empty() {
+                        entry.insert("overflowed_counters".into(), json!(overflowed));
                     }
                     for (index, name) in float_names.iter().enumerate().filter(|(_, name)| is_additive(name))
                     {
@@ -347,10 +388,56 @@ mod tests {
         };
         let records = [record([4096, 8, 0, 0], [10, 1, 0, 0]), record([8, 100, 0, 0], [20, 5, 0, 0])];
         let total = aggregate(id::POSIX, &records);
-        let value = |name: &str| total.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone());
+        let value =
+            |name: &str| total.values.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone());
         assert_eq!(value("POSIX_ACCESS1_ACCESS").as_deref(), Some("8"));
         assert_eq!(value("POSIX_ACCESS1_COUNT").as_deref(), Some("21"));
         assert_eq!(value("POSIX_ACCESS2_ACCESS").as_deref(), Some("4096"));
         assert_eq!(value("POSIX_ACCESS3_ACCESS").as_deref(), Some("100"));
+    }
+
+    #[test]
+    fn access_counts_that_overflow_are_saturated_and_named() {
+        let Some((names, floats)) = counter_names(id::POSIX) else { panic!("POSIX names") };
+        let access = index_of(names, "POSIX_ACCESS1_ACCESS").unwrap_or(0);
+        let count = index_of(names, "POSIX_ACCESS1_COUNT").unwrap_or(0);
+        let opens = index_of(names, "POSIX_OPENS").unwrap_or(0);
+        let record = || {
+            let mut counters = vec![0_i64; names.len()];
+            counters[access] = 4096;
+            counters[count] = i64::MAX - 1;
+            counters[opens] = i64::MAX - 1;
+            CounterRecord {
+                id: 1,
+                rank: 0,
+                file_record_id: None,
+                counters,
+                fcounters: vec![0.0; floats.len()],
+            }
+        };
+        let total = aggregate(id::POSIX, &[record(), record()]);
+        assert!(total.overflowed.iter().any(|name| name == "POSIX_ACCESS1_COUNT"), "{:?}", total.overflowed);
+        assert!(total.overflowed.iter().any(|name| name == "POSIX_OPENS"), "{:?}", total.overflowed);
+        let value =
+            |name: &str| total.values.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone());
+        assert_eq!(value("POSIX_ACCESS1_COUNT"), Some(i64::MAX.to_string()));
+    }
+
+    /// The fuzz reproducer `read_darshan/access-count-add-overflow.darshan`: its totals overflowed
+    /// (a panic with overflow checks, a silently wrapped total without).
+    #[test]
+    fn fuzz_reproducer_access_count_overflow_is_reported_not_wrapped() {
+        let path = std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/fuzz-repro/read_darshan/access-count-add-overflow.darshan"
+        ));
+        let Ok(bytes) = std::fs::read(path) else { panic!("{} is missing", path.display()) };
+        for partial in [false, true] {
+            if let Ok(log) = DarshanLog::from_bytes(path, &bytes, crate::ReadOptions { partial }) {
+                let text = crate::dump::dump(&log, crate::dump::DumpOptions::all());
+                assert!(text.contains("does not fit 64 bits"), "no overflow warning in the dump");
+                let _ = summary(&log);
+            }
+        }
     }
 }

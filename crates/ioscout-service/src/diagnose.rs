@@ -225,6 +225,8 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
                 "nprocs": log.job.nprocs,
                 "run_time_s": log.run_time(),
                 "modules": facts.modules,
+                "unread_modules": log.unread_modules(),
+                "damaged_modules": log.damaged_modules(),
                 "io_share": context.io_share(),
                 "metric_to_optimise": metric,
                 "problems": log.problems,
@@ -250,6 +252,15 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
             log.run_time(),
             context.io_share() * 100.0
         );
+        let unread = log.unread_modules();
+        if !unread.is_empty() {
+            let _ =
+                writeln!(text, "  not read (damaged region, no rule reasons on it): {}", unread.join(", "));
+        }
+        let damaged = log.damaged_modules();
+        if !damaged.is_empty() {
+            let _ = writeln!(text, "  read in part (damaged region): {}", damaged.join(", "));
+        }
         text.push_str(&render(&findings, "Darshan counters", None));
         let _ = writeln!(text, "Metric to optimise: {} ({})\n", metric.metric, metric.reason);
     }

@@ -112,8 +112,10 @@ impl Outcome {
     }
 }
 
-/// When every path is a Darshan log (by extension or by its header), those paths; `None` when
-/// none is; an error when logs and traces are mixed (they are read apart).
+/// When every path is a Darshan log (by extension or by its header) or a directory holding
+/// Darshan logs (`*.darshan`, searched recursively) and no trace, those logs, sorted within
+/// each directory; `None` when no path is; an error when logs and traces are mixed (they are
+/// read apart).
 pub fn darshan_inputs(paths: &[PathBuf]) -> Result<Option<Vec<PathBuf>>> {
     let is_darshan = |path: &std::path::Path| {
         if path.extension().is_some_and(|extension| extension == "darshan") {
@@ -127,14 +129,47 @@ pub fn darshan_inputs(paths: &[PathBuf]) -> Result<Option<Vec<PathBuf>>> {
             .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut head))
             .is_ok_and(|()| ioscout_darshan::looks_like_darshan(&head))
     };
-    let darshan: Vec<PathBuf> = paths.iter().filter(|path| is_darshan(path)).cloned().collect();
+    let mut darshan = Vec::new();
+    let mut traces = 0;
+    for path in paths {
+        if path.is_dir() {
+            let (logs, has_traces) = darshan_logs_under(path);
+            if logs.is_empty() || has_traces {
+                traces += 1;
+            } else {
+                darshan.extend(logs);
+            }
+        } else if is_darshan(path) {
+            darshan.push(path.clone());
+        } else {
+            traces += 1;
+        }
+    }
     if darshan.is_empty() {
         return Ok(None);
     }
-    if darshan.len() != paths.len() {
+    if traces > 0 {
         return Err(ServiceError::BadRequest(
             "Darshan logs and DFTracer traces are read separately: give only one kind of input".into(),
         ));
     }
     Ok(Some(darshan))
+}
+
+/// The `*.darshan` files under `directory` (sorted), and whether it also holds a trace file.
+fn darshan_logs_under(directory: &std::path::Path) -> (Vec<PathBuf>, bool) {
+    let mut logs = Vec::new();
+    let mut has_traces = false;
+    for entry in walkdir::WalkDir::new(directory).follow_links(true).into_iter().flatten() {
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        if entry.path().extension().is_some_and(|extension| extension == "darshan") {
+            logs.push(entry.into_path());
+        } else if ioscout_read::input::is_trace_name(entry.path()) {
+            has_traces = true;
+        }
+    }
+    logs.sort();
+    (logs, has_traces)
 }

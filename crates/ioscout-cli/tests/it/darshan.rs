@@ -76,3 +76,103 @@ fn a_damaged_log_fails_with_the_region_named_or_reads_with_partial() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("warning"));
     let _ = std::fs::remove_dir_all(&directory);
 }
+
+/// A copy of the fixture cut at the start of module `module_id`'s region (that module and every
+/// later one unread).
+fn cut_at_module(name: &str, module_id: usize) -> std::path::PathBuf {
+    let source = root().join("testdata/darshan/mpi-io-test-x86_64-3.5.0.darshan");
+    let data = std::fs::read(&source).unwrap_or_default();
+    let log = ioscout_darshan::DarshanLog::open(&source, ioscout_darshan::ReadOptions { partial: false })
+        .unwrap_or_else(|error| panic!("{error}"));
+    let offset = usize::try_from(log.header.modules[module_id].offset).unwrap_or(0);
+    assert!(offset > 0 && offset < data.len(), "module {module_id} has a region");
+    let directory =
+        std::env::temp_dir().join(format!("ioscout-darshan-unread-{}-{name}", std::process::id()));
+    let _ = std::fs::create_dir_all(&directory);
+    let path = directory.join(format!("{name}.darshan"));
+    std::fs::write(&path, &data[..offset]).unwrap_or_else(|error| panic!("{error}"));
+    path
+}
+
+/// A log whose MPI-IO region is truncated (0 MPI-IO records read) got M06/M07 "no non-blocking
+/// MPI-IO"; one where no module could be read got findings too. No rule fires on a module with
+/// no records read, and every output names the modules that were not read.
+#[test]
+fn rules_never_fire_on_modules_that_were_not_read() {
+    let mpiio_cut = cut_at_module("mpiio-cut", ioscout_darshan::id::MPIIO);
+    let path = mpiio_cut.to_string_lossy().into_owned();
+    let output = ioscout(&["diagnose", "--json", "--rules", "drishti", &path]);
+    assert!(
+        output.status.code().is_some_and(|code| code <= 1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let value: serde_json::Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}"));
+    let unread = value["context"]["unread_modules"].as_array().cloned().unwrap_or_default();
+    assert!(unread.iter().any(|module| module == "MPI-IO"), "{value}");
+    let codes: Vec<&str> = value["facts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|fact| fact["fact_type"].as_str())
+        .collect();
+    for code in ["M01", "M02", "M03", "M04", "M05", "M06", "M07"] {
+        assert!(!codes.contains(&code), "{code} fired on an unread MPI-IO module: {codes:?}");
+    }
+    assert!(codes.iter().any(|code| code.starts_with('P') || *code == "S01"), "POSIX was read: {codes:?}");
+    let text = ioscout(&["diagnose", &path]);
+    assert!(
+        String::from_utf8_lossy(&text.stdout).contains("not read (damaged region"),
+        "{}",
+        String::from_utf8_lossy(&text.stdout)
+    );
+    let summary = ioscout(&["darshan", "summary", "--json", "--partial", &path]);
+    let summary: serde_json::Value = serde_json::from_slice(&summary.stdout).unwrap_or_default();
+    assert!(
+        summary["unread_modules"]
+            .as_array()
+            .is_some_and(|modules| modules.iter().any(|module| module == "MPI-IO")),
+        "{summary}"
+    );
+
+    let nothing = cut_at_module("nothing-read", ioscout_darshan::id::POSIX);
+    let path = nothing.to_string_lossy().into_owned();
+    let output = ioscout(&["diagnose", "--json", &path]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let value: serde_json::Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(
+        value["facts"].as_array().map(Vec::len),
+        Some(0),
+        "findings on a log with nothing read: {value}"
+    );
+    assert!(
+        value["context"]["unread_modules"]
+            .as_array()
+            .is_some_and(|modules| modules.iter().any(|module| module == "POSIX")),
+        "{value}"
+    );
+    for path in [mpiio_cut, nothing] {
+        let _ = std::fs::remove_dir_all(path.parent().unwrap_or(&path));
+    }
+}
+
+/// `info DIR_OF_DARSHAN_LOGS` failed with "holds no *.pfw": a directory of logs is read as its
+/// logs wherever a command takes logs.
+#[test]
+fn a_directory_of_darshan_logs_is_read_as_its_logs() {
+    let directory = root().join("testdata/darshan").to_string_lossy().into_owned();
+    let output = ioscout(&["info", "--json", &directory]);
+    let value: serde_json::Value =
+        serde_json::from_str(&stdout(&output)).unwrap_or_else(|error| panic!("{error}"));
+    let logs = value.as_array().map_or(1, Vec::len);
+    assert_eq!(logs, 3, "every fixture log: {value}");
+    let output = ioscout(&["diagnose", &directory]);
+    assert!(
+        output.status.code().is_some_and(|code| code <= 1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("mpi-io-test-x86_64-3.5.0.darshan"));
+}

@@ -49,8 +49,11 @@ pub struct DarshanFacts {
     pub nprocs: i64,
     /// Run time in seconds.
     pub run_time: f64,
-    /// Names of the modules with data (`POSIX`, `MPI-IO`, `H5F`, `LUSTRE`, ...).
+    /// Names of the modules with data read (`POSIX`, `MPI-IO`, `H5F`, `LUSTRE`, ...); a module
+    /// whose region could not be read is not among them, so no rule fires on it.
     pub modules: BTreeSet<String>,
+    /// Modules the log has a region for but whose records could not be read at all.
+    pub unread_modules: BTreeSet<String>,
     /// POSIX records.
     pub posix: Vec<CounterRecord>,
     /// MPI-IO records.
@@ -82,9 +85,10 @@ impl DarshanFacts {
             modules: log
                 .modules
                 .iter()
-                .filter(|module| module.map.length > 0)
+                .filter(|module| module.has_data())
                 .map(|module| module.name.to_string())
                 .collect(),
+            unread_modules: log.unread_modules().into_iter().map(str::to_string).collect(),
             names: log.names.iter().cloned().collect(),
             ..DarshanFacts::default()
         };
@@ -450,8 +454,23 @@ pub trait DarshanRule: Sync {
 
 /// Evaluates every Darshan rule (or those of `families`) and returns the findings, most severe
 /// first.
+///
+/// A module whose region could not be read is never reasoned on: no finding is scoped to it,
+/// and when no counter module (POSIX, MPI-IO, STDIO) was read at all there are no findings (an
+/// unread log is not a healthy one, nor one "without MPI-IO").
 pub fn diagnose(context: &DarshanContext<'_>) -> Vec<Finding> {
-    let mut findings: Vec<Finding> = rules::all().iter().flat_map(|rule| rule.evaluate(context)).collect();
+    let facts = context.facts;
+    let counter_modules = ["POSIX", "MPI-IO", "STDIO"];
+    let nothing_read = !counter_modules.iter().any(|name| facts.modules.contains(*name))
+        && counter_modules.iter().any(|name| facts.unread_modules.contains(*name));
+    if nothing_read {
+        return Vec::new();
+    }
+    let mut findings: Vec<Finding> = rules::all()
+        .iter()
+        .flat_map(|rule| rule.evaluate(context))
+        .filter(|finding| !facts.unread_modules.contains(finding.scope.as_str()))
+        .collect();
     findings.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.code.cmp(b.code)).then(a.scope.cmp(&b.scope)));
     findings
 }

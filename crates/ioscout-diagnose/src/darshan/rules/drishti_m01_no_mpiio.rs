@@ -22,7 +22,8 @@ impl DarshanRule for NoMpiIo {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        if context.has_module("MPI-IO") {
+        // An MPI-IO region that could not be read is not "no MPI-IO".
+        if context.has_module("MPI-IO") || context.facts.unread_modules.contains("MPI-IO") {
             return Vec::new();
         }
         let processes = context.facts.nprocs;
