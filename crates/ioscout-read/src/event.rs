@@ -425,6 +425,26 @@ pub fn metadata_entry(event: &Event<'_>, args: &Args<'_>) -> Option<MetadataEntr
 mod tests {
     use super::*;
 
+    /// Every fuzz reproducer of `decode_line` (checked in under `testdata/fuzz-repro/`): the
+    /// decoders give one answer.
+    #[test]
+    fn fuzz_reproducers_of_decode_line_agree() {
+        let folder = std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/fuzz-repro/decode_line"
+        ));
+        let Ok(entries) = std::fs::read_dir(folder) else { panic!("{} is missing", folder.display()) };
+        let mut seen = 0;
+        for entry in entries.flatten() {
+            let Ok(line) = std::fs::read(entry.path()) else { continue };
+            if let Err(problem) = decoders_agree(&line) {
+                panic!("{}: {problem}", entry.path().display());
+            }
+            seen += 1;
+        }
+        assert!(seen > 0, "no reproducer read from {}", folder.display());
+    }
+
     fn event(line: &str) -> Event<'_> {
         match decode_line(line.as_bytes()) {
             Ok(Line::Event(event)) => event,

@@ -44,20 +44,25 @@ pub fn frame_line(line: &str) -> Framed<'_> {
         text = rest.trim_start_matches(is_json_space);
     }
     // Trailing `,` (Perfetto style) and a closing `]` glued to the last event.
-    for _ in 0..3 {
-        let trimmed = text.trim_end_matches(is_json_space);
-        if let Some(rest) = trimmed.strip_suffix(',').or_else(|| trimmed.strip_suffix(']')) {
-            text = rest;
-        } else {
-            text = trimmed;
-            break;
-        }
-    }
-    let text = text.trim_matches(is_json_space);
+    let end = line_body_end(text.as_bytes());
+    // `line_body_end` cuts only ASCII bytes off the end, so `end` is a character boundary.
+    let text = text.get(..end).unwrap_or(text).trim_matches(is_json_space);
     if text.is_empty() {
         return Framed::Wrapper;
     }
     if text.starts_with('{') && text.ends_with('}') { Framed::Object(text) } else { Framed::NotAnObject }
+}
+
+/// The framing rule every decoder shares: where a line's body ends once any run of trailing
+/// JSON whitespace, `,` (Perfetto style) and `]` (the array's close glued to the last event) is
+/// cut off. The full parser, the fast path, the counting path and the field decoders all frame
+/// a line through this, so they agree on what a line is (`{"ph":""},,,,` is one object for all).
+pub(crate) fn line_body_end(line: &[u8]) -> usize {
+    let mut end = line.len();
+    while end > 0 && matches!(line[end - 1], b' ' | b'\t' | b'\r' | b'\n' | b',' | b']') {
+        end -= 1;
+    }
+    end
 }
 
 fn is_json_space(character: char) -> bool {
@@ -346,11 +351,7 @@ pub(crate) fn skip_nested(bytes: &[u8], mut index: usize) -> Option<usize> {
 /// plain ASCII without escapes or control characters: the form the byte-level paths take.
 /// `None` for anything else (blank, wrapper, non-ASCII, escaped, not an object).
 pub(crate) fn plain_object_line(line: &[u8]) -> Option<&[u8]> {
-    let mut end = line.len();
-    while end > 0 && matches!(line[end - 1], b' ' | b'\t' | b'\r' | b',') {
-        end -= 1;
-    }
-    let bytes = &line[..end];
+    let bytes = &line[..line_body_end(line)];
     let plain =
         bytes.first() == Some(&b'{') && bytes.last() == Some(&b'}') && !has_special_or_non_ascii(bytes);
     plain.then_some(bytes)
@@ -510,6 +511,16 @@ mod tests {
         assert_eq!(frame_line("{\"a\":1}]\r"), Framed::Object("{\"a\":1}"));
         assert_eq!(frame_line("garbage"), Framed::NotAnObject);
         assert_eq!(frame_line("{\"a\":1"), Framed::NotAnObject);
+    }
+
+    /// Fuzz reproducer `decode_line/trailing-commas.bin`: the full decoder stripped at most three
+    /// trailing commas, the counting path any number; one framing rule now serves both.
+    #[test]
+    fn framing_strips_any_run_of_trailing_commas_like_the_byte_paths() {
+        assert_eq!(frame_line("{\"ph\":\"\"},,,,"), Framed::Object("{\"ph\":\"\"}"));
+        assert_eq!(frame_line("{\"a\":1} , ] ,,]"), Framed::Object("{\"a\":1}"));
+        assert_eq!(plain_object_line(b"{\"a\":1},,,,,,"), Some(&b"{\"a\":1}"[..]));
+        assert_eq!(frame_line("],,"), Framed::Wrapper);
     }
 
     #[test]
