@@ -79,6 +79,8 @@ fn writable(directory: &Path) -> bool {
 
 /// What a build decided before scanning: where the index goes, what it keeps, what to scan.
 struct Planned {
+    /// Held until the last write: no second builder of this index runs meanwhile.
+    lock: store::BuildLock,
     index_path: PathBuf,
     messages: Vec<String>,
     fresh: bool,
@@ -112,6 +114,15 @@ fn plan(directory: &Path, files: &[TraceFile], options: &BuildOptions) -> Result
         ));
         path
     };
+    let lock = store::BuildLock::acquire(&index_path, store::LOCK_WAIT)?;
+    if let Some(waited) = lock.waited {
+        messages.push(format!(
+            "waited {:.1} s for another `ioscout index` of {} to finish (it held {})",
+            waited.as_secs_f64(),
+            directory.display(),
+            store::lock_path(&index_path).display()
+        ));
+    }
     let mut fresh = options.force;
     let mut tables = ioscout_model::HashTables::default();
     let previous = match TraceIndex::read(&index_path) {
@@ -171,7 +182,7 @@ fn plan(directory: &Path, files: &[TraceFile], options: &BuildOptions) -> Result
     let removed: Vec<String> = absent.into_iter().map(|(key, _)| key.clone()).collect();
     let others: BTreeMap<String, FileIndex> =
         others.into_iter().map(|(key, record)| (key.clone(), record.clone())).collect();
-    Ok(Planned { index_path, messages, fresh, tables, keep, others, removed, stale, fingerprints })
+    Ok(Planned { lock, index_path, messages, fresh, tables, keep, others, removed, stale, fingerprints })
 }
 
 /// Writes the records of the scanned files with those kept, in one transaction.
@@ -182,7 +193,9 @@ fn finish(
     built: Vec<Built>,
     scan: ScanReport,
 ) -> Result<BuildReport> {
-    let Planned { index_path, messages, fresh, mut tables, keep, others, removed, stale, .. } = planned;
+    let Planned {
+        lock: _lock, index_path, messages, fresh, mut tables, keep, others, removed, stale, ..
+    } = planned;
     for (_, _, metadata) in &built {
         tables.merge(metadata.tables.clone());
     }
@@ -400,7 +413,7 @@ fn scan_files(
         progress: options.progress.clone(),
         ..ScanOptions::default()
     });
-    let threads = if options.threads == 0 { rayon::current_num_threads() } else { options.threads };
+    let threads = scanner.options().worker_threads();
     let mut resumable_files = Vec::new();
     let mut resumable_chunks = Vec::new();
     let mut plain_files = Vec::new();

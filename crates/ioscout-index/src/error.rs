@@ -13,6 +13,14 @@ pub enum Error {
         /// What the store said.
         detail: String,
     },
+    /// Another process is writing the index (an `ioscout index` build holds its lock).
+    #[error(
+        "index {path} is being written by another `ioscout index` (it holds the lock); wait for it to finish, or the query reads the trace without the index"
+    )]
+    Locked {
+        /// The index file.
+        path: PathBuf,
+    },
     /// The index was written by a newer ioscout.
     #[error(
         "index {path} has format {found}, newer than the {supported} this ioscout reads; upgrade ioscout or rebuild with `ioscout index --force`"

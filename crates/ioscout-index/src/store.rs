@@ -19,6 +19,17 @@
 //! Every write is one redb transaction: a crash leaves the previous index or none, never half
 //! of one. An index of an older format is rebuilt; one of a newer format is refused with a
 //! message, never misread.
+//!
+//! # Trust
+//!
+//! redb trusts its file: a changed byte can make it panic deep in its B-tree code. So every
+//! write also leaves `index.redb.sum` (CRC-32 and length of the whole file), [`TraceIndex::read`]
+//! verifies it before opening the database, and every read of the store runs inside
+//! [`contain`], which turns a panic of the store into [`Error::Corrupt`] (an index without its
+//! `.sum`, from an older ioscout or edited by hand, is read under that containment alone).
+//! Builders take `index.redb.lock` ([`BuildLock`]) for the whole build, so a second
+//! `ioscout index` of the same directory waits for the first; a reader that meets a build in
+//! progress gets [`Error::Locked`], never "unreadable".
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -197,13 +208,153 @@ pub fn cache_root() -> PathBuf {
 }
 
 /// Opens an index to read it: a shared lock, so any number of queries (threads or processes)
-/// read one index at once; only a writer excludes them.
-fn open_for_reading(path: &Path) -> std::result::Result<redb::ReadOnlyDatabase, redb::DatabaseError> {
-    Database::builder().open_read_only(path)
+/// read one index at once; only a writer excludes them (then [`Error::Locked`]).
+fn open_for_reading(path: &Path) -> Result<redb::ReadOnlyDatabase> {
+    Database::builder().open_read_only(path).map_err(|error| match error {
+        redb::DatabaseError::DatabaseAlreadyOpen => locked(path),
+        other => corrupt(path, other),
+    })
 }
 
 fn corrupt(path: &Path, detail: impl std::fmt::Display) -> Error {
     Error::Corrupt { path: path.to_path_buf(), detail: detail.to_string() }
+}
+
+fn locked(path: &Path) -> Error {
+    Error::Locked { path: path.to_path_buf() }
+}
+
+thread_local! {
+    /// Set while this thread runs inside [`contain`]: its panics are caught and reported as
+    /// errors, so the panic hook stays quiet for them.
+    static CONTAINED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `read` (which reads the store at `path`) so that a panic inside it (redb trusts its
+/// file, and a damaged one can make it panic) becomes [`Error::Corrupt`] naming the file,
+/// instead of ending the process. The panic hook in force is kept for every other panic.
+pub fn contain<T>(path: &Path, read: impl FnOnce() -> Result<T>) -> Result<T> {
+    static QUIET_HOOK: std::sync::Once = std::sync::Once::new();
+    QUIET_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !CONTAINED.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    let outer = CONTAINED.with(|flag| flag.replace(true));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read));
+    CONTAINED.with(|flag| flag.set(outer));
+    outcome.unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|text| (*text).to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        Err(corrupt(path, format!("the store failed inside its own code: {message}")))
+    })
+}
+
+/// The checksum file written beside an index (`index.redb` → `index.redb.sum`).
+pub fn checksum_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().map(std::ffi::OsStr::to_os_string).unwrap_or_default();
+    name.push(".sum");
+    path.with_file_name(name)
+}
+
+/// The lock file builders of one index take (`index.redb` → `index.redb.lock`).
+pub fn lock_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().map(std::ffi::OsStr::to_os_string).unwrap_or_default();
+    name.push(".lock");
+    path.with_file_name(name)
+}
+
+fn checksum_line(bytes: &[u8]) -> String {
+    format!("crc32 {:08x} length {}\n", crc32fast::hash(bytes), bytes.len())
+}
+
+/// Writes the checksum of the index file at `path` beside it (after every write).
+fn seal(path: &Path) -> Result<()> {
+    let io = |error: std::io::Error| Error::Io { path: path.to_path_buf(), detail: error.to_string() };
+    let bytes = std::fs::read(path).map_err(io)?;
+    let sum = checksum_path(path);
+    let temporary = sum.with_extension("sum.tmp");
+    std::fs::write(&temporary, checksum_line(&bytes)).map_err(io)?;
+    std::fs::rename(&temporary, &sum).map_err(io)
+}
+
+/// Checks the index file against its `.sum`, when there is one. A mismatch while a build holds
+/// the lock is that build's write in progress ([`Error::Locked`]); otherwise the file changed
+/// after ioscout wrote it ([`Error::Corrupt`]).
+fn verify(path: &Path) -> Result<()> {
+    let Ok(expected) = std::fs::read_to_string(checksum_path(path)) else { return Ok(()) };
+    let bytes = std::fs::read(path).map_err(|error| corrupt(path, error))?;
+    if checksum_line(&bytes) == expected {
+        return Ok(());
+    }
+    if BuildLock::held_elsewhere(path) {
+        return Err(locked(path));
+    }
+    Err(corrupt(
+        path,
+        format!(
+            "its checksum does not match {} ({} now, {} when written)",
+            checksum_path(path).display(),
+            checksum_line(&bytes).trim_end(),
+            expected.trim_end()
+        ),
+    ))
+}
+
+/// The exclusive lock of an index's builder, held from planning to the last write; dropped, it
+/// is released (also when the process dies: it is an OS file lock).
+#[derive(Debug)]
+pub struct BuildLock {
+    _file: std::fs::File,
+    /// How long this builder waited for another one, if it did.
+    pub waited: Option<std::time::Duration>,
+}
+
+/// How long a builder waits for another build of the same index before giving up.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_mins(10);
+
+impl BuildLock {
+    /// Takes the build lock of the index at `path`, waiting up to `wait` for a build in
+    /// progress; [`Error::Locked`] when it is still held then.
+    pub fn acquire(path: &Path, wait: std::time::Duration) -> Result<BuildLock> {
+        let io = |error: std::io::Error| Error::Io { path: lock_path(path), detail: error.to_string() };
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io)?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(lock_path(path))
+            .map_err(io)?;
+        let started = std::time::Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => {
+                    let elapsed = started.elapsed();
+                    let waited = (elapsed >= std::time::Duration::from_millis(50)).then_some(elapsed);
+                    return Ok(BuildLock { _file: file, waited });
+                }
+                Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < wait => {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => return Err(locked(path)),
+                Err(std::fs::TryLockError::Error(error)) => return Err(io(error)),
+            }
+        }
+    }
+
+    /// Whether another process (or another open of the lock file) holds the build lock now.
+    fn held_elsewhere(path: &Path) -> bool {
+        let Ok(file) = std::fs::OpenOptions::new().read(true).open(lock_path(path)) else { return false };
+        matches!(file.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock))
+    }
 }
 
 fn encode(record: &FileIndex) -> Result<Vec<u8>, String> {
@@ -237,7 +388,12 @@ impl TraceIndex {
         if !path.exists() {
             return Ok(None);
         }
-        let database = open_for_reading(path).map_err(|error| corrupt(path, error))?;
+        verify(path)?;
+        contain(path, || Self::read_verified(path))
+    }
+
+    fn read_verified(path: &Path) -> Result<Option<TraceIndex>> {
+        let database = open_for_reading(path)?;
         let transaction = database.begin_read().map_err(|error| corrupt(path, error))?;
         let meta = transaction.open_table(META).map_err(|error| corrupt(path, error))?;
         let format = meta
@@ -283,7 +439,11 @@ impl TraceIndex {
     /// The windows of chunks `numbers` of file `name` (relative to the trace directory), in the
     /// order asked. A missing window is an error: the index is damaged.
     pub fn windows(path: &Path, name: &str, numbers: &[u32]) -> Result<Vec<Vec<u8>>> {
-        let database = open_for_reading(path).map_err(|error| corrupt(path, error))?;
+        contain(path, || Self::windows_contained(path, name, numbers))
+    }
+
+    fn windows_contained(path: &Path, name: &str, numbers: &[u32]) -> Result<Vec<Vec<u8>>> {
+        let database = open_for_reading(path)?;
         let transaction = database.begin_read().map_err(|error| corrupt(path, error))?;
         let table = transaction.open_table(WINDOWS).map_err(|error| corrupt(path, error))?;
         numbers
@@ -300,11 +460,16 @@ impl TraceIndex {
 
     /// The format version of the index at `path`, if it can be read.
     pub fn format_of(path: &Path) -> Option<u32> {
-        let database = open_for_reading(path).ok()?;
-        let transaction = database.begin_read().ok()?;
-        let meta = transaction.open_table(META).ok()?;
-        let value = meta.get("format").ok()??;
-        <[u8; 4]>::try_from(value.value()).ok().map(u32::from_le_bytes)
+        contain(path, || {
+            let database = open_for_reading(path)?;
+            let transaction = database.begin_read().map_err(|error| corrupt(path, error))?;
+            let meta = transaction.open_table(META).map_err(|error| corrupt(path, error))?;
+            let value = meta.get("format").map_err(|error| corrupt(path, error))?;
+            let format =
+                value.and_then(|value| <[u8; 4]>::try_from(value.value()).ok().map(u32::from_le_bytes));
+            format.ok_or_else(|| corrupt(path, "no format version"))
+        })
+        .ok()
     }
 }
 
@@ -329,8 +494,11 @@ pub fn write(
         write_into(&temporary, records, &[], tables)?;
         std::fs::rename(&temporary, path).map_err(io)?;
     } else {
-        write_into(path, records, removed, tables)?;
+        // The previous file was verified (or found unreadable and rebuilt fresh) before this
+        // write; redb's own code is contained for the update in place.
+        contain(path, || write_into(path, records, removed, tables))?;
     }
+    seal(path)?;
     Ok(std::fs::metadata(path).map_err(io)?.len())
 }
 

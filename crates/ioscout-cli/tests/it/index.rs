@@ -28,6 +28,15 @@ fn set_format(index: &Path, format: u32) {
         meta.insert("format", format.to_le_bytes().as_slice()).unwrap_or_else(|error| panic!("{error}"));
     }
     transaction.commit().unwrap_or_else(|error| panic!("{error}"));
+    forget_checksum(index);
+}
+
+/// An index edited by hand no longer matches the checksum ioscout wrote beside it; without the
+/// `.sum` it is read unverified (under containment), as an index of an older ioscout is.
+fn forget_checksum(index: &Path) {
+    let mut name = index.as_os_str().to_os_string();
+    name.push(".sum");
+    std::fs::remove_file(PathBuf::from(name)).unwrap_or_else(|error| panic!("{error}"));
 }
 
 fn text(path: &Path) -> String {
@@ -318,9 +327,120 @@ fn a_single_gzip_member_is_cut_at_checkpoints_and_a_lost_window_reads_it_whole()
         }
         transaction.commit().unwrap_or_else(|error| panic!("{error}"));
     }
+    forget_checksum(&index);
     let (indexed, notes, code) = query(&directory, predicates[1], &[]);
     let (scanned, _, _) = query(&directory, predicates[1], &["--no-index"]);
     assert_eq!(code, Some(0), "{notes}");
     assert_eq!(indexed, scanned);
     assert!(notes.contains("no window for chunk 1") && notes.contains("whole"), "{notes}");
+}
+
+/// The fuzz reproducers of `open_index` (one byte of a real index changed, which made redb
+/// panic inside its B-tree code and `query` exit 101) and the same byte flips of a fresh index:
+/// the damage is reported, the query answers from a full scan, and `index` rebuilds.
+#[test]
+fn an_index_with_one_byte_changed_is_reported_never_a_panic() {
+    let reproducers = root().join("testdata/fuzz-repro/open_index");
+    let mut damaged: Vec<(String, Option<Vec<u8>>)> = std::fs::read_dir(&reproducers)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| (entry.file_name().to_string_lossy().into_owned(), std::fs::read(entry.path()).ok()))
+        .collect();
+    assert!(damaged.len() >= 3, "reproducers missing from {}", reproducers.display());
+    damaged.push(("flip-at-0x3000-of-a-fresh-index".into(), None));
+    for (name, bytes) in damaged {
+        let directory = sample_copy(&format!("flipped-{name}"));
+        let built = ioscout(&["index", &text(&directory)]);
+        assert_eq!(built.status.code(), Some(0), "{}", stderr(&built));
+        let index = directory.join(".ioscout/index.redb");
+        if let Some(bytes) = bytes {
+            // A reproducer stands for a file damaged without its checksum: read under containment.
+            std::fs::write(&index, bytes).unwrap_or_else(|error| panic!("{error}"));
+            forget_checksum(&index);
+        } else {
+            // A flip in a checksummed index is caught before redb reads it.
+            let mut bytes = std::fs::read(&index).unwrap_or_default();
+            bytes[0x3000] ^= 0x01;
+            std::fs::write(&index, bytes).unwrap_or_else(|error| panic!("{error}"));
+        }
+        let (indexed, notes, code) = query(&directory, PREDICATES[1], &[]);
+        let (scanned, _, _) = query(&directory, PREDICATES[1], &["--no-index"]);
+        assert_eq!(code, Some(0), "{name}: {notes}");
+        assert!(!notes.contains("panicked"), "{name}: {notes}");
+        assert_eq!(indexed, scanned, "{name}");
+        assert!(notes.contains("is unreadable"), "{name}: {notes}");
+        let rebuilt = ioscout(&["index", &text(&directory)]);
+        assert_eq!(rebuilt.status.code(), Some(0), "{name}: {}", stderr(&rebuilt));
+        assert!(stderr(&rebuilt).contains("rebuilding it"), "{name}: {}", stderr(&rebuilt));
+        let (_, notes, _) = query(&directory, PREDICATES[1], &[]);
+        assert!(notes.contains("from the index"), "{name}: {notes}");
+    }
+}
+
+/// Three `ioscout index` of one directory at once: the later ones wait for the first (no
+/// "Database already open ... unreadable"), every one succeeds, and the index answers queries.
+#[test]
+fn concurrent_index_builds_wait_for_each_other() {
+    let directory = sample_copy("concurrent-builds");
+    let path = text(&directory);
+    let children: Vec<std::process::Child> = (0..3)
+        .map(|_| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_ioscout"))
+                .args(["index", "--force", &path])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap_or_else(|error| panic!("{error}"))
+        })
+        .collect();
+    for child in children {
+        let output = child.wait_with_output().unwrap_or_else(|error| panic!("{error}"));
+        let notes = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(output.status.code(), Some(0), "{notes}");
+        assert!(!notes.contains("already open") && !notes.contains("unreadable"), "{notes}");
+    }
+    let (indexed, notes, _) = query(&directory, PREDICATES[1], &[]);
+    let (scanned, _, _) = query(&directory, PREDICATES[1], &["--no-index"]);
+    assert_eq!(indexed, scanned);
+    assert!(notes.contains("from the index"), "{notes}");
+}
+
+/// Percentiles lie inside each group's [min, max], p0 is the minimum and p100 the maximum (the
+/// sketch gave p100 above the maximum and p99 below the minimum), and the output says they are
+/// exact.
+#[test]
+fn percentiles_are_exact_and_inside_min_and_max() {
+    let sample = text(&root().join("testdata/sample"));
+    let output = ioscout(&[
+        "query",
+        &sample,
+        "--no-index",
+        "--group-by",
+        "name",
+        "--agg",
+        "count,min:dur,max:dur,p0:dur,p50:dur,p99:dur,p100:dur",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stderr(&output).contains("percentiles are exact"), "{}", stderr(&output));
+    let mut groups = 0;
+    for line in stdout(&output).lines() {
+        let row: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|error| panic!("{error}: {line}"));
+        if row["min:dur"].is_null() {
+            assert!(row["p50:dur"].is_null(), "a percentile without durations: {line}");
+            continue;
+        }
+        let number = |key: &str| row[key].as_f64().unwrap_or_else(|| panic!("{key} in {line}"));
+        let (min, max) = (number("min:dur"), number("max:dur"));
+        assert!((number("p0:dur") - min).abs() < 1e-9, "p0 is not the minimum: {line}");
+        assert!((number("p100:dur") - max).abs() < 1e-9, "p100 is not the maximum: {line}");
+        for key in ["p50:dur", "p99:dur"] {
+            assert!(number(key) >= min && number(key) <= max, "{key} outside [min, max]: {line}");
+        }
+        groups += 1;
+    }
+    assert!(groups > 3, "{}", stdout(&output));
 }
