@@ -389,7 +389,10 @@ pub(crate) struct QueryArguments {
     #[arg(long, value_name = "KEYS")]
     pub(crate) group_by: Option<String>,
     /// Reducers for --group-by: count, sum:F, mean:F, min:F, max:F, pNN:F with F = dur or size
-    /// (default count).
+    /// (default count). Percentiles are exact (linear interpolation, as numpy and pandas) for a
+    /// group of at most 100000 values; past that they come from a log histogram with at most 1 %
+    /// relative error, clamped to the group's min and max (a note says which groups); p0 = min
+    /// and p100 = max always.
     #[arg(long, value_name = "REDUCERS", default_value = "count")]
     pub(crate) agg: String,
     /// Where indexes were put by `ioscout index --index-dir`.

@@ -12,7 +12,11 @@
 //! per-chunk (category, name) table answers without reading the trace.
 //!
 //! Fields: `dur` and `size` (bytes moved by POSIX/STDIO reads and writes, the index's rule).
-//! Percentiles come from a DDSketch-style log histogram with 1 % relative accuracy.
+//! Percentiles are exact (linear interpolation between the closest ranks, as numpy and pandas
+//! compute them) while a group holds at most [`EXACT_PERCENTILE_LIMIT`] values, and past that come
+//! from a DDSketch-style log histogram with 1 % relative error, clamped to the group's observed
+//! `[min, max]`; p0 is the minimum and p100 the maximum always. [`Groups::approximate`] says
+//! which groups' percentiles are approximate, so the output can say so.
 
 use std::collections::BTreeMap;
 
@@ -206,14 +210,125 @@ fn parse_reducer(text: &str) -> Result<Reducer, SpecError> {
     })
 }
 
-/// A mergeable log histogram (DDSketch-style) of non-negative values, 1 % relative accuracy.
+/// How many values a group keeps exactly for its percentiles; past it the group's values go into
+/// a [`Sketch`] (memory per group stays bounded).
+pub const EXACT_PERCENTILE_LIMIT: usize = 100_000;
+
+/// The relative error of a percentile from a [`Sketch`] (stated in the output and `--help`).
+pub const SKETCH_RELATIVE_ERROR: f64 = 0.01;
+
+/// The values of one measure in one group, for percentiles: every value while there are at most
+/// [`EXACT_PERCENTILE_LIMIT`], then a sketch. Mergeable in any order with the same answer for the
+/// exact form (values are sorted before a percentile is read).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum Distribution {
+    /// Every value (unordered).
+    Exact(Vec<i64>),
+    /// A log histogram, past the limit.
+    Sketch(Sketch),
+}
+
+impl Default for Distribution {
+    fn default() -> Self {
+        Distribution::Exact(Vec::new())
+    }
+}
+
+impl Distribution {
+    fn add(&mut self, value: i64) {
+        match self {
+            Distribution::Exact(values) => {
+                values.push(value);
+                if values.len() > EXACT_PERCENTILE_LIMIT {
+                    self.spill();
+                }
+            }
+            Distribution::Sketch(sketch) => sketch.add(value as f64),
+        }
+    }
+
+    fn spill(&mut self) {
+        if let Distribution::Exact(values) = self {
+            let mut sketch = Sketch::default();
+            for value in values.iter() {
+                sketch.add(*value as f64);
+            }
+            *self = Distribution::Sketch(sketch);
+        }
+    }
+
+    fn merge(&mut self, other: &Distribution) {
+        match (&mut *self, other) {
+            (Distribution::Exact(values), Distribution::Exact(more)) => {
+                values.extend_from_slice(more);
+                if values.len() > EXACT_PERCENTILE_LIMIT {
+                    self.spill();
+                }
+            }
+            (Distribution::Sketch(sketch), Distribution::Sketch(more)) => sketch.merge(more),
+            (Distribution::Sketch(sketch), Distribution::Exact(more)) => {
+                for value in more {
+                    sketch.add(*value as f64);
+                }
+            }
+            (Distribution::Exact(_), Distribution::Sketch(more)) => {
+                self.spill();
+                if let Distribution::Sketch(sketch) = self {
+                    sketch.merge(more);
+                }
+            }
+        }
+    }
+
+    /// Whether the percentiles come from the sketch (approximate) rather than every value.
+    pub fn is_approximate(&self) -> bool {
+        matches!(self, Distribution::Sketch(_))
+    }
+
+    /// The value at percentile `rank` (0-100), inside `[min, max]`: exact (linear interpolation
+    /// between the two closest ranks, numpy's and pandas' default) while every value is kept;
+    /// from the sketch after, clamped to the observed range. p0 is the minimum and p100 the
+    /// maximum either way.
+    fn percentile(&self, rank: f64, min: i64, max: i64) -> Option<f64> {
+        if rank <= 0.0 {
+            return Some(min as f64);
+        }
+        if rank >= 100.0 {
+            return Some(max as f64);
+        }
+        match self {
+            Distribution::Exact(values) => {
+                let mut sorted = values.clone();
+                sorted.sort_unstable();
+                exact_percentile(&sorted, rank)
+            }
+            Distribution::Sketch(sketch) => {
+                sketch.quantile(rank).map(|value| value.clamp(min as f64, max as f64))
+            }
+        }
+    }
+}
+
+/// Percentile `rank` (0-100) of `sorted` by linear interpolation between the closest ranks.
+pub fn exact_percentile(sorted: &[i64], rank: f64) -> Option<f64> {
+    let last = sorted.len().checked_sub(1)?;
+    let position = rank.clamp(0.0, 100.0) / 100.0 * last as f64;
+    let below = position.floor() as usize;
+    let above = (below + 1).min(last);
+    let low = sorted[below.min(last)] as f64;
+    let high = sorted[above] as f64;
+    Some(low + (position - below as f64) * (high - low))
+}
+
+/// A mergeable log histogram (DDSketch-style) of non-negative values: every answer is within
+/// [`SKETCH_RELATIVE_ERROR`] (1 %) of a value of the right rank.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sketch {
     zeros: u64,
     buckets: BTreeMap<i32, u64>,
 }
 
-const GAMMA: f64 = 1.02 / 0.98;
+const GAMMA: f64 = (1.0 + SKETCH_RELATIVE_ERROR) / (1.0 - SKETCH_RELATIVE_ERROR);
 
 impl Sketch {
     fn add(&mut self, value: f64) {
@@ -232,7 +347,7 @@ impl Sketch {
         }
     }
 
-    /// The value at percentile `rank` (0-100), within 1 %.
+    /// The value at percentile `rank` (0-100), within 1 % (the lower of the two closest ranks).
     fn quantile(&self, rank: f64) -> Option<f64> {
         let total = self.zeros + self.buckets.values().sum::<u64>();
         if total == 0 {
@@ -265,7 +380,7 @@ pub struct MeasurePartial {
     /// Maximum.
     pub max: Option<i64>,
     /// Distribution, when a percentile is asked.
-    pub sketch: Option<Sketch>,
+    pub distribution: Option<Distribution>,
 }
 
 impl MeasurePartial {
@@ -275,7 +390,7 @@ impl MeasurePartial {
         self.min = Some(self.min.map_or(value, |min| min.min(value)));
         self.max = Some(self.max.map_or(value, |max| max.max(value)));
         if sketch {
-            self.sketch.get_or_insert_with(Sketch::default).add(value as f64);
+            self.distribution.get_or_insert_with(Distribution::default).add(value);
         }
     }
 
@@ -290,8 +405,8 @@ impl MeasurePartial {
             (Some(left), Some(right)) => Some(left.max(right)),
             (left, right) => left.or(right),
         };
-        if let Some(sketch) = &other.sketch {
-            self.sketch.get_or_insert_with(Sketch::default).merge(sketch);
+        if let Some(distribution) = &other.distribution {
+            self.distribution.get_or_insert_with(Distribution::default).merge(distribution);
         }
     }
 }
@@ -365,7 +480,7 @@ impl Groups {
                         sum: call.duration_sum,
                         min: call.duration_min,
                         max: call.duration_max,
-                        sketch: None,
+                        distribution: None,
                     });
                     // Bytes are recorded only as a sum per pair: min/max/mean of size need a scan.
                     partial.size.count += call.count;
@@ -383,6 +498,36 @@ impl Groups {
             return None;
         }
         Some(groups)
+    }
+
+    /// How many groups give approximate percentiles (more than [`EXACT_PERCENTILE_LIMIT`] values
+    /// of a measure).
+    pub fn approximate(&self) -> usize {
+        self.groups
+            .values()
+            .filter(|partial| {
+                [&partial.duration, &partial.size]
+                    .iter()
+                    .any(|measure| measure.distribution.as_ref().is_some_and(Distribution::is_approximate))
+            })
+            .count()
+    }
+
+    /// What the output says of its percentiles, when `spec` asks for any: exact, or how many
+    /// groups are approximate and how far off they can be.
+    pub fn percentile_note(&self, spec: &GroupSpec) -> Option<String> {
+        if !spec.needs_sketch() {
+            return None;
+        }
+        Some(match self.approximate() {
+            0 => "percentiles are exact (linear interpolation between the closest ranks)".into(),
+            groups => format!(
+                "percentiles of {groups} of {} groups are approximate (over {EXACT_PERCENTILE_LIMIT} values: \
+                 log histogram, relative error at most {} %, clamped to the group's min and max); the rest exact",
+                self.groups.len(),
+                SKETCH_RELATIVE_ERROR * 100.0
+            ),
+        })
     }
 
     /// Rows: key values then reducer results (as JSON values), sorted by key.
@@ -417,7 +562,11 @@ fn reduce(reducer: &Reducer, partial: &Partial) -> serde_json::Value {
         Reducer::Min(value) => measure(value).min.map_or(serde_json::Value::Null, serde_json::Value::from),
         Reducer::Max(value) => measure(value).max.map_or(serde_json::Value::Null, serde_json::Value::from),
         Reducer::Percentile(value, rank) => {
-            number(measure(value).sketch.as_ref().and_then(|sketch| sketch.quantile(*rank)))
+            let value = measure(value);
+            let (Some(min), Some(max)) = (value.min, value.max) else { return serde_json::Value::Null };
+            number(
+                value.distribution.as_ref().and_then(|distribution| distribution.percentile(*rank, min, max)),
+            )
         }
     }
 }
@@ -499,6 +648,98 @@ mod tests {
         assert_eq!(GroupSpec::parse("", "").map(|spec| spec.reducers), Ok(vec![Reducer::Count]));
     }
 
+    fn percentile_of(values: &[i64], rank: f64) -> Option<f64> {
+        let mut partial = MeasurePartial::default();
+        for value in values {
+            partial.add(*value, true);
+        }
+        let (min, max) = (partial.min?, partial.max?);
+        partial.distribution.as_ref()?.percentile(rank, min, max)
+    }
+
+    /// The issue's four values: p99 was 1670 (below the third value, from the sketch); it is the
+    /// exact interpolated value now, and p0/p100 are the minimum and maximum.
+    #[test]
+    fn percentiles_of_small_groups_are_exact_and_inside_min_max() {
+        let values = [113, 134, 1674, 9877];
+        assert_eq!(percentile_of(&values, 0.0), Some(113.0));
+        assert_eq!(percentile_of(&values, 100.0), Some(9877.0));
+        assert_eq!(percentile_of(&values, 50.0), Some(904.0));
+        let p99 = percentile_of(&values, 99.0).unwrap_or(0.0);
+        assert!((p99 - 9630.91).abs() < 1e-6, "{p99}");
+        assert_eq!(
+            percentile_of(&[188_680, 286_492, 200_000], 99.9).map(|value| value <= 286_492.0),
+            Some(true)
+        );
+    }
+
+    proptest::proptest! {
+        /// Against an independent model: percentiles of exact groups equal a sort-and-interpolate
+        /// computation, whatever the merge order; every answer lies in [min, max].
+        #[test]
+        fn exact_percentiles_equal_the_model_in_any_merge_order(
+            values in proptest::collection::vec(-1_000_000_i64..1_000_000_000, 1..300),
+            rank in 0.0_f64..=100.0,
+            split in 0usize..300,
+        ) {
+            let mut sorted = values.clone();
+            sorted.sort_unstable();
+            let position = rank / 100.0 * (sorted.len() - 1) as f64;
+            let (low, high) = (position.floor() as usize, position.ceil() as usize);
+            let model = sorted[low] as f64 + (position - low as f64) * (sorted[high] - sorted[low]) as f64;
+            let split = split.min(values.len());
+            let (mut left, mut right) = (MeasurePartial::default(), MeasurePartial::default());
+            for value in &values[..split] {
+                left.add(*value, true);
+            }
+            for value in &values[split..] {
+                right.add(*value, true);
+            }
+            right.merge(&left);
+            let (min, max) = (right.min.unwrap_or(0), right.max.unwrap_or(0));
+            let found = right.distribution.as_ref().and_then(|distribution| distribution.percentile(rank, min, max));
+            let found = found.unwrap_or(f64::NAN);
+            proptest::prop_assert!((found - model).abs() <= 1e-6 * model.abs().max(1.0), "{} vs {}", found, model);
+            proptest::prop_assert!(found >= min as f64 && found <= max as f64);
+        }
+    }
+
+    /// Past the limit a group's percentiles come from the sketch: within 1 % of the exact value,
+    /// clamped to [min, max], p0 and p100 exact, and the groups say they are approximate.
+    #[test]
+    fn large_groups_use_the_sketch_within_its_stated_error() {
+        let mut partial = MeasurePartial::default();
+        let count = EXACT_PERCENTILE_LIMIT as i64 + 5_000;
+        for value in 1..=count {
+            partial.add(value * 7 + 3, true);
+        }
+        let (min, max) = (partial.min.unwrap_or(0), partial.max.unwrap_or(0));
+        let distribution = partial.distribution.clone().unwrap_or_default();
+        assert!(distribution.is_approximate());
+        assert_eq!(distribution.percentile(0.0, min, max), Some(min as f64));
+        assert_eq!(distribution.percentile(100.0, min, max), Some(max as f64));
+        let sorted: Vec<i64> = (1..=count).map(|value| value * 7 + 3).collect();
+        for rank in [1.0, 25.0, 50.0, 90.0, 99.0, 99.9] {
+            let exact = exact_percentile(&sorted, rank).unwrap_or(0.0);
+            let found = distribution.percentile(rank, min, max).unwrap_or(0.0);
+            assert!(
+                (found - exact).abs() / exact <= SKETCH_RELATIVE_ERROR + 1e-3,
+                "p{rank}: {found} vs {exact}"
+            );
+            assert!(found >= min as f64 && found <= max as f64);
+        }
+        let mut groups = Groups::default();
+        groups.groups.insert(
+            vec!["read".into()],
+            Partial { count: 1, duration: partial, size: MeasurePartial::default() },
+        );
+        let spec = GroupSpec::parse("name", "p99:dur").unwrap_or_else(|error| panic!("{error:?}"));
+        assert_eq!(groups.approximate(), 1);
+        assert!(
+            groups.percentile_note(&spec).is_some_and(|note| note.contains("relative error at most 1 %"))
+        );
+    }
+
     #[test]
     fn the_sketch_is_within_one_percent() {
         let mut sketch = Sketch::default();
@@ -507,7 +748,7 @@ mod tests {
         }
         for (rank, exact) in [(50.0, 5000.0), (99.0, 9900.0), (100.0, 10_000.0)] {
             let found = sketch.quantile(rank).unwrap_or(0.0);
-            assert!((found - exact).abs() / exact < 0.021, "p{rank}: {found} vs {exact}");
+            assert!((found - exact).abs() / exact < 0.011, "p{rank}: {found} vs {exact}");
         }
         let mut left = Sketch::default();
         let mut right = Sketch::default();

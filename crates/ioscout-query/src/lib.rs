@@ -257,8 +257,19 @@ fn tokenize(text: &str) -> Result<Vec<Token>, QueryError> {
                 position += 1;
             }
             let number = &text[start..position];
-            if number.parse::<f64>().is_err() {
+            if !number.parse::<f64>().is_ok_and(f64::is_finite) {
                 return Err(error(text, start, format!("{number:?} is not a number")));
+            }
+            // Every field is a 64-bit integer (hashes unsigned) or a float: an integer literal no
+            // field can hold would silently match nothing.
+            let integer_like =
+                number.strip_prefix('-').unwrap_or(number).bytes().all(|digit| digit.is_ascii_digit());
+            if integer_like && number.parse::<i64>().is_err() && number.parse::<u64>().is_err() {
+                return Err(error(
+                    text,
+                    start,
+                    format!("integer {number} is out of range: fields hold {} to {}", i64::MIN, u64::MAX),
+                ));
             }
             tokens.push(Token { kind: TokenKind::Number(number.to_string()), start });
             continue;
@@ -690,11 +701,24 @@ mod tests {
             ("name == a b", 10),
             ("name == \"open", 8),
             ("name # 1", 5),
+            // Integer literals no 64-bit field holds, and non-finite numbers, matched nothing.
+            ("pid == 99999999999999999999999", 7),
+            ("dur > -9223372036854775809", 6),
+            ("dur < 1e400", 6),
         ] {
             match Predicate::parse(text) {
                 Ok(_) => panic!("{text} parsed"),
                 Err(problem) => assert_eq!(problem.position, position, "{text}: {problem}"),
             }
+        }
+    }
+
+    #[test]
+    fn the_widest_integer_literals_still_parse() {
+        for text in
+            ["pid == 18446744073709551615", "dur > -9223372036854775808", "args.fhash == 9223372036854775808"]
+        {
+            assert!(Predicate::parse(text).is_ok(), "{text}");
         }
     }
 

@@ -62,12 +62,13 @@ impl Query<'_> {
     /// Runs the query as this rank; rank 0 writes to `out`, the others discard theirs.
     pub(crate) fn run(&self, collective: &dyn Collective, mut out: Sink) -> Result<QueryReport> {
         let plan = (collective.rank() == 0).then(|| Ok(self.plan()));
-        let plan: Plan = cluster::share_from_root(collective, plan)?;
+        let mut plan: Plan = cluster::share_from_root(collective, plan)?;
+        let mut notes = std::mem::take(&mut plan.notes);
         let keep = self.input.scan.max_reported_problems;
         let scanner = self.input.scanner();
         if let (Some(groups), Some(spec)) = (&plan.answered, self.spec) {
             if collective.rank() == 0 {
-                print_groups(spec, groups, self.request.format, &mut out)?;
+                print_groups(spec, groups, self.request.format, &mut out, &mut notes)?;
             }
             let report = scanner.scan_chunks(
                 self.files,
@@ -76,14 +77,14 @@ impl Query<'_> {
                 |_| ioscout_read::NoFold,
                 |_, _| ControlFlow::Continue(()),
             );
-            return Ok(QueryReport { scan: report, notes: plan.notes });
+            return Ok(QueryReport { scan: report, notes });
         }
         let summaries = match self.spec {
-            Some(spec) => self.groups(collective, &plan, spec, &mut out)?,
+            Some(spec) => self.groups(collective, &plan, spec, &mut out, &mut notes)?,
             None => self.rows(collective, &plan, out)?,
         };
         let scan = ScanReport::assemble(self.input_problems, keep, summaries);
-        Ok(QueryReport { scan, notes: plan.notes })
+        Ok(QueryReport { scan, notes })
     }
 
     /// Rank 0's plan: the chunks to read (pruned by the index where there is one) and the tables.
@@ -143,6 +144,7 @@ impl Query<'_> {
         plan: &Plan,
         spec: &GroupSpec,
         out: &mut Sink,
+        notes: &mut Vec<String>,
     ) -> Result<Vec<FileSummary>> {
         let weights: Vec<u64> = plan.chunks.iter().map(|chunk| chunk.end - chunk.start).collect();
         let mine: Vec<Chunk> = cluster::my_share(&weights, collective)
@@ -171,7 +173,7 @@ impl Query<'_> {
             merge_summaries(&mut summaries, files, self.input.scan.max_reported_problems);
         }
         if collective.rank() == 0 {
-            print_groups(spec, &total, self.request.format, out)?;
+            print_groups(spec, &total, self.request.format, out, notes)?;
         }
         Ok(summaries)
     }

@@ -104,8 +104,9 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
     }
     let mut notes = Vec::new();
     if arguments.no_index {
-        let scan =
+        let (scan, more) =
             full_scan(input, arguments, &files, &input_problems, predicate.as_ref(), spec.as_ref(), out)?;
+        notes.extend(more);
         return Ok(QueryReport { scan, notes });
     }
     let mut tables = HashTables::default();
@@ -113,8 +114,9 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
     let indexed = sources.iter().filter(|source| matches!(source, Source::Indexed(..))).count();
     if indexed == 0 {
         notes.push("no usable index: full scan (`ioscout index PATH` makes such queries faster)".into());
-        let scan =
+        let (scan, more) =
             full_scan(input, arguments, &files, &input_problems, predicate.as_ref(), spec.as_ref(), out)?;
+        notes.extend(more);
         return Ok(QueryReport { scan, notes });
     }
     let scanner = input.scanner();
@@ -138,7 +140,7 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
         if let Some(groups) = Groups::from_statistics(spec, predicate.as_ref(), statistics.flatten(), &tables)
         {
             notes.push("answered from the index statistics (no trace bytes read)".into());
-            print_groups(spec, &groups, arguments.format, &mut out)?;
+            print_groups(spec, &groups, arguments.format, &mut out, &mut notes)?;
             let report = scanner.scan_chunks(
                 &files,
                 &input_problems,
@@ -170,7 +172,7 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
                 std::ops::ControlFlow::Continue(())
             },
         );
-        print_groups(spec, &groups, arguments.format, &mut out)?;
+        print_groups(spec, &groups, arguments.format, &mut out, &mut notes)?;
         return Ok(QueryReport { scan: report, notes });
     }
     let mut emitter = Emitter::new(&output, arguments.limit, out)?;
@@ -195,10 +197,11 @@ fn full_scan(
     predicate: Option<&Predicate>,
     spec: Option<&GroupSpec>,
     mut out: Sink,
-) -> Result<ioscout_read::ScanReport> {
+) -> Result<(ioscout_read::ScanReport, Vec<String>)> {
     let Some(spec) = spec else {
         let output = Output::new(arguments.format.unwrap_or(ViewFormat::Jsonl), arguments.select.as_deref())?;
-        return scan_and_print(files, input_problems, input, predicate, arguments.limit, &output, out);
+        let report = scan_and_print(files, input_problems, input, predicate, arguments.limit, &output, out)?;
+        return Ok((report, Vec::new()));
     };
     let scanner = input.scanner();
     let tables = gather_metadata(&scanner, files).tables;
@@ -212,17 +215,21 @@ fn full_scan(
             std::ops::ControlFlow::Continue(())
         },
     );
-    print_groups(spec, &groups, arguments.format, &mut out)?;
-    Ok(report)
+    let mut notes = Vec::new();
+    print_groups(spec, &groups, arguments.format, &mut out, &mut notes)?;
+    Ok((report, notes))
 }
 
-/// Writes aggregate rows: an aligned table by default, else JSON lines or CSV.
+/// Writes aggregate rows: an aligned table by default, else JSON lines or CSV; `notes` gets what
+/// the percentiles are (exact, or how many groups are approximate and by how much).
 pub(crate) fn print_groups(
     spec: &GroupSpec,
     groups: &Groups,
     format: Option<ViewFormat>,
     out: &mut Sink,
+    notes: &mut Vec<String>,
 ) -> Result<()> {
+    notes.extend(groups.percentile_note(spec));
     write_groups(spec, groups, format, out).map_err(|error| ServiceError::write("groups", error))
 }
 
