@@ -26,8 +26,21 @@ pub(crate) fn discover(input: &InputArguments) -> (Vec<TraceFile>, Vec<InputProb
 
 /// Scan options from the command line, reporting to `bar` if given.
 pub(crate) fn scan_options(input: &InputArguments, bar: Option<&ProgressBar>) -> ScanOptions {
+    let limit = ioscout_read::scan::max_threads();
+    if input.threads > limit {
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        WARNED.call_once(|| {
+            if !input.quiet {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "ioscout: warning: --threads {} is more than 4 per core: using {limit}",
+                    input.threads
+                );
+            }
+        });
+    }
     ScanOptions {
-        threads: if input.threads == 0 { crate::job::default_threads() } else { input.threads },
+        threads: if input.threads == 0 { crate::job::default_threads() } else { input.threads.min(limit) },
         max_reported_problems: input.max_problems,
         progress: bar.map(|bar| {
             let bar = bar.clone();
@@ -96,7 +109,39 @@ pub(crate) fn finish(report: &ScanReport, input: &InputArguments) -> ExitCode {
         let _ = writeln!(stderr, "ioscout: error: {problem_count} problems in the input (--strict)");
         return ExitCode::from(2);
     }
+    // ripgrep's rule: the rest is read, then a path the user named that could not be read (a
+    // typo, no permission, a glob that matched nothing) makes the exit code 2. A file found by
+    // walking a directory that fails is a counted problem, as above.
+    let named: Vec<&std::path::Path> = unreadable_named_inputs(report, input);
+    if !named.is_empty() {
+        let listed: Vec<String> = named.iter().map(|path| path.display().to_string()).collect();
+        let _ = writeln!(
+            stderr,
+            "ioscout: error: {} named {} could not be read: {}",
+            named.len(),
+            if named.len() == 1 { "input" } else { "inputs" },
+            listed.join(", ")
+        );
+        return ExitCode::from(2);
+    }
     ExitCode::SUCCESS
+}
+
+/// The paths named on the command line whose first problem is that they could not be used
+/// (an empty directory is only a warning).
+fn unreadable_named_inputs<'r>(report: &'r ScanReport, input: &InputArguments) -> Vec<&'r std::path::Path> {
+    report
+        .files
+        .iter()
+        .filter(|file| input.paths.contains(&file.path))
+        .filter(|file| {
+            file.problems.first().is_some_and(|problem| {
+                problem.kind == ioscout_read::ProblemKind::Unreadable
+                    && !problem.detail.starts_with("directory holds no")
+            })
+        })
+        .map(|file| file.path.as_path())
+        .collect()
 }
 
 /// Prints an error and its causes.

@@ -153,5 +153,18 @@ pub fn describe(path: &Path) -> std::io::Result<TraceFile> {
         }
     }
     let compression = if read == 2 && magic == [0x1f, 0x8b] { Compression::Gzip } else { Compression::None };
+    // The content decides, except that a file whose name promises gzip and whose bytes are not
+    // gzip is one problem, never thousands of "invalid UTF-8" lines of binary junk.
+    let named_gzip =
+        path.file_name().is_some_and(|name| name.to_string_lossy().to_ascii_lowercase().ends_with(".gz"));
+    if named_gzip && size > 0 && compression == Compression::None {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "not gzip: the name ends in .gz but the file starts with bytes {:02x} {:02x}, not gzip's 1f 8b",
+                magic[0], magic[1]
+            ),
+        ));
+    }
     Ok(TraceFile { path: path.to_path_buf(), size, compression })
 }

@@ -111,6 +111,20 @@ pub struct ScanOptions {
     pub part_bytes: usize,
 }
 
+/// The most worker threads a scan starts: four per core. More only adds switching (10,000
+/// threads took 101 s on a 24k-event trace that 16 read in 0.02 s).
+pub fn max_threads() -> usize {
+    4 * std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+}
+
+impl ScanOptions {
+    /// The worker threads this scan uses: [`ScanOptions::threads`] (0: all cores), at most
+    /// [`max_threads`].
+    pub fn worker_threads(&self) -> usize {
+        if self.threads == 0 { rayon::current_num_threads() } else { self.threads.min(max_threads()) }
+    }
+}
+
 /// A progress callback: receives stored (compressed) bytes done.
 #[derive(Clone)]
 pub struct Progress(pub std::sync::Arc<dyn Fn(u64) + Send + Sync>);
@@ -187,8 +201,25 @@ impl std::fmt::Display for Problem {
         if let Some(offset) = self.compressed_offset {
             write!(formatter, " (compressed byte {offset})")?;
         }
-        write!(formatter, ": {}", self.detail)
+        write!(formatter, ": {}", printable(&self.detail))
     }
+}
+
+/// `text` with control characters (terminal escapes, NUL, bytes of binary junk decoded as text)
+/// written as `\u{..}` escapes, so no problem message can drive the user's terminal.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for character in text.chars() {
+        if character.is_control() {
+            out.extend(character.escape_unicode());
+        } else {
+            out.push(character);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// What a scan found in one file.
@@ -446,8 +477,7 @@ impl Scanner {
         M: Fn(usize) -> F + Sync,
         C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>,
     {
-        let threads =
-            if self.options.threads == 0 { rayon::current_num_threads() } else { self.options.threads };
+        let threads = self.options.worker_threads();
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok();
         self.scan_in_pool(files, input_problems, &make, &mut consume, threads, pool.as_ref())
     }
@@ -569,8 +599,7 @@ impl Scanner {
         M: Fn(usize) -> F + Sync,
         C: FnMut(usize, F) -> ControlFlow<()>,
     {
-        let threads =
-            if self.options.threads == 0 { rayon::current_num_threads() } else { self.options.threads };
+        let threads = self.options.worker_threads();
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok();
         let keep = self.options.max_reported_problems;
         let mut report = ScanReport { files: Vec::new(), stopped: false };
@@ -1600,5 +1629,16 @@ impl<F> FileMerge<F> {
         } else if !self.tail_oversize {
             self.tail.extend_from_slice(bytes);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printable_escapes_control_characters_only() {
+        assert_eq!(printable("plain text, ünïcode"), "plain text, ünïcode");
+        assert_eq!(printable("a\u{1b}[2Jb\u{9b}c\u{0}"), "a\\u{1b}[2Jb\\u{9b}c\\u{0}");
     }
 }

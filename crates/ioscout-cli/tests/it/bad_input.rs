@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use crate::{ioscout, json, stderr, temp_dir};
+use crate::{ioscout, json, root, stderr, temp_dir};
 
 fn problems(found: &serde_json::Value) -> Vec<(String, String, Option<u64>, Option<u64>)> {
     found["problems"]
@@ -81,7 +81,8 @@ fn strict_makes_bad_input_an_error() {
 
 #[test]
 fn a_missing_file_is_reported_and_the_rest_is_read() {
-    let found = json(&["count", "--json", "no/such/trace.pfw.gz", "testdata/generations/v1-hashes.pfw"], 0);
+    // The rest is read and counted, then the typo makes the exit code 2 (ripgrep's rule).
+    let found = json(&["count", "--json", "no/such/trace.pfw.gz", "testdata/generations/v1-hashes.pfw"], 2);
     assert_eq!(found["total"]["complete"], 17);
     assert_eq!(found["total"]["invalid"], 1);
     assert_eq!(problems(&found)[0].1, "unreadable");
@@ -92,8 +93,35 @@ fn a_missing_file_is_reported_and_the_rest_is_read() {
 
 #[test]
 fn a_glob_that_matches_nothing_is_reported() {
-    let found = json(&["count", "--json", "testdata/nothing-*.pfw", "testdata/generations/v1-hashes.pfw"], 0);
+    let found = json(&["count", "--json", "testdata/nothing-*.pfw", "testdata/generations/v1-hashes.pfw"], 2);
     assert_eq!(problems(&found)[0].1, "unreadable");
+}
+
+/// `count /no/such/path good_dir` only warned and exited 0: a named input that cannot be read is
+/// an error after the rest is read; a file found inside a named directory is not.
+#[test]
+fn a_typo_among_good_paths_exits_2_after_reading_the_rest() {
+    let output = ioscout(&["count", "/no/such/path", "testdata/sample"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("1 named input could not be read: /no/such/path"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("total"), "the good directory is still counted");
+    let directory = temp_dir("walked-unreadable");
+    std::fs::copy(root().join("testdata/generations/v1-hashes.pfw"), directory.join("good.pfw"))
+        .unwrap_or_else(|error| panic!("{error}"));
+    std::os::unix::fs::symlink(directory.join("vanished.pfw.gz"), directory.join("dangling.pfw.gz"))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let output = ioscout(&["count", &directory.to_string_lossy()]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "a walked file that fails is a counted problem: {}",
+        stderr(&output)
+    );
+    assert!(stderr(&output).contains("dangling.pfw.gz"), "{}", stderr(&output));
 }
 
 #[test]
@@ -116,4 +144,43 @@ fn a_line_over_one_mebibyte_is_skipped_and_counted() {
     assert_eq!(located[0].1, "line_too_long");
     assert_eq!(located[0].2, Some(2));
     assert_eq!(located[0].3, Some(good.len() as u64 + 1));
+}
+
+/// Random bytes named `.pfw.gz` were read as plain text: 228 "invalid UTF-8" lines and binary
+/// junk on stderr. Now one problem, "not gzip", and no control byte reaches the terminal.
+#[test]
+fn random_bytes_named_gzip_are_one_not_gzip_problem() {
+    let directory = temp_dir("not-gzip");
+    let junk: Vec<u8> =
+        (0..20_000_u32).map(|index| (index.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    std::fs::write(directory.join("junk.pfw.gz"), &junk).unwrap_or_else(|error| panic!("{error}"));
+    std::fs::copy(root().join("testdata/generations/v1-hashes.pfw"), directory.join("good.pfw"))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let found = json(&["count", "--json", &directory.to_string_lossy()], 0);
+    let listed = problems(&found);
+    let junk_problems: Vec<_> = listed.iter().filter(|problem| problem.0.contains("junk.pfw.gz")).collect();
+    assert_eq!(junk_problems.len(), 1, "{listed:?}");
+    let output = ioscout(&["count", &directory.to_string_lossy()]);
+    let text = stderr(&output);
+    assert!(text.contains("not gzip"), "{text}");
+    assert!(!text.contains("invalid UTF-8"), "{text}");
+    assert!(
+        !output.stderr.iter().any(|byte| *byte < 0x20 && *byte != b'\n'),
+        "control bytes reached the terminal"
+    );
+}
+
+/// `--threads 10000` started 10,000 threads (101 s on a 24k-event trace): clamped to four per
+/// core, with a warning, and the same counts.
+#[test]
+fn absurd_thread_counts_are_clamped_with_a_warning() {
+    let clamped = ioscout(&["count", "--json", "--threads", "10000", "testdata/sample"]);
+    assert_eq!(clamped.status.code(), Some(0), "{}", stderr(&clamped));
+    assert!(
+        stderr(&clamped).contains("--threads 10000 is more than 4 per core: using"),
+        "{}",
+        stderr(&clamped)
+    );
+    let normal = ioscout(&["count", "--json", "testdata/sample"]);
+    assert_eq!(clamped.stdout, normal.stdout);
 }
