@@ -449,12 +449,24 @@ struct OpenFile {
 #[derive(Clone, Debug, Default)]
 pub struct Scanner {
     options: ScanOptions,
+    /// The worker pool, built at the first scan and reused by the later ones (and by clones).
+    pool: std::sync::Arc<std::sync::OnceLock<Option<rayon::ThreadPool>>>,
 }
 
 impl Scanner {
     /// A scanner with `options`.
     pub fn new(options: ScanOptions) -> Scanner {
-        Scanner { options }
+        Scanner { options, pool: std::sync::Arc::default() }
+    }
+
+    /// The worker pool of [`ScanOptions::worker_threads`] threads (`None` if it cannot be
+    /// built: the scan then runs on rayon's global pool).
+    fn pool(&self) -> Option<&rayon::ThreadPool> {
+        self.pool
+            .get_or_init(|| {
+                rayon::ThreadPoolBuilder::new().num_threads(self.options.worker_threads()).build().ok()
+            })
+            .as_ref()
     }
 
     /// The options in force.
@@ -478,8 +490,7 @@ impl Scanner {
         C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>,
     {
         let threads = self.options.worker_threads();
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok();
-        self.scan_in_pool(files, input_problems, &make, &mut consume, threads, pool.as_ref())
+        self.scan_in_pool(files, input_problems, &make, &mut consume, threads, self.pool())
     }
 
     fn scan_in_pool<F, M, C>(
@@ -600,7 +611,7 @@ impl Scanner {
         C: FnMut(usize, F) -> ControlFlow<()>,
     {
         let threads = self.options.worker_threads();
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok();
+        let pool = self.pool();
         let keep = self.options.max_reported_problems;
         let mut report = ScanReport { files: Vec::new(), stopped: false };
         report.add_input_problems(input_problems, keep);
@@ -644,7 +655,7 @@ impl Scanner {
         let bases: Vec<&Chunk> = chunks.iter().filter(|chunk| chunk.file < open_files.len()).collect();
         let mut position = 0;
         'windows: for batch in windows(&units, threads, self.options.unit_bytes) {
-            let results: Vec<UnitResult<F>> = in_pool(pool.as_ref(), || {
+            let results: Vec<UnitResult<F>> = in_pool(pool, || {
                 batch
                     .par_iter()
                     .map(|unit| self.decode_unit(&open_files[unit.file], unit, false, make(unit.file)))
