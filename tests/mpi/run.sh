@@ -37,7 +37,7 @@ compare() {
 # The index output without its timings and paths, for comparing builds of two copies.
 index_fields() {
   python3 -c 'import json,sys
-for entry in json.load(sys.stdin):
+for entry in json.load(sys.stdin)["directories"]:
     print(entry["indexed_files"], entry["unchanged_files"], entry["removed_files"], entry["chunks"], entry["index_bytes"], entry["trace_bytes"], entry["problem_count"])'
 }
 

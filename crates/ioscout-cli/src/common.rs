@@ -129,7 +129,10 @@ pub(crate) fn finish(report: &ScanReport, input: &InputArguments) -> ExitCode {
 
 /// The paths named on the command line whose first problem is that they could not be used
 /// (an empty directory is only a warning).
-fn unreadable_named_inputs<'r>(report: &'r ScanReport, input: &InputArguments) -> Vec<&'r std::path::Path> {
+pub(crate) fn unreadable_named_inputs<'r>(
+    report: &'r ScanReport,
+    input: &InputArguments,
+) -> Vec<&'r std::path::Path> {
     report
         .files
         .iter()
@@ -189,7 +192,7 @@ pub(crate) fn print(outcome: &ioscout_service::Outcome, json: bool, quiet: bool)
     }
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     if json {
-        serde_json::to_writer_pretty(&mut stdout, &outcome.value)?;
+        serde_json::to_writer_pretty(&mut stdout, &outcome.value_with_scan())?;
         writeln!(stdout)?;
     } else {
         stdout.write_all(outcome.text.as_bytes())?;

@@ -377,7 +377,7 @@ fn error_result(message: &str) -> CallToolResult {
 /// The structured result (an object: arrays are wrapped in `items`, `status` added), its
 /// warnings, trimmed under the cap; and the text rendering, cut at the cap.
 fn success_result(outcome: ioscout_service::Outcome, cap: usize) -> CallToolResult {
-    let mut value = match outcome.value {
+    let mut value = match outcome.value_with_scan() {
         Value::Object(object) => Value::Object(object),
         other => json!({"items": other}),
     };
@@ -518,17 +518,94 @@ fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
         .build()?)
 }
 
-/// Serves over stdio until the client closes it.
+/// Serves over stdio until the client closes it. Every line from the client is checked before
+/// the protocol sees it: a line that is not JSON gets JSON-RPC's parse error (-32700), and JSON
+/// that is not a JSON-RPC 2.0 message gets invalid request (-32600), answered on stdout, instead
+/// of silence (or the end of the session).
 pub fn serve_stdio(options: &ServerOptions) -> Result<(), ServeError> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let server = Server::new(options)?;
     runtime()?.block_on(async move {
+        let (ours, theirs) = tokio::io::duplex(1 << 20);
+        let (from_server, mut to_server) = tokio::io::split(ours);
+        let (lines_out, mut lines) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let writer = tokio::spawn(async move {
+            let mut stdout = tokio::io::stdout();
+            while let Some(line) = lines.recv().await {
+                if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+                    break;
+                }
+            }
+        });
+        let replies = lines_out.clone();
+        let forward_out = tokio::spawn(async move {
+            let mut reader = tokio::io::BufReader::new(from_server).lines();
+            while let Ok(Some(line)) = reader.next_line().await {
+                if replies.send(line + "\n").is_err() {
+                    break;
+                }
+            }
+        });
+        let errors = lines_out;
+        let forward_in = tokio::spawn(async move {
+            let mut reader = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+            while let Ok(Some(line)) = reader.next_line().await {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                match stdio_line_error(&line) {
+                    Some(reply) => {
+                        if errors.send(reply + "\n").is_err() {
+                            break;
+                        }
+                    }
+                    None => {
+                        if to_server.write_all(format!("{line}\n").as_bytes()).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+            let _ = to_server.shutdown().await;
+        });
         let running = server
-            .serve(rmcp::transport::stdio())
+            .serve(tokio::io::split(theirs))
             .await
             .map_err(|error| ServeError::Protocol(error.to_string()))?;
         running.waiting().await.map_err(|error| ServeError::Protocol(error.to_string()))?;
+        forward_in.abort();
+        let _ = forward_out.await;
+        let _ = writer.await;
         Ok(())
     })
+}
+
+/// The JSON-RPC error reply to a client line that the protocol must not see: not JSON
+/// (-32700), or JSON that is not a 2.0 request, notification or response (-32600). `None` for a
+/// well-formed message (batches are arrays of them).
+pub fn stdio_line_error(line: &str) -> Option<String> {
+    let reply = |id: Value, code: i64, message: String| {
+        Some(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string())
+    };
+    let value: Value = match serde_json::from_str(line) {
+        Ok(value) => value,
+        Err(error) => return reply(Value::Null, -32700, format!("Parse error: {error}")),
+    };
+    let well_formed = |message: &Value| {
+        message.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
+            && (message.get("method").is_some_and(Value::is_string)
+                || message.get("id").is_some()
+                    && (message.get("result").is_some() || message.get("error").is_some()))
+    };
+    let fine = match &value {
+        Value::Array(messages) => !messages.is_empty() && messages.iter().all(well_formed),
+        message => well_formed(message),
+    };
+    if fine {
+        return None;
+    }
+    let id = value.get("id").cloned().unwrap_or(Value::Null);
+    reply(id, -32600, "Invalid Request: not a JSON-RPC 2.0 message (jsonrpc \"2.0\" and a method)".into())
 }
 
 /// Serves streamable HTTP at `http://ADDRESS/mcp` until interrupted (Ctrl-C or SIGTERM);
@@ -622,6 +699,33 @@ mod tests {
             "search_arxiv",
         ] {
             assert!(names.contains(&required), "{required}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod stdio_tests {
+    use super::stdio_line_error;
+
+    #[test]
+    fn lines_are_json_rpc_messages_or_errors() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+        ] {
+            assert_eq!(stdio_line_error(line), None, "{line}");
+        }
+        for (line, code) in [
+            ("garbage", -32700),
+            ("{\"a\":", -32700),
+            ("42", -32600),
+            ("[]", -32600),
+            (r#"{"id":3,"method":"x"}"#, -32600),
+        ] {
+            let reply = stdio_line_error(line).unwrap_or_default();
+            assert!(reply.contains(&format!("\"code\":{code}")), "{line}: {reply}");
         }
     }
 }

@@ -55,14 +55,16 @@ fn default_count() -> String {
 
 /// `event_count`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct EventCountParams {
     /// Trace file, directory (searched recursively for .pfw and .pfw.gz) or glob, under a root.
-    #[serde(default = "default_dot")]
+    #[serde(default = "default_dot", alias = "trace_path")]
     pub directory: String,
 }
 
 /// `reader`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ReaderParams {
     /// Trace file or directory (or a Darshan log), under a root.
     pub file: String,
@@ -70,6 +72,7 @@ pub struct ReaderParams {
 
 /// `analyze`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct AnalyzeParams {
     /// Trace file or directory, under a root.
     pub trace_path: String,
@@ -92,6 +95,7 @@ pub struct AnalyzeParams {
 
 /// `diagnose`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DiagnoseParams {
     /// Trace file or directory, or Darshan logs, under a root (`checkpoint_dir` is accepted as
     /// an alias).
@@ -116,6 +120,7 @@ pub struct DiagnoseParams {
 
 /// `comparator`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ComparatorParams {
     /// The run before the change: a trace directory or a Darshan log, under a root.
     pub baseline: String,
@@ -128,6 +133,7 @@ pub struct ComparatorParams {
 
 /// `query`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct QueryParams {
     /// Trace file or directory, under a root.
     pub trace_path: String,
@@ -155,6 +161,7 @@ pub struct QueryParams {
 
 /// `explain_rule`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ExplainParams {
     /// Rule code (e.g. PIPE-OVERLAP-1, P08, WIS-SMALL-READ); empty lists every rule.
     #[serde(default)]
@@ -163,6 +170,7 @@ pub struct ExplainParams {
 
 /// `advise`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct AdviseParams {
     /// Trace file or directory, or one Darshan log, under a root.
     pub trace_path: String,
@@ -186,6 +194,7 @@ pub struct AdviseParams {
 
 /// `darshan_summary`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DarshanParams {
     /// Darshan log, under a root.
     pub log: String,
@@ -193,6 +202,7 @@ pub struct DarshanParams {
 
 /// `session_analyze_traces`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SessionAnalyzeParams {
     /// The run directory (under a root).
     pub run_id: String,
@@ -212,6 +222,7 @@ pub struct SessionAnalyzeParams {
 
 /// `session_validate_structure`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RunParams {
     /// The run directory (under a root).
     pub run_id: String,
@@ -219,6 +230,7 @@ pub struct RunParams {
 
 /// `session_reorganize_structure`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ReorganizeParams {
     /// The run directory (under a root).
     pub run_id: String,
@@ -229,6 +241,7 @@ pub struct ReorganizeParams {
 
 /// `session_search_optimization_context`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ContextParams {
     /// The run directory (under a root); its baseline traces are analysed.
     pub run_id: String,
@@ -248,6 +261,7 @@ pub struct ContextParams {
 
 /// `rag_search`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RagParams {
     /// What to look for.
     pub query: String,
@@ -267,6 +281,7 @@ pub struct RagParams {
 
 /// `opt_kb_lookup`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct KbLookupParams {
     /// System name.
     #[serde(default)]
@@ -293,6 +308,7 @@ pub struct KbLookupParams {
 
 /// `opt_kb_render`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct KbRenderParams {
     /// Write SKILL.md, system.md, software.md and workload.md here (under a root).
     #[serde(default)]
@@ -301,6 +317,7 @@ pub struct KbRenderParams {
 
 /// `opt_proposal_table`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ProposalTableParams {
     /// The rows: a JSON array (or its text) of {level, bottleneck, change, expected_delta,
     /// citation, status?, skip_reason?, app_impact_pct?, system_impact_pct?,
@@ -319,6 +336,7 @@ pub struct ProposalTableParams {
 
 /// `report`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ReportParams {
     /// Trace file or directory, under a root.
     pub trace_path: String,
@@ -331,6 +349,7 @@ pub struct ReportParams {
 
 /// `export`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ExportParams {
     /// Trace file or directory, under a root.
     pub trace_path: String,
@@ -345,6 +364,7 @@ pub struct ExportParams {
 
 /// The network search tools of dftracer-agents, answered offline.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct OfflineParams {
     /// What would have been searched.
     #[serde(default)]

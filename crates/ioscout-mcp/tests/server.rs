@@ -87,3 +87,29 @@ fn a_result_over_the_cap_is_trimmed_with_a_note() {
         assert!(rows > 0 && rows < 500, "{rows}");
     });
 }
+
+/// Every tool result over traces carries the scan report (`scan`): a truncated trace among good
+/// ones is listed with its problem, and `complete` is false.
+#[test]
+fn tool_results_carry_the_scan_report() {
+    let server = server(&ServerOptions::default());
+    runtime().block_on(async {
+        for (tool, arguments) in [
+            ("analyze", json!({"trace_path": "testdata/bad"})),
+            ("diagnose", json!({"trace_path": "testdata/bad"})),
+            ("event_count", json!({"directory": "testdata/bad"})),
+        ] {
+            let result = server.call(tool, arguments.clone()).await;
+            let Ok(result) = result else { panic!("{tool} refused") };
+            let value = result.structured_content.unwrap_or(Value::Null);
+            assert_eq!(value["scan"]["complete"], false, "{tool}: {value}");
+            let problems = value["scan"]["problems"].as_array().cloned().unwrap_or_default();
+            assert!(
+                problems.iter().any(|problem| problem["path"]
+                    .as_str()
+                    .is_some_and(|path| path.ends_with("truncated.pfw.gz"))),
+                "{tool}: {value}"
+            );
+        }
+    });
+}

@@ -110,6 +110,44 @@ impl Outcome {
     pub fn new(value: serde_json::Value, text: String) -> Outcome {
         Outcome { value, text, report: None, flagged: false, warnings: Vec::new() }
     }
+
+    /// The structured result as every front end gives it: when traces were read, with the scan
+    /// report under `scan` ([`scan_json`]), so no script or agent takes a partial answer for a
+    /// whole one. A result that is not an object is left as it is.
+    pub fn value_with_scan(&self) -> serde_json::Value {
+        let mut value = self.value.clone();
+        if let (Some(report), serde_json::Value::Object(object)) = (&self.report, &mut value) {
+            object.entry("scan").or_insert_with(|| scan_json(report));
+        }
+        value
+    }
+}
+
+/// What a scan read and what it could not, as every `--json` output and MCP result carries it:
+/// `complete` (nothing skipped, no invalid line, not stopped early), files read, files skipped
+/// with the reason, the problem count and the problems kept (file, line, byte offset), and how
+/// many more were counted than kept.
+pub fn scan_json(report: &ScanReport) -> serde_json::Value {
+    let skipped: Vec<serde_json::Value> = report
+        .files
+        .iter()
+        .filter_map(|file| {
+            let problem = file.problems.first()?;
+            (problem.kind == ioscout_read::ProblemKind::Unreadable).then(
+                || serde_json::json!({"path": text::display_path(&file.path), "reason": problem.detail}),
+            )
+        })
+        .collect();
+    let problem_count = report.problem_count();
+    let kept: Vec<&ioscout_read::Problem> = report.problems().collect();
+    serde_json::json!({
+        "complete": problem_count == 0 && !report.stopped,
+        "files_read": report.files.len() - skipped.len(),
+        "files_skipped": skipped,
+        "problem_count": problem_count,
+        "problems": kept,
+        "problems_not_shown": problem_count.saturating_sub(kept.len() as u64),
+    })
 }
 
 /// When every path is a Darshan log (by extension or by its header) or a directory holding

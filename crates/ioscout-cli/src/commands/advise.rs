@@ -25,11 +25,11 @@ pub(crate) fn run(arguments: &AdviseArguments) -> anyhow::Result<ExitCode> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    if let Some(report) = &outcome.report {
-        let _ = common::finish(report, &arguments.input);
-    }
+    // The exit code of the scan (2 when a named input could not be read), as every command.
+    let code =
+        outcome.report.as_ref().map_or(ExitCode::SUCCESS, |report| common::finish(report, &arguments.input));
     common::print(&outcome, arguments.json, arguments.input.quiet)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(code)
 }
 
 /// `ioscout compare`.

@@ -48,6 +48,7 @@ pub(crate) fn run(arguments: &IndexArguments) -> anyhow::Result<ExitCode> {
     let mut outcomes = Vec::new();
     let mut failed = false;
     let mut problems = 0;
+    let mut summaries = Vec::new();
     for (directory, group) in ioscout_service::query::by_directory(&files) {
         let started = Instant::now();
         let built = match crate::job::current() {
@@ -65,6 +66,7 @@ pub(crate) fn run(arguments: &IndexArguments) -> anyhow::Result<ExitCode> {
                     }
                 }
                 problems += report.scan.problem_count();
+                summaries.extend(report.scan.files.iter().cloned());
                 outcomes.push(DirectoryOutcome {
                     directory: directory.display().to_string(),
                     index: report.index_path.display().to_string(),
@@ -91,8 +93,15 @@ pub(crate) fn run(arguments: &IndexArguments) -> anyhow::Result<ExitCode> {
         bar.finish_and_clear();
     }
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    // What was read and what was not (named paths that could not be used included).
+    let scan = ioscout_read::ScanReport::assemble(&input_problems, arguments.input.max_problems, summaries);
     if arguments.json {
-        serde_json::to_writer_pretty(&mut stdout, &outcomes)?;
+        // The directories, and `scan`, as every `--json` output carries it.
+        let value = serde_json::json!({
+            "directories": outcomes,
+            "scan": ioscout_service::scan_json(&scan),
+        });
+        serde_json::to_writer_pretty(&mut stdout, &value)?;
         writeln!(stdout)?;
     } else {
         for outcome in &outcomes {
@@ -114,6 +123,16 @@ pub(crate) fn run(arguments: &IndexArguments) -> anyhow::Result<ExitCode> {
     }
     stdout.flush()?;
     if failed || (arguments.input.strict && (problems > 0 || !input_problems.is_empty())) {
+        return Ok(ExitCode::from(2));
+    }
+    let named = common::unreadable_named_inputs(&scan, &arguments.input);
+    if !named.is_empty() {
+        let listed: Vec<String> = named.iter().map(|path| path.display().to_string()).collect();
+        writeln!(
+            std::io::stderr(),
+            "ioscout: error: named inputs that could not be read: {}",
+            listed.join(", ")
+        )?;
         return Ok(ExitCode::from(2));
     }
     Ok(ExitCode::SUCCESS)

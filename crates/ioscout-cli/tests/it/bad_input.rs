@@ -184,3 +184,45 @@ fn absurd_thread_counts_are_clamped_with_a_warning() {
     let normal = ioscout(&["count", "--json", "testdata/sample"]);
     assert_eq!(clamped.stdout, normal.stdout);
 }
+
+/// `analyze`, `diagnose`, `advise` and `index --json` carried no problems: a trace that could not
+/// be read left a warning on stderr only. Every `--json` output now carries `scan`.
+#[test]
+fn every_json_output_carries_the_scan_report() {
+    let directory = temp_dir("scan-in-json");
+    for name in ["truncated.pfw.gz", "garbage-line.pfw"] {
+        std::fs::copy(root().join("testdata/bad").join(name), directory.join(name))
+            .unwrap_or_else(|error| panic!("{error}"));
+    }
+    let path = directory.to_string_lossy().into_owned();
+    for command in [
+        vec!["analyze", "--json", path.as_str(), "/no/such/trace.pfw"],
+        vec!["diagnose", "--json", path.as_str(), "/no/such/trace.pfw"],
+        vec!["advise", "--json", path.as_str(), "/no/such/trace.pfw"],
+        vec!["index", "--json", path.as_str(), "/no/such/trace.pfw"],
+        vec!["count", "--json", path.as_str(), "/no/such/trace.pfw"],
+    ] {
+        let output = ioscout(&command);
+        let value: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|error| panic!("{command:?}: {error}: {}", stderr(&output)));
+        let scan = &value["scan"];
+        assert_eq!(scan["complete"], false, "{command:?}: {value}");
+        assert_eq!(scan["files_read"], 2, "{command:?}: {scan}");
+        let skipped = scan["files_skipped"].as_array().cloned().unwrap_or_default();
+        assert!(
+            skipped.iter().any(|file| file["path"] == "/no/such/trace.pfw" && file["reason"].is_string()),
+            "{command:?}: {scan}"
+        );
+        let problems = scan["problems"].as_array().cloned().unwrap_or_default();
+        for name in ["truncated.pfw.gz", "garbage-line.pfw"] {
+            assert!(
+                problems
+                    .iter()
+                    .any(|problem| problem["path"].as_str().is_some_and(|path| path.ends_with(name))
+                        && (problem["line"].is_u64() || problem["offset"].is_u64())),
+                "{command:?}: {name} missing from {scan}"
+            );
+        }
+        assert_eq!(output.status.code(), Some(2), "{command:?}: a named input could not be read");
+    }
+}

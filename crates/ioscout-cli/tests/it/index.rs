@@ -305,7 +305,11 @@ fn a_single_gzip_member_is_cut_at_checkpoints_and_a_lost_window_reads_it_whole()
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let report: serde_json::Value =
         serde_json::from_str(&stdout(&output)).unwrap_or_else(|error| panic!("{error}"));
-    assert!(report[0]["chunks"].as_u64().unwrap_or(0) >= 2, "one member cut into chunks: {report}");
+    assert!(
+        report["directories"][0]["chunks"].as_u64().unwrap_or(0) >= 2,
+        "one member cut into chunks: {report}"
+    );
+    assert_eq!(report["scan"]["complete"], true, "{report}");
     let predicates = [r#"name == "read""#, "dur > 1000", r#"cat == "ai_framework""#];
     for predicate in predicates {
         let (indexed, notes, _) = query(&directory, predicate, &[]);

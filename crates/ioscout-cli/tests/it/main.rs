@@ -13,6 +13,7 @@ mod darshan;
 mod export;
 mod index;
 mod info;
+mod mcp;
 mod view;
 
 use std::path::{Path, PathBuf};
