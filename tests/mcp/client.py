@@ -208,6 +208,14 @@ async def stdio_checks(workspace):
             await refused(session, "analyze", {"trace_path": SAMPLE, "view_types": ["nonsense"]}, "an unknown view")
             await refused(session, "query", {"trace_path": SAMPLE, "where": "cat =="}, "a malformed expression")
             await refused(session, "no_such_tool", {}, "an unknown tool")
+            # Misnamed arguments were dropped (the whole first root counted): refused, naming the
+            # accepted ones; the same name works across the tools that take traces.
+            for wrong in [{"path": "/etc"}, {"paths": [SAMPLE]}]:
+                message = await refused(session, "event_count", wrong, f"a misnamed argument {wrong}")
+                check("unknown field" in message and "directory" in message, message)
+            by_trace_path = structured(await session.call_tool("event_count", {"trace_path": SAMPLE}), "event_count trace_path")
+            check(by_trace_path["total"] == counted["total"], "trace_path alias")
+            check(by_trace_path["scan"]["complete"] is True, f"scan report: {by_trace_path.get('scan')}")
             missing = await session.call_tool("reader", {"file": "testdata/no-such-dir"})
             check(missing.is_error, "a missing file is a tool error")
             again = structured(await session.call_tool("event_count", {"directory": SAMPLE}), "event_count after errors")

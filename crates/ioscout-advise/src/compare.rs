@@ -116,6 +116,35 @@ pub struct LayerChange {
     pub speedup: Option<f64>,
     /// Operations or bytes dropped by more than 5 %: the second run did less work here.
     pub did_less: bool,
+    /// The work done here: `same`, `less` (the guard), `new` (only the second run has this
+    /// layer) or `gone` (only the first run has it; also `did_less`).
+    pub work: Work,
+}
+
+/// How a layer's work changed between the runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Work {
+    /// Both runs have it, within 5 % of the operations and bytes (or more).
+    Same,
+    /// The second run moved more than 5 % fewer bytes or operations.
+    Less,
+    /// Only the second run has this layer.
+    New,
+    /// Only the first run has this layer.
+    Gone,
+}
+
+impl Work {
+    /// The word the table prints.
+    pub fn word(self) -> &'static str {
+        match self {
+            Work::Same => "same",
+            Work::Less => "LESS",
+            Work::New => "new",
+            Work::Gone => "gone",
+        }
+    }
 }
 
 /// The comparison.
@@ -155,6 +184,14 @@ pub fn compare(before: &RunSummary, after: &RunSummary) -> Comparison {
                 name: name.clone(),
                 speedup: ratio(b.time_s, a.time_s),
                 did_less: dropped(b.bytes, a.bytes) || (b.bytes == 0 && dropped(b.count, a.count)),
+                work: match (b.count > 0, a.count > 0) {
+                    (false, true) => Work::New,
+                    (true, false) => Work::Gone,
+                    _ if dropped(b.bytes, a.bytes) || (b.bytes == 0 && dropped(b.count, a.count)) => {
+                        Work::Less
+                    }
+                    _ => Work::Same,
+                },
                 before: b,
                 after: a,
             }

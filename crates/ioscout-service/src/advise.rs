@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::table::Table;
+use crate::text;
 use crate::text::display_path;
 use crate::{Input, Outcome, Result, ServiceError};
 
@@ -210,19 +211,64 @@ fn render(advice: &Advice, metric: &str) -> String {
 
 /// The summary `compare` works on for one run (a trace directory or a Darshan log).
 pub fn summary_of(path: &Path, preset: &str) -> Result<RunSummary> {
-    let input = Input::of(vec![path.to_path_buf()]);
-    Ok(match load(&input, preset)?.0 {
-        Run::Trace(analysis) => RunSummary::from_analysis(&analysis),
-        Run::Darshan(log) => RunSummary::from_darshan(&log),
-    })
+    Ok(compared_run(path, preset)?.summary)
 }
 
-/// Two runs side by side per layer, with the doing-less guard.
+/// One side of a comparison: its summary, its kind, and (for a trace) what the scan read.
+struct ComparedRun {
+    summary: RunSummary,
+    darshan: bool,
+    scan: Option<ioscout_read::ScanReport>,
+}
+
+/// Reads one run to compare; a run with nothing readable (an empty file, a trace of garbage,
+/// a log without a module read) is an error, never an empty side that compares as "same".
+fn compared_run(path: &Path, preset: &str) -> Result<ComparedRun> {
+    let input = Input::of(vec![path.to_path_buf()]);
+    let nothing = |what: &str| ServiceError::BadRequest(format!("{}: {what}", text::display_path(path)));
+    match load(&input, preset)? {
+        (Run::Trace(analysis), scan) => {
+            if let Some(scan) = &scan {
+                let totals = scan.totals();
+                let events =
+                    totals.complete + totals.metadata + totals.counter + totals.aggregated + totals.other;
+                if events == 0 {
+                    return Err(nothing(&format!(
+                        "no event could be read ({} problems): nothing to compare",
+                        scan.problem_count()
+                    )));
+                }
+            }
+            Ok(ComparedRun { summary: RunSummary::from_analysis(&analysis), darshan: false, scan })
+        }
+        (Run::Darshan(log), _) => {
+            if log.modules.iter().all(|module| !module.has_data()) {
+                return Err(nothing("no module of the Darshan log could be read: nothing to compare"));
+            }
+            Ok(ComparedRun { summary: RunSummary::from_darshan(&log), darshan: true, scan: None })
+        }
+    }
+}
+
+/// Two runs side by side per layer, with the doing-less guard. Both must be of one kind (two
+/// traces or two Darshan logs: trace layers and Darshan modules do not line up), and each must
+/// hold something readable.
 pub fn compare(before: &Path, after: &Path, preset: &str) -> Result<Outcome> {
     let preset = if preset.is_empty() { "auto" } else { preset };
-    let before_summary = summary_of(before, preset)?;
-    let after_summary = summary_of(after, preset)?;
-    let comparison = ioscout_advise::compare::compare(&before_summary, &after_summary);
+    let before_run = compared_run(before, preset)?;
+    let after_run = compared_run(after, preset)?;
+    if before_run.darshan != after_run.darshan {
+        let kind = |darshan: bool| if darshan { "a Darshan log" } else { "a DFTracer trace" };
+        return Err(ServiceError::BadRequest(format!(
+            "{} is {} and {} is {}: trace layers and Darshan modules do not line up; compare two traces or two logs",
+            text::display_path(before),
+            kind(before_run.darshan),
+            text::display_path(after),
+            kind(after_run.darshan)
+        )));
+    }
+    let (before_summary, after_summary) = (&before_run.summary, &after_run.summary);
+    let comparison = ioscout_advise::compare::compare(before_summary, after_summary);
     let mut table = Table::new(
         "Per layer (before -> after)",
         &["Layer", "Time (s)", "Ops", "Size (MB)", "Bandwidth (MB/s)", "Overlap", "Speedup", "Work"],
@@ -247,7 +293,7 @@ pub fn compare(before: &Path, after: &Path, preset: &str) -> Result<Outcome> {
                 a.overlap_pct.map_or("-".into(), |value| format!("{value:.0} %"))
             ),
             layer.speedup.map_or("-".into(), |value| format!("{value:.2}x")),
-            if layer.did_less { "LESS".into() } else { "same".into() },
+            layer.work.word().into(),
         ]);
     }
     let mut text = table.render();
@@ -256,9 +302,20 @@ pub fn compare(before: &Path, after: &Path, preset: &str) -> Result<Outcome> {
         "\nJob time {:.3} s -> {:.3} s; {}",
         before_summary.job_time_s, after_summary.job_time_s, comparison.verdict
     );
-    let value =
+    let mut value =
         serde_json::to_value(&comparison).map_err(|error| ServiceError::output("comparison", error))?;
-    Ok(Outcome::new(value, text))
+    let mut warnings = Vec::new();
+    if let serde_json::Value::Object(object) = &mut value {
+        for (key, run, path) in [("before_scan", &before_run, before), ("after_scan", &after_run, after)] {
+            if let Some(scan) = &run.scan {
+                object.insert(key.into(), crate::scan_json(scan));
+                warnings.extend(
+                    scan.problems().map(|problem| format!("{}: {problem}", text::display_path(path))),
+                );
+            }
+        }
+    }
+    Ok(Outcome { warnings, ..Outcome::new(value, text) })
 }
 
 /// Records one measured change in the knowledge base at `path`.

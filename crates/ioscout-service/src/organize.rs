@@ -83,6 +83,10 @@ pub struct Provenance {
     pub groups: Vec<Group>,
     /// The sources, in the order organized.
     pub sources: Vec<Source>,
+    /// What could not be read: paths that could not be used, files whose gzip data end early or
+    /// break (organized up to the damage). Empty when everything was read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
 }
 
 struct GroupWriter {
@@ -190,7 +194,12 @@ pub fn parse_groups(definitions: &[String]) -> Result<Vec<(String, String, Predi
     Ok(groups)
 }
 
-/// Organizes the traces of `input` into `output` (created; must be empty or absent).
+/// Organizes the traces of `input` into `output` (which must be absent or empty), indexing the
+/// result when `index` is set. It reads what the reader reads: a line that is not an event goes
+/// to `_rest`, and a file whose gzip data end early or break is organized up to the damage, with
+/// the damage listed in [`Provenance::problems`] (its reconstruction is what could be read).
+/// Nothing is left half-written: the work happens in a temporary directory beside `output`,
+/// renamed into place at the end and removed on failure.
 pub fn organize(input: &Input, output: &Path, definitions: &[String], index: bool) -> Result<Provenance> {
     let groups = parse_groups(definitions)?;
     let (files, problems) = input.discover();
@@ -210,93 +219,32 @@ pub fn organize(input: &Input, output: &Path, definitions: &[String], index: boo
     {
         return Err(ServiceError::BadRequest(format!("{} is not empty", output.display())));
     }
-    std::fs::create_dir_all(output).map_err(|error| ServiceError::io(output, error))?;
-    let quiet =
-        ioscout_read::Scanner::new(ioscout_read::ScanOptions { progress: None, ..input.scan.clone() });
-    let metadata = crate::view::gather_metadata(&quiet, &files);
-    let mut writers: Vec<GroupWriter> = Vec::new();
-    for (name, _, _) in &groups {
-        writers.push(GroupWriter::create(output.join(format!("{name}.pfw.gz")))?);
-    }
-    writers.push(GroupWriter::create(output.join(format!("{REST}.pfw.gz")))?);
-    let rest = groups.len() as u64;
-    let mut sources = Vec::with_capacity(files.len());
-    let mut names = BTreeMap::new();
-    for file in &files {
-        let name = source_name(&file.path, &input.paths);
-        if let Some(previous) = names.insert(name.clone(), file.path.clone()) {
-            return Err(ServiceError::BadRequest(format!(
-                "{} and {} would both be {name}",
-                previous.display(),
-                file.path.display()
-            )));
+    let name =
+        output.file_name().map_or_else(|| "organized".into(), |name| name.to_string_lossy().into_owned());
+    let temporary = output.with_file_name(format!(".{name}.partial-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&temporary);
+    std::fs::create_dir_all(&temporary).map_err(|error| ServiceError::io(&temporary, error))?;
+    let organized = organize_into(input, &temporary, &files, &groups).and_then(|mut provenance| {
+        provenance
+            .problems
+            .extend(problems.iter().map(|problem| format!("{}: {}", problem.path.display(), problem.detail)));
+        let path = temporary.join(PROVENANCE);
+        let text =
+            serde_json::to_string(&provenance).map_err(|error| ServiceError::output("provenance", error))?;
+        std::fs::write(&path, text).map_err(|error| ServiceError::io(&path, error))?;
+        if output.exists() {
+            std::fs::remove_dir(output).map_err(|error| ServiceError::io(output, error))?;
         }
-        let mut reader = open_lines(&file.path)?;
-        let mut line = Vec::with_capacity(4096);
-        let mut crc = crc32fast::Hasher::new();
-        let (mut lines, mut bytes, mut trailing_newline) = (0_u64, 0_u64, true);
-        let mut runs: Vec<u64> = Vec::new();
-        loop {
-            line.clear();
-            let read =
-                reader.read_until(b'\n', &mut line).map_err(|error| ServiceError::io(&file.path, error))?;
-            if read == 0 {
-                break;
-            }
-            crc.update(&line);
-            bytes += read as u64;
-            lines += 1;
-            trailing_newline = line.ends_with(b"\n");
-            let body = line.strip_suffix(b"\n").unwrap_or(&line);
-            let body = body.strip_suffix(b"\r").unwrap_or(body);
-            let group = match ioscout_read::event::decode_line(body) {
-                Ok(ioscout_read::event::Line::Event(event)) => groups
-                    .iter()
-                    .position(|(_, _, predicate)| predicate.matches(&event, &metadata.tables))
-                    .map_or(rest, |index| index as u64),
-                _ => rest,
-            };
-            writers[group as usize].write(&line)?;
-            match runs.len() {
-                length if length >= 2 && runs[length - 2] == group => runs[length - 1] += 1,
-                _ => runs.extend([group, 1]),
-            }
-        }
-        if let Some(progress) = &input.scan.progress {
-            (progress.0)(file.size);
-        }
-        sources.push(Source {
-            name,
-            compressed: file.path.extension().is_some_and(|extension| extension == "gz"),
-            lines,
-            bytes,
-            crc32: crc.finalize(),
-            trailing_newline,
-            runs,
-        });
-    }
-    let mut group_records = Vec::new();
-    for ((name, expression, _), writer) in groups
-        .iter()
-        .map(|(name, expression, predicate)| (name.clone(), expression.clone(), predicate))
-        .zip(writers.iter())
-    {
-        group_records.push(Group { file: format!("{name}.pfw.gz"), name, expression, lines: writer.lines });
-    }
-    group_records.push(Group {
-        name: REST.into(),
-        expression: String::new(),
-        file: format!("{REST}.pfw.gz"),
-        lines: 0,
+        std::fs::rename(&temporary, output).map_err(|error| ServiceError::io(output, error))?;
+        Ok(provenance)
     });
-    for (record, writer) in group_records.iter_mut().zip(writers) {
-        record.lines = writer.finish()?;
-    }
-    let provenance = Provenance { format: FORMAT.into(), groups: group_records, sources };
-    let path = output.join(PROVENANCE);
-    let text =
-        serde_json::to_string(&provenance).map_err(|error| ServiceError::output("provenance", error))?;
-    std::fs::write(&path, text).map_err(|error| ServiceError::io(&path, error))?;
+    let provenance = match organized {
+        Ok(provenance) => provenance,
+        Err(error) => {
+            let _ = std::fs::remove_dir_all(&temporary);
+            return Err(error);
+        }
+    };
     if index {
         let (organized, _) = ioscout_read::discover(&[output]);
         let options = ioscout_index::build::BuildOptions {
@@ -310,6 +258,130 @@ pub fn organize(input: &Input, output: &Path, definitions: &[String], index: boo
             .map_err(|error| ServiceError::output("the index", error))?;
     }
     Ok(provenance)
+}
+
+/// The group files and the provenance of `files`, written under `directory`.
+fn organize_into(
+    input: &Input,
+    directory: &Path,
+    files: &[ioscout_read::TraceFile],
+    groups: &[(String, String, Predicate)],
+) -> Result<Provenance> {
+    let quiet =
+        ioscout_read::Scanner::new(ioscout_read::ScanOptions { progress: None, ..input.scan.clone() });
+    let metadata = crate::view::gather_metadata(&quiet, files);
+    let mut writers: Vec<GroupWriter> = Vec::new();
+    for (name, _, _) in groups {
+        writers.push(GroupWriter::create(directory.join(format!("{name}.pfw.gz")))?);
+    }
+    writers.push(GroupWriter::create(directory.join(format!("{REST}.pfw.gz")))?);
+    let mut sources = Vec::with_capacity(files.len());
+    let mut problems = Vec::new();
+    let mut names = BTreeMap::new();
+    for file in files {
+        let name = source_name(&file.path, &input.paths);
+        if let Some(previous) = names.insert(name.clone(), file.path.clone()) {
+            return Err(ServiceError::BadRequest(format!(
+                "{} and {} would both be {name}",
+                previous.display(),
+                file.path.display()
+            )));
+        }
+        let (source, problem) = organize_source(file, name, groups, &metadata.tables, &mut writers)?;
+        problems.extend(problem);
+        sources.push(source);
+        if let Some(progress) = &input.scan.progress {
+            (progress.0)(file.size);
+        }
+    }
+    let mut group_records: Vec<Group> = groups
+        .iter()
+        .map(|(name, expression, _)| Group {
+            file: format!("{name}.pfw.gz"),
+            name: name.clone(),
+            expression: expression.clone(),
+            lines: 0,
+        })
+        .collect();
+    group_records.push(Group {
+        name: REST.into(),
+        expression: String::new(),
+        file: format!("{REST}.pfw.gz"),
+        lines: 0,
+    });
+    for (record, writer) in group_records.iter_mut().zip(writers) {
+        record.lines = writer.finish()?;
+    }
+    Ok(Provenance { format: FORMAT.into(), groups: group_records, sources, problems })
+}
+
+/// Sends every line of `file` to its group's writer (the first group whose predicate matches
+/// the event, else `_rest`) and returns the file's provenance, and the damage that ended the
+/// read early, if any (the lines before it are kept).
+fn organize_source(
+    file: &ioscout_read::TraceFile,
+    name: String,
+    groups: &[(String, String, Predicate)],
+    tables: &ioscout_model::HashTables,
+    writers: &mut [GroupWriter],
+) -> Result<(Source, Option<String>)> {
+    let rest = groups.len() as u64;
+    let mut reader = open_lines(&file.path)?;
+    let mut line = Vec::with_capacity(4096);
+    let mut crc = crc32fast::Hasher::new();
+    let (mut lines, mut bytes, mut trailing_newline) = (0_u64, 0_u64, true);
+    let mut runs: Vec<u64> = Vec::new();
+    let mut damage = None;
+    loop {
+        line.clear();
+        let read = match reader.read_until(b'\n', &mut line) {
+            Ok(read) => read,
+            // The bytes before the damage are in `line` (read_until keeps them): kept as the
+            // file's last line, and the rest of the file is lost.
+            Err(error) => {
+                damage = Some(format!(
+                    "{}: {error} after {} decompressed bytes: organized up to there, the rest is not readable",
+                    file.path.display(),
+                    bytes + line.len() as u64
+                ));
+                line.len()
+            }
+        };
+        if read == 0 {
+            break;
+        }
+        crc.update(&line);
+        bytes += read as u64;
+        lines += 1;
+        trailing_newline = line.ends_with(b"\n");
+        let body = line.strip_suffix(b"\n").unwrap_or(&line);
+        let body = body.strip_suffix(b"\r").unwrap_or(body);
+        let group = match ioscout_read::event::decode_line(body) {
+            Ok(ioscout_read::event::Line::Event(event)) => groups
+                .iter()
+                .position(|(_, _, predicate)| predicate.matches(&event, tables))
+                .map_or(rest, |index| index as u64),
+            _ => rest,
+        };
+        writers[group as usize].write(&line)?;
+        match runs.len() {
+            length if length >= 2 && runs[length - 2] == group => runs[length - 1] += 1,
+            _ => runs.extend([group, 1]),
+        }
+        if damage.is_some() {
+            break;
+        }
+    }
+    let source = Source {
+        name,
+        compressed: file.path.extension().is_some_and(|extension| extension == "gz"),
+        lines,
+        bytes,
+        crc32: crc.finalize(),
+        trailing_newline,
+        runs,
+    };
+    Ok((source, damage))
 }
 
 /// Rebuilds the original files of an organized directory under `output`.

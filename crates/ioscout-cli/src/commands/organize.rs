@@ -16,6 +16,9 @@ pub(crate) fn run(arguments: &OrganizeArguments) -> anyhow::Result<ExitCode> {
     )?;
     if !arguments.input.quiet {
         let mut stderr = std::io::stderr().lock();
+        for problem in &provenance.problems {
+            let _ = writeln!(stderr, "ioscout: warning: {problem}");
+        }
         let groups: Vec<String> =
             provenance.groups.iter().map(|group| format!("{} {}", group.name, group.lines)).collect();
         let _ = writeln!(

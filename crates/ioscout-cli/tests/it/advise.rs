@@ -239,3 +239,49 @@ fn compare_two_dlio_runs_that_differ_only_in_read_threads() {
     assert!(flagged.contains(&"reader_posix") && flagged.contains(&"fetch_data"), "{half}");
     assert!(half["verdict"].as_str().is_some_and(|verdict| verdict.starts_with("not credited")));
 }
+
+/// `compare TRACE_DIR LOG.darshan` mixed trace layers and Darshan modules and called POSIX going
+/// from 0 to 320 operations "same"; an empty file or a trace of garbage compared with exit 0.
+/// Different kinds are refused (exit 2, with the reason), an input with nothing readable is an
+/// error, and a layer on one side only is "new" or "gone".
+#[test]
+fn compare_refuses_nonsense_and_names_new_and_gone_layers() {
+    let darshan = "testdata/darshan/mpi-io-test-x86_64-3.5.0.darshan";
+    let mixed = ioscout(&["compare", "testdata/sample", darshan]);
+    assert_eq!(mixed.status.code(), Some(2));
+    assert!(stderr(&mixed).contains("do not line up"), "{}", stderr(&mixed));
+    let directory = temp_dir("compare-nonsense");
+    let empty = directory.join("empty.pfw");
+    std::fs::write(&empty, b"").unwrap_or_else(|error| panic!("{error}"));
+    let garbage = directory.join("garbage.pfw");
+    std::fs::write(&garbage, b"not a trace\n{broken\n").unwrap_or_else(|error| panic!("{error}"));
+    for side in [&empty, &garbage] {
+        let side = side.to_string_lossy().into_owned();
+        for pair in [["testdata/sample", side.as_str()], [side.as_str(), "testdata/sample"]] {
+            let output = ioscout(&["compare", pair[0], pair[1]]);
+            assert_eq!(output.status.code(), Some(2), "{pair:?}");
+            assert!(stderr(&output).contains("nothing to compare"), "{pair:?}: {}", stderr(&output));
+        }
+    }
+    // Only the POSIX events of the sample on one side: the other layers are gone, then new.
+    let posix_only = directory.join("posix");
+    std::fs::create_dir_all(&posix_only).unwrap_or_else(|error| panic!("{error}"));
+    let rows = ioscout(&["view", "testdata/sample", "--where", "cat == \"POSIX\" or ph == M"]);
+    std::fs::write(posix_only.join("posix.pfw"), &rows.stdout).unwrap_or_else(|error| panic!("{error}"));
+    let posix = posix_only.to_string_lossy().into_owned();
+    for (before, after, expected) in
+        [("testdata/sample", posix.as_str(), "gone"), (posix.as_str(), "testdata/sample", "new")]
+    {
+        let compared = json(&["compare", "--json", before, after], 0);
+        let works: Vec<String> = compared["layers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|layer| layer["before"]["count"].as_u64() != layer["after"]["count"].as_u64())
+            .filter(|layer| layer["before"]["count"] == 0 || layer["after"]["count"] == 0)
+            .map(|layer| layer["work"].as_str().unwrap_or_default().to_string())
+            .collect();
+        assert!(!works.is_empty(), "{compared}");
+        assert!(works.iter().all(|work| work == expected), "{expected}: {works:?}");
+    }
+}

@@ -143,3 +143,64 @@ fn organize_then_reconstruct_gives_every_corpus_folder_back() {
         round_trip(&folder, &name);
     }
 }
+
+/// `organize` on a damaged trace failed (exit 2) where every other command reads it, and left
+/// half-written output so a rerun said "not empty". It organizes what the reader reads (bad
+/// lines to `_rest`, a truncated member up to the damage, listed as a problem), the events the
+/// reader counts are all there, and a failed run leaves nothing behind.
+#[test]
+fn organize_tolerates_damage_and_never_leaves_half_written_output() {
+    let directory = scratch("organize-damaged");
+    let source = directory.join("source");
+    std::fs::create_dir_all(&source).unwrap_or_else(|error| panic!("{error}"));
+    for name in ["truncated.pfw.gz", "garbage-line.pfw", "invalid-utf8.pfw"] {
+        std::fs::copy(crate::root().join("testdata/bad").join(name), source.join(name))
+            .unwrap_or_else(|error| panic!("{error}"));
+    }
+    let organized = directory.join("organized");
+    let output = ioscout(&["organize", &source.to_string_lossy(), "-o", &organized.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let notes = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(notes.contains("truncated.pfw.gz") && notes.contains("organized up to there"), "{notes}");
+    let provenance: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(organized.join("provenance.json")).unwrap_or_default())
+            .unwrap_or_else(|error| panic!("{error}"));
+    assert!(provenance["problems"].as_array().is_some_and(|problems| !problems.is_empty()), "{provenance}");
+    let before = json(&["count", "--json", &source.to_string_lossy()], 0);
+    let after = json(&["count", "--json", &organized.to_string_lossy()], 0);
+    assert_eq!(before["total"]["complete"], after["total"]["complete"]);
+    assert_eq!(before["total"]["metadata"], after["total"]["metadata"]);
+    // A run that fails after the group files are open (two inputs that would both be named
+    // garbage-line.pfw): nothing is left in or beside the output, and a rerun works.
+    let failed = directory.join("failed");
+    let twin = directory.join("twin");
+    std::fs::create_dir_all(&twin).unwrap_or_else(|error| panic!("{error}"));
+    std::fs::copy(source.join("garbage-line.pfw"), twin.join("garbage-line.pfw"))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let first = source.join("garbage-line.pfw").to_string_lossy().into_owned();
+    let second = twin.join("garbage-line.pfw").to_string_lossy().into_owned();
+    let output = ioscout(&["organize", &first, &second, "-o", &failed.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("would both be"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!failed.exists(), "half-written output left at {}", failed.display());
+    let leftovers: Vec<String> = std::fs::read_dir(&directory)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains(".partial-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let rerun = ioscout(&["organize", &source.to_string_lossy(), "-o", &failed.to_string_lossy()]);
+    assert_eq!(
+        rerun.status.code(),
+        Some(0),
+        "a rerun after a failure: {}",
+        String::from_utf8_lossy(&rerun.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&directory);
+}
