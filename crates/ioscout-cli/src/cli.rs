@@ -630,7 +630,10 @@ pub(crate) struct CompareArguments {
 #[derive(Debug, Subcommand)]
 pub(crate) enum KbCommand {
     /// Record one measured change (JSON from a file or - for stdin); prints its verdict.
+    #[command(after_long_help = ioscout_service::advise::kb_entry_help())]
     Record(KbRecordArguments),
+    /// The JSON Schema of an entry (what `record` reads and the MCP tool `opt_kb_record` takes).
+    Schema,
     /// The entries that apply to a system, workload and software, most relevant first.
     Lookup(KbLookupArguments),
     /// The knowledge base as a Markdown table.

@@ -122,6 +122,14 @@ where
     Entry { tool, call }
 }
 
+/// The input schema of tool `name`, as `tools/list` shows it (`None` for an unknown tool).
+pub fn tool_schema(name: &str) -> Option<Value> {
+    registry()
+        .into_iter()
+        .find(|entry| entry.tool.name == name)
+        .map(|entry| Value::Object(entry.tool.input_schema.as_ref().clone()))
+}
+
 fn registry() -> Vec<Entry> {
     use tools::{
         advise, analyze, comparator, darshan_summary, diagnose, event_count, explain_rule, export, offline,

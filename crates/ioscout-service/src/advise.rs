@@ -342,13 +342,18 @@ pub fn kb_record(path: &Path, input: kb::EntryInput) -> Result<Outcome> {
     Ok(Outcome::new(value, text))
 }
 
-/// An entry as the dftracer-agents `opt_kb_record` tool takes it: `scope` is `workload`,
-/// `software` or `system` (or `L1`, `L2`, `L3`), `lower_is_better` instead of
-/// `higher_is_better`, `notes` for caveats. (Its field docs are the parameter descriptions
+/// A measured change to record in the knowledge base: the one schema `ioscout kb record` reads
+/// (a file or stdin) and the MCP tool `opt_kb_record` takes, printed by `ioscout kb schema` and
+/// `ioscout kb record --help`. dftracer-agents' names (`scope` as `workload`/`software`/
+/// `system`, `lower_is_better`, `notes`) with ioscout's stored names as aliases (`layer`,
+/// `caveats`; `higher_is_better` and `app_higher_is_better` win over the `lower_is_better`
+/// pair when given). Unknown fields are refused. (The field docs are the parameter descriptions
 /// agents read in the tool's JSON Schema.)
 #[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct AgentEntry {
-    /// `workload`/`software`/`system` or `L1`/`L2`/`L3`.
+    /// `workload`/`software`/`system` or `L1`/`L2`/`L3` (alias `layer`).
+    #[serde(alias = "layer")]
     pub scope: String,
     /// The change made.
     pub change: String,
@@ -375,11 +380,14 @@ pub struct AgentEntry {
     /// Whether a smaller value is better (default true: times).
     #[serde(default = "yes")]
     pub lower_is_better: bool,
+    /// Whether a larger value is better (the inverse of `lower_is_better`; wins when given).
+    #[serde(default)]
+    pub higher_is_better: Option<bool>,
     /// The run.
     #[serde(default)]
     pub run_id: String,
-    /// Notes and caveats.
-    #[serde(default)]
+    /// Notes and caveats (alias `caveats`).
+    #[serde(default, alias = "caveats")]
     pub notes: String,
     /// `app` or `system`.
     #[serde(default = "app_scope")]
@@ -396,6 +404,9 @@ pub struct AgentEntry {
     /// Whether a smaller application value is better.
     #[serde(default = "yes")]
     pub app_lower_is_better: bool,
+    /// Whether a larger application value is better (wins over `app_lower_is_better`).
+    #[serde(default)]
+    pub app_higher_is_better: Option<bool>,
     /// The catalog strategy applied, when one.
     #[serde(default)]
     pub strategy: Option<String>,
@@ -442,8 +453,11 @@ impl AgentEntry {
             metric: self.metric,
             before: self.before,
             after: self.after,
-            higher_is_better: !self.lower_is_better,
-            app_higher_is_better: self.app_metric.as_ref().map(|_| !self.app_lower_is_better),
+            higher_is_better: self.higher_is_better.unwrap_or(!self.lower_is_better),
+            app_higher_is_better: self
+                .app_metric
+                .as_ref()
+                .map(|_| self.app_higher_is_better.unwrap_or(!self.app_lower_is_better)),
             app_metric: self.app_metric,
             app_before: self.app_before,
             app_after: self.app_after,
@@ -455,6 +469,43 @@ impl AgentEntry {
             run_id: self.run_id,
         })
     }
+}
+
+/// The JSON Schema of a knowledge-base entry ([`AgentEntry`]).
+pub fn kb_entry_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(AgentEntry)).unwrap_or_default()
+}
+
+/// The entry's fields as `--help` lists them, from the schema: name, type, required or not,
+/// and the description.
+pub fn kb_entry_help() -> String {
+    let schema = kb_entry_schema();
+    let required: Vec<&str> =
+        schema["required"].as_array().into_iter().flatten().filter_map(|name| name.as_str()).collect();
+    let mut text = String::from(
+        "The entry (JSON object; `ioscout kb schema` prints its JSON Schema, the one MCP's opt_kb_record takes):\n",
+    );
+    if let Some(properties) = schema["properties"].as_object() {
+        let mut names: Vec<&String> = properties.keys().collect();
+        names.sort_by_key(|name| (!required.contains(&name.as_str()), name.as_str()));
+        for name in names {
+            let property = &properties[name.as_str()];
+            let kind = match &property["type"] {
+                serde_json::Value::String(kind) => kind.clone(),
+                serde_json::Value::Array(kinds) => kinds
+                    .iter()
+                    .filter_map(|kind| kind.as_str())
+                    .filter(|kind| *kind != "null")
+                    .collect::<Vec<_>>()
+                    .join("|"),
+                _ => "any".into(),
+            };
+            let need = if required.contains(&name.as_str()) { "required" } else { "optional" };
+            let about = property["description"].as_str().unwrap_or_default().replace('\n', " ");
+            let _ = writeln!(text, "  {name} ({kind}, {need}): {about}");
+        }
+    }
+    text
 }
 
 /// What a knowledge-base lookup asks for.
@@ -662,6 +713,7 @@ mod tests {
             software: String::new(),
             bottleneck: String::new(),
             lower_is_better: false,
+            higher_is_better: None,
             run_id: String::new(),
             notes: String::new(),
             metric_scope: "app".into(),
@@ -669,6 +721,7 @@ mod tests {
             app_before: None,
             app_after: None,
             app_lower_is_better: true,
+            app_higher_is_better: None,
             strategy: None,
         }
     }

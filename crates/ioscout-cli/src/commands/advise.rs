@@ -49,9 +49,9 @@ pub(crate) fn kb(command: &KbCommand) -> anyhow::Result<ExitCode> {
                 std::fs::read_to_string(&arguments.entry)
                     .with_context(|| format!("reading {}", arguments.entry))?
             };
-            let input: ioscout_advise::kb::EntryInput = serde_json::from_str(&text)
-                .context("the entry is not valid JSON for a knowledge-base entry")?;
-            (ioscout_service::advise::kb_record(&arguments.kb, input)?, arguments.json)
+            let entry: ioscout_service::advise::AgentEntry = serde_json::from_str(&text)
+                .context("the entry is not a knowledge-base entry (`ioscout kb schema` prints the schema)")?;
+            (ioscout_service::advise::kb_record(&arguments.kb, entry.into_entry()?)?, arguments.json)
         }
         KbCommand::Lookup(arguments) => {
             let request = KbLookupRequest {
@@ -63,6 +63,11 @@ pub(crate) fn kb(command: &KbCommand) -> anyhow::Result<ExitCode> {
             (ioscout_service::advise::kb_lookup(&arguments.kb, &request)?, arguments.json)
         }
         KbCommand::Render(arguments) => (ioscout_service::advise::kb_render(&arguments.kb, None)?, false),
+        KbCommand::Schema => {
+            let schema = ioscout_service::advise::kb_entry_schema();
+            let text = serde_json::to_string_pretty(&schema)? + "\n";
+            (ioscout_service::Outcome::new(schema, text), false)
+        }
     };
     common::print(&outcome, json, false)?;
     Ok(ExitCode::SUCCESS)

@@ -285,3 +285,40 @@ fn compare_refuses_nonsense_and_names_new_and_gone_layers() {
         assert!(works.iter().all(|work| work == expected), "{expected}: {works:?}");
     }
 }
+
+/// `kb record --help` showed no entry schema and the CLI's required fields differed from MCP
+/// `opt_kb_record`'s: one schema now, printed by `kb schema` and `kb record --help`, read by both
+/// (ioscout's stored names are aliases), unknown fields refused.
+#[test]
+fn the_knowledge_base_entry_has_one_schema_for_the_cli_and_mcp() {
+    let schema = json(&["kb", "schema"], 0);
+    let required: Vec<&str> =
+        schema["required"].as_array().into_iter().flatten().filter_map(|name| name.as_str()).collect();
+    for field in ["scope", "change", "metric", "before", "after", "citation"] {
+        assert!(required.contains(&field), "{field} not required: {schema}");
+    }
+    let help = stdout(&ioscout(&["kb", "record", "--help"]));
+    assert!(help.contains("scope (string, required)") && help.contains("kb schema"), "{help}");
+    let directory = temp_dir("kb-schema");
+    let kb = directory.join("kb.jsonl").to_string_lossy().into_owned();
+    let path = directory.join("agent.json");
+    std::fs::write(
+        &path,
+        r#"{"scope": "workload", "workload": "unet3d", "change": "prefetch 4", "metric": "epoch_s",
+            "before": 10.0, "after": 8.0, "citation": "session:test"}"#,
+    )
+    .unwrap_or_else(|error| panic!("{error}"));
+    let stored = json(&["kb", "record", "--json", "--kb", &kb, &path.to_string_lossy()], 0);
+    assert_eq!(stored["entry"]["verdict"], "win", "{stored}");
+    std::fs::write(
+        &path,
+        r#"{"scope": "workload", "workload": "unet3d", "change": "x", "metric": "m", "before": 1, "after": 2,
+            "citation": "session:test", "colour": "blue"}"#,
+    )
+    .unwrap_or_else(|error| panic!("{error}"));
+    let refused = ioscout(&["kb", "record", "--kb", &kb, &path.to_string_lossy()]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused).contains("unknown field `colour`"), "{}", stderr(&refused));
+    let tool_schema = ioscout_mcp::tool_schema("opt_kb_record").unwrap_or_default();
+    assert_eq!(tool_schema["properties"], schema["properties"], "MCP and CLI schemas differ");
+}
