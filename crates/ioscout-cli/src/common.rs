@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use ioscout_read::{InputProblem, ScanOptions, ScanReport, TraceFile};
 
 use crate::cli::InputArguments;
+use ioscout_service::text::count_of;
 
 /// Expands the input paths.
 pub(crate) fn discover(input: &InputArguments) -> (Vec<TraceFile>, Vec<InputProblem>) {
@@ -94,7 +95,10 @@ pub(crate) fn finish(report: &ScanReport, input: &InputArguments) -> ExitCode {
             let files = report.files.iter().filter(|file| file.problem_count > 0).count();
             let _ = writeln!(
                 stderr,
-                "ioscout: {problem_count} problems in {files} files were counted as invalid and skipped (--strict makes them an error)"
+                "ioscout: {} in {} {} counted as invalid and skipped (--strict makes them an error)",
+                count_of(problem_count, "problem", "problems"),
+                count_of(files as u64, "file", "files"),
+                if problem_count == 1 { "was" } else { "were" }
             );
         }
     }
@@ -106,7 +110,11 @@ pub(crate) fn finish(report: &ScanReport, input: &InputArguments) -> ExitCode {
         return ExitCode::from(2);
     }
     if input.strict && problem_count > 0 {
-        let _ = writeln!(stderr, "ioscout: error: {problem_count} problems in the input (--strict)");
+        let _ = writeln!(
+            stderr,
+            "ioscout: error: {} in the input (--strict)",
+            count_of(problem_count, "problem", "problems")
+        );
         return ExitCode::from(2);
     }
     // ripgrep's rule: the rest is read, then a path the user named that could not be read (a
@@ -195,7 +203,7 @@ pub(crate) fn print(outcome: &ioscout_service::Outcome, json: bool, quiet: bool)
         serde_json::to_writer_pretty(&mut stdout, &outcome.value_with_scan())?;
         writeln!(stdout)?;
     } else {
-        stdout.write_all(outcome.text.as_bytes())?;
+        stdout.write_all(ioscout_service::text::fit(&outcome.text).as_bytes())?;
     }
     stdout.flush()?;
     Ok(())

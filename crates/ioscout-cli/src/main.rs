@@ -14,6 +14,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let arguments = cli::Arguments::parse();
+    ioscout_service::text::set_width(terminal_width());
     let job = match job::start() {
         Ok(job) => job,
         Err(error) => {
@@ -36,6 +37,16 @@ fn main() -> ExitCode {
     // Leaves the MPI job (after any abort above: finalising waits for every rank).
     drop(job);
     code
+}
+
+/// The width text output is fitted to: `COLUMNS` when set, else the terminal's when standard
+/// output is one; `None` (no limit) for a pipe or a file.
+fn terminal_width() -> Option<usize> {
+    if let Some(columns) = std::env::var("COLUMNS").ok().and_then(|value| value.trim().parse::<usize>().ok())
+    {
+        return (columns > 0).then_some(columns.max(40));
+    }
+    terminal_size::terminal_size_of(std::io::stdout()).map(|(width, _)| usize::from(width.0).max(40))
 }
 
 /// Whether the error comes from writing to a closed pipe (`ioscout view ... | head`), which is a

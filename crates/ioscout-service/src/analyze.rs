@@ -145,9 +145,9 @@ pub fn render(analysis: &Analysis, compat: bool, file_count: usize) -> String {
     let raw = &analysis.raw;
     let _ = writeln!(
         out,
-        "\npreset {}, {} files, time bins of {} s, overlap {}{}",
+        "\npreset {}, {}, time bins of {} s, overlap {}{}",
         analysis.preset.name,
-        thousands(file_count as u64),
+        crate::text::count_of(file_count as u64, "file", "files"),
         raw.time_granularity_s,
         match analysis.options.overlap {
             OverlapMode::Exact => "exact (interval unions per process tree)",

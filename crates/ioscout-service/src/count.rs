@@ -7,7 +7,7 @@ use ioscout_model::PhaseCounts;
 use ioscout_read::{FileSummary, NoFold};
 use serde_json::json;
 
-use crate::text::{display_path, thousands};
+use crate::text::{count_of, display_path, thousands};
 use crate::{Input, Outcome, Result};
 
 /// Counts the events of `input`: `{"total": {...}, "files": [{"path", ...}], "problem_count",
@@ -45,7 +45,13 @@ fn table(files: &[FileSummary], total: &PhaseCounts) -> String {
         [counts.complete, counts.metadata, counts.counter, counts.aggregated, counts.other, counts.invalid]
             .map(thousands)
     };
-    let width = files.iter().map(|file| display_path(&file.path).len()).max().unwrap_or(5).clamp(5, 80);
+    let total_label = format!("total ({})", count_of(files.len() as u64, "file", "files"));
+    let longest = files.iter().map(|file| display_path(&file.path).chars().count()).max().unwrap_or(5);
+    let mut width = longest.max(total_label.chars().count()).max(5);
+    // On a terminal, paths are shortened from the left so the numbers fit.
+    if let Some(limit) = crate::text::width() {
+        width = width.min(limit.saturating_sub(13 * header.len())).max(total_label.chars().count());
+    }
     let mut out = String::new();
     let _ = write!(out, "{:<width$}", "file");
     for name in header {
@@ -53,13 +59,13 @@ fn table(files: &[FileSummary], total: &PhaseCounts) -> String {
     }
     out.push('\n');
     for file in files {
-        let _ = write!(out, "{:<width$}", display_path(&file.path));
+        let _ = write!(out, "{:<width$}", crate::text::abbreviate_left(&display_path(&file.path), width));
         for value in row(&file.counts) {
             let _ = write!(out, " {value:>12}");
         }
         out.push('\n');
     }
-    let _ = write!(out, "{:<width$}", format!("total ({} files)", files.len()));
+    let _ = write!(out, "{total_label:<width$}");
     for value in row(total) {
         let _ = write!(out, " {value:>12}");
     }

@@ -221,7 +221,7 @@ fn write_record(out: &mut String, record: &InfoRecord) {
             let _ = writeln!(out, "{path}");
         }
         None => {
-            let _ = writeln!(out, "total ({} files)", record.files);
+            let _ = writeln!(out, "total ({})", crate::text::count_of(record.files, "file", "files"));
         }
     }
     let format = match (&record.generation, &record.generations) {
@@ -233,7 +233,9 @@ fn write_record(out: &mut String, record: &InfoRecord) {
     };
     let storage = match record.compression {
         Some(ioscout_read::Compression::None) => "plain".to_string(),
-        _ if record.gzip_members > 0 => format!("gzip, {} members", record.gzip_members),
+        _ if record.gzip_members > 0 => {
+            format!("gzip, {}", crate::text::count_of(record.gzip_members, "member", "members"))
+        }
         _ => "plain".to_string(),
     };
     let _ = writeln!(

@@ -115,9 +115,9 @@ pub fn analyze_traces(
         let (analysis, report, files) = crate::analyze::run(&input, &options)?;
         if report.problem_count() > 0 {
             warnings.push(format!(
-                "{}: {} problems skipped",
+                "{}: {} skipped",
                 display_path(directory),
-                report.problem_count()
+                crate::text::count_of(report.problem_count(), "problem", "problems")
             ));
         }
         let layer_values = layers(&analysis);

@@ -1,4 +1,9 @@
 //! Plain-text tables for the terminal: a title, a header, a rule, aligned columns.
+//!
+//! When a width is set ([`crate::text::set_width`]: the command line sets the terminal's), a
+//! table wider than it is fitted: the widest text columns are wrapped at spaces (path columns
+//! are shortened from the left instead), and when that is not enough the widest text column
+//! moves to indented lines below its row. Without a width (pipes, MCP) tables stay wide.
 
 /// A table to print.
 #[derive(Debug, Default)]
@@ -7,7 +12,14 @@ pub struct Table {
     headers: Vec<String>,
     right: Vec<bool>,
     rows: Vec<Vec<String>>,
+    paths: Vec<usize>,
 }
+
+/// The narrowest a wrapped column gets.
+const MIN_WRAPPED: usize = 16;
+
+/// The narrowest the widest text column is wrapped to before it moves below its rows instead.
+const MIN_KEPT: usize = 32;
 
 impl Table {
     /// A table titled `title` with `headers`; `right[i]` right-aligns column `i`.
@@ -17,7 +29,16 @@ impl Table {
             headers: headers.iter().map(|header| (*header).to_string()).collect(),
             right: right.to_vec(),
             rows: Vec::new(),
+            paths: Vec::new(),
         }
+    }
+
+    /// Marks column `index` as holding paths: fitted by shortening from the left (the file
+    /// name stays), not by wrapping.
+    #[must_use]
+    pub fn path_column(mut self, index: usize) -> Table {
+        self.paths.push(index);
+        self
     }
 
     /// Adds a row.
@@ -25,7 +46,7 @@ impl Table {
         self.rows.push(cells);
     }
 
-    /// The table as text, ending with a newline.
+    /// The table as text, ending with a newline; fitted to the width when one is set.
     pub fn render(&self) -> String {
         let columns = self.headers.len();
         let mut widths: Vec<usize> = self.headers.iter().map(|header| header.chars().count()).collect();
@@ -34,34 +55,149 @@ impl Table {
                 widths[index] = widths[index].max(cell.chars().count());
             }
         }
-        let line = |cells: &[String]| {
-            let mut text = String::from(" ");
-            for (index, width) in widths.iter().enumerate() {
-                let cell = cells.get(index).map_or("", String::as_str);
-                let pad = width.saturating_sub(cell.chars().count());
-                text.push(' ');
-                if self.right.get(index).copied().unwrap_or(false) {
-                    text.push_str(&" ".repeat(pad));
-                    text.push_str(cell);
-                } else {
-                    text.push_str(cell);
-                    text.push_str(&" ".repeat(pad));
-                }
-                text.push(' ');
+        match crate::text::width() {
+            Some(limit) if line_width(&widths) > limit => self.render_fitted(widths, limit),
+            _ => self.render_wide(&widths),
+        }
+    }
+
+    fn is_right(&self, index: usize) -> bool {
+        self.right.get(index).copied().unwrap_or(false)
+    }
+
+    /// The table fitted into `limit` columns.
+    fn render_fitted(&self, natural: Vec<usize>, limit: usize) -> String {
+        let (widths, below) = self.fitted_widths(natural, limit);
+        let cell_lines = |index: usize, cell: &str| -> Vec<String> {
+            let width = widths[index];
+            if cell.chars().count() <= width {
+                vec![cell.to_string()]
+            } else if self.paths.contains(&index) {
+                vec![crate::text::abbreviate_left(cell, width)]
+            } else {
+                crate::text::wrap(cell, width)
             }
-            text.truncate(text.trim_end().len());
-            text.push('\n');
-            text
         };
         let mut out = format!("{}\n", self.title);
-        out.push_str(&line(&self.headers));
+        let emit = |cells: &[String], out: &mut String| {
+            let pieces: Vec<Vec<String>> = (0..widths.len())
+                .map(|index| {
+                    if Some(index) == below {
+                        Vec::new()
+                    } else {
+                        cell_lines(index, cells.get(index).map_or("", String::as_str))
+                    }
+                })
+                .collect();
+            let height = pieces.iter().map(Vec::len).max().unwrap_or(1);
+            for line_index in 0..height {
+                let line: Vec<String> =
+                    pieces.iter().map(|cell| cell.get(line_index).cloned().unwrap_or_default()).collect();
+                out.push_str(&self.line(&widths, &line, below));
+            }
+            if let Some(column) = below
+                && let Some(cell) = cells.get(column).filter(|cell| !cell.is_empty())
+            {
+                let label = self.headers.get(column).map_or(String::new(), |header| format!("{header}: "));
+                for (index, piece) in crate::text::wrap_hanging(
+                    &format!("{label}{cell}"),
+                    limit.saturating_sub(4),
+                    limit.saturating_sub(6),
+                )
+                .into_iter()
+                .enumerate()
+                {
+                    out.push_str(if index == 0 { "    " } else { "      " });
+                    out.push_str(&piece);
+                    out.push('\n');
+                }
+            }
+        };
+        let headers: Vec<String> = self
+            .headers
+            .iter()
+            .enumerate()
+            .map(|(index, header)| if Some(index) == below { String::new() } else { header.clone() })
+            .collect();
+        emit(&headers, &mut out);
         let rule: Vec<String> = widths.iter().map(|width| "─".repeat(*width)).collect();
-        out.push_str(&line(&rule));
+        out.push_str(&self.line(&widths, &rule, below));
         for row in &self.rows {
-            out.push_str(&line(row));
+            emit(row, &mut out);
         }
         out
     }
+
+    /// The column widths for `limit`, and the column moved below the rows if one is. The widest
+    /// text column is wrapped when it keeps at least [`MIN_KEPT`] characters beside the others
+    /// at their natural widths; otherwise it moves below its rows (every row then says it on
+    /// indented lines) and the other text columns are wrapped, widest first, down to
+    /// [`MIN_WRAPPED`] each if they must.
+    fn fitted_widths(&self, mut widths: Vec<usize>, limit: usize) -> (Vec<usize>, Option<usize>) {
+        let text_columns: Vec<usize> = (0..widths.len()).filter(|index| !self.is_right(*index)).collect();
+        let Some(&widest) = text_columns.iter().max_by_key(|index| widths[**index]) else { return (widths, None) };
+        let mut without = widths.clone();
+        without[widest] = 0;
+        let room = limit.saturating_sub(line_width(&without) + 2);
+        if room >= MIN_KEPT {
+            widths[widest] = room.min(widths[widest]);
+            return (widths, None);
+        }
+        widths[widest] = 0;
+        while line_width(&widths) > limit {
+            let next = text_columns
+                .iter()
+                .copied()
+                .filter(|index| widths[*index] > MIN_WRAPPED)
+                .max_by_key(|index| widths[*index]);
+            let Some(column) = next else { break };
+            let excess = line_width(&widths) - limit;
+            widths[column] = widths[column].saturating_sub(excess).max(MIN_WRAPPED);
+        }
+        (widths, Some(widest))
+    }
+
+    /// One line of cells padded to `widths`, column `skip` left out.
+    fn line(&self, widths: &[usize], cells: &[String], skip: Option<usize>) -> String {
+        let mut text = String::from(" ");
+        for (index, width) in widths.iter().enumerate() {
+            if Some(index) == skip {
+                continue;
+            }
+            let cell = cells.get(index).map_or("", String::as_str);
+            let pad = width.saturating_sub(cell.chars().count());
+            text.push(' ');
+            if self.is_right(index) {
+                text.push_str(&" ".repeat(pad));
+                text.push_str(cell);
+            } else {
+                text.push_str(cell);
+                text.push_str(&" ".repeat(pad));
+            }
+            text.push(' ');
+        }
+        text.truncate(text.trim_end().len());
+        text.push('\n');
+        text
+    }
+
+    /// The table at its natural widths.
+    fn render_wide(&self, widths: &[usize]) -> String {
+        let mut out = format!("{}\n", self.title);
+        out.push_str(&self.line(widths, &self.headers, None));
+        let rule: Vec<String> = widths.iter().map(|width| "─".repeat(*width)).collect();
+        out.push_str(&self.line(widths, &rule, None));
+        for row in &self.rows {
+            out.push_str(&self.line(widths, row, None));
+        }
+        out
+    }
+}
+
+/// The printed width of a row of columns of `widths`: a leading space, and a space either
+/// side of each cell (a column moved below its rows has width 0 and is left out).
+fn line_width(widths: &[usize]) -> usize {
+    1 + widths.iter().filter(|width| **width > 0).map(|width| width + 2).sum::<usize>()
 }
 
 #[cfg(test)]

@@ -30,9 +30,133 @@ pub fn bytes(value: u64) -> String {
     if unit == 0 { format!("{value} B") } else { format!("{size:.1} {}", units[unit]) }
 }
 
+/// `count` and the noun, singular or plural as the count asks: "1 file", "2 files".
+pub fn count_of(count: impl Into<u64>, singular: &str, plural: &str) -> String {
+    let count = count.into();
+    format!("{} {}", thousands(count), if count == 1 { singular } else { plural })
+}
+
+/// The width the text renderings fit (0: no limit). The command line sets it from the
+/// terminal (or `COLUMNS`); plain output to a pipe, and MCP results, stay unlimited.
+static WIDTH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Sets the width text is fitted to (`None`: no limit).
+pub fn set_width(width: Option<usize>) {
+    WIDTH.store(width.unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The width text is fitted to, when one is set.
+pub fn width() -> Option<usize> {
+    match WIDTH.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => None,
+        width => Some(width),
+    }
+}
+
+/// `text` cut into lines of at most `width` characters at spaces (a word longer than the line
+/// is cut where it must).
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    wrap_hanging(text, width, width)
+}
+
+/// [`wrap`] with a first line of at most `first` characters and the others of at most `rest`.
+pub fn wrap_hanging(text: &str, first: usize, rest: usize) -> Vec<String> {
+    let limit = |lines: &Vec<String>| if lines.is_empty() { first.max(8) } else { rest.max(8) };
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|word| !word.is_empty()) {
+        let mut word = word.to_string();
+        loop {
+            let width = limit(&lines);
+            let used = line.chars().count();
+            if used + word.chars().count() + usize::from(used > 0) <= width {
+                if used > 0 {
+                    line.push(' ');
+                }
+                line.push_str(&word);
+                break;
+            }
+            if used > 0 {
+                lines.push(std::mem::take(&mut line));
+                continue;
+            }
+            // A word longer than a whole line: cut it.
+            let head: String = word.chars().take(width).collect();
+            word = word.chars().skip(width).collect();
+            lines.push(head);
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// Every line of `text` longer than `width` (when one is set) wrapped at spaces, the
+/// continuation lines indented like the line and two more. Tables fit themselves
+/// ([`crate::table::Table`]); this is for prose.
+pub fn fit(text: &str) -> std::borrow::Cow<'_, str> {
+    let Some(width) = width() else { return std::borrow::Cow::Borrowed(text) };
+    if text.lines().all(|line| line.chars().count() <= width) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for line in text.split_inclusive('\n') {
+        let (body, newline) = line.strip_suffix('\n').map_or((line, ""), |body| (body, "\n"));
+        if body.chars().count() <= width {
+            out.push_str(line);
+            continue;
+        }
+        let indent = body.len() - body.trim_start().len();
+        let pieces =
+            wrap_hanging(body.trim_start(), width.saturating_sub(indent), width.saturating_sub(indent + 2));
+        for (index, piece) in pieces.iter().enumerate() {
+            if index > 0 {
+                out.push('\n');
+            }
+            out.push_str(&" ".repeat(if index == 0 { indent } else { indent + 2 }));
+            out.push_str(piece);
+        }
+        out.push_str(newline);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A path shortened from the left to at most `width` characters (`…/to/file.pfw.gz`): the end
+/// of a path names the file, its start is the same for every row.
+pub fn abbreviate_left(path: &str, width: usize) -> String {
+    let length = path.chars().count();
+    if length <= width || width < 2 {
+        return path.to_string();
+    }
+    let tail: String = path.chars().skip(length - (width - 1)).collect();
+    format!("…{tail}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_take_the_right_noun() {
+        assert_eq!(count_of(1_u64, "file", "files"), "1 file");
+        assert_eq!(count_of(0_u64, "file", "files"), "0 files");
+        assert_eq!(count_of(1200_u64, "member", "members"), "1,200 members");
+    }
+
+    #[test]
+    fn wrapping_keeps_words_and_fits() {
+        let lines = wrap("the quick brown fox jumps over the lazy dog", 10);
+        assert!(lines.iter().all(|line| line.chars().count() <= 10), "{lines:?}");
+        assert_eq!(lines.join(" "), "the quick brown fox jumps over the lazy dog");
+        let cut = wrap("abcdefghijklmnopqrstuvwxyz", 10);
+        assert_eq!(cut, ["abcdefghij", "klmnopqrst", "uvwxyz"]);
+        assert_eq!(abbreviate_left("/a/very/long/path/file.pfw.gz", 12), "…file.pfw.gz");
+        assert_eq!(abbreviate_left("short", 12), "short");
+    }
 
     #[test]
     fn thousands_groups_digits() {

@@ -64,9 +64,9 @@ pub(crate) fn kb(command: &KbCommand) -> anyhow::Result<ExitCode> {
         }
         KbCommand::Render(arguments) => (ioscout_service::advise::kb_render(&arguments.kb, None)?, false),
         KbCommand::Schema => {
+            // JSON, never fitted to the terminal's width.
             let schema = ioscout_service::advise::kb_entry_schema();
-            let text = serde_json::to_string_pretty(&schema)? + "\n";
-            (ioscout_service::Outcome::new(schema, text), false)
+            (ioscout_service::Outcome::new(schema, String::new()), true)
         }
     };
     common::print(&outcome, json, false)?;

@@ -107,9 +107,9 @@ pub(crate) fn run(arguments: &IndexArguments) -> anyhow::Result<ExitCode> {
         for outcome in &outcomes {
             writeln!(
                 stdout,
-                "{}: {} files indexed, {} unchanged, {} removed; {} chunks; {} ({:.0} KiB, {:.2}% of {:.1} MiB of trace) in {:.2} s",
+                "{}: {} indexed, {} unchanged, {} removed; {} chunks; {} ({:.0} KiB, {:.2}% of {:.1} MiB of trace) in {:.2} s",
                 outcome.directory,
-                outcome.indexed_files,
+                ioscout_service::text::count_of(outcome.indexed_files as u64, "file", "files"),
                 outcome.unchanged_files,
                 outcome.removed_files,
                 outcome.chunks,

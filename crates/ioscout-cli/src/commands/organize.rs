@@ -23,8 +23,8 @@ pub(crate) fn run(arguments: &OrganizeArguments) -> anyhow::Result<ExitCode> {
             provenance.groups.iter().map(|group| format!("{} {}", group.name, group.lines)).collect();
         let _ = writeln!(
             stderr,
-            "ioscout: organized {} files into {} (lines per group: {})",
-            provenance.sources.len(),
+            "ioscout: organized {} into {} (lines per group: {})",
+            ioscout_service::text::count_of(provenance.sources.len() as u64, "file", "files"),
             arguments.output.display(),
             groups.join(", ")
         );

@@ -67,7 +67,7 @@ fn problems_name_file_line_and_byte_offset_on_stderr() {
         message.contains("testdata/bad/garbage-line.pfw:11 (byte 1729): invalid JSON: not a JSON object; line starts \"this is not json\""),
         "{message}"
     );
-    assert!(message.contains("2 problems in 1 files were counted as invalid"), "{message}");
+    assert!(message.contains("2 problems in 1 file were counted as invalid"), "{message}");
 }
 
 #[test]

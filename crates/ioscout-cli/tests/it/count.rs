@@ -98,3 +98,49 @@ fn many_files_do_not_exhaust_file_descriptors() {
     assert_eq!(found["total"]["complete"], 300 * 30);
     assert_eq!(found["total"]["invalid"], 0, "{}", String::from_utf8_lossy(&output.stderr));
 }
+
+/// At 100 columns `diagnose` printed 194 columns, `advise` 326 and `count` 149, and the `count`
+/// total row lost its alignment when "total (1 files)" was longer than the file names. At a set
+/// width every line fits; without one (a pipe) the output stays as wide as it is.
+#[test]
+fn text_output_fits_the_terminal_width() {
+    let long_name = crate::temp_dir("fits-width").join("a-directory-with-a-rather-long-name-for-its-traces");
+    std::fs::create_dir_all(&long_name).unwrap_or_else(|error| panic!("{error}"));
+    for entry in std::fs::read_dir(crate::root().join("testdata/sample")).into_iter().flatten().flatten() {
+        if entry.path().to_string_lossy().ends_with(".pfw.gz") {
+            std::fs::copy(entry.path(), long_name.join(entry.file_name()))
+                .unwrap_or_else(|error| panic!("{error}"));
+        }
+    }
+    let long = long_name.to_string_lossy().into_owned();
+    let mut inputs = vec!["testdata/sample".to_string(), long];
+    if let Some(corpus) = crate::corpus() {
+        inputs.push(corpus.join("cm1-48ranks-v1").to_string_lossy().into_owned());
+    }
+    let columns = std::path::Path::new("100");
+    for input in &inputs {
+        for command in ["diagnose", "advise", "count", "analyze", "info"] {
+            let fitted = crate::ioscout_with(&[command, input], &[("COLUMNS", columns)]);
+            let text = String::from_utf8_lossy(&fitted.stdout).into_owned();
+            assert!(!text.is_empty(), "{command} {input}: no output");
+            for line in text.lines() {
+                assert!(
+                    line.chars().count() <= 100,
+                    "{command} {input}: {} columns: {line}",
+                    line.chars().count()
+                );
+            }
+        }
+    }
+    let wide = crate::ioscout(&["advise", "testdata/sample"]);
+    assert!(
+        String::from_utf8_lossy(&wide.stdout).lines().any(|line| line.chars().count() > 100),
+        "a pipe stays wide"
+    );
+    // The count table stays aligned when the total label is the longest first cell.
+    let single = crate::ioscout(&["count", "testdata/generations/ndjson-2.2.pfw"]);
+    let text = String::from_utf8_lossy(&single.stdout).into_owned();
+    let lengths: Vec<usize> = text.lines().map(|line| line.chars().count()).collect();
+    assert!(lengths.windows(2).all(|pair| pair[0] == pair[1]), "rows differ in length: {text}");
+    assert!(text.contains("total (1 file)"), "{text}");
+}

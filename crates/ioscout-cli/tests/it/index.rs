@@ -115,7 +115,7 @@ fn a_changed_file_is_scanned_whole_with_a_message() {
     assert_eq!(indexed.lines().count(), 1);
     assert!(notes.contains("does not cover 1 of 6 files"), "{notes}");
     let refreshed = ioscout(&["index", &text(&directory)]);
-    assert!(stdout(&refreshed).contains("1 files indexed, 5 unchanged"), "{}", stdout(&refreshed));
+    assert!(stdout(&refreshed).contains("1 file indexed, 5 unchanged"), "{}", stdout(&refreshed));
 }
 
 /// One gzip member holding `data` (stored, uncompressed deflate blocks: no dependency needed).

@@ -43,7 +43,8 @@ pub(crate) fn ioscout(arguments: &[&str]) -> Output {
 /// Runs `ioscout` with `arguments` and extra environment variables.
 pub(crate) fn ioscout_with(arguments: &[&str], environment: &[(&str, &Path)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_ioscout"));
-    command.args(arguments).current_dir(root());
+    // Output to a pipe is never fitted to a width unless a test asks for one.
+    command.args(arguments).current_dir(root()).env_remove("COLUMNS");
     for (name, value) in environment {
         command.env(name, value);
     }

@@ -43,8 +43,9 @@ impl Rule for OpenPressure {
             return Vec::new();
         }
         let why = format!(
-            "the reader spends {open_time:.3} s opening {} files, {ratio:.2}x the {compute:.3} s of compute",
-            opens.count
+            "the reader spends {open_time:.3} s opening {} {}, {ratio:.2}x the {compute:.3} s of compute",
+            opens.count,
+            if opens.count == 1 { "file" } else { "files" }
         );
         vec![
             Finding::new(&Self::DOC, (ratio - 1.0) / 0.5, "reader_posix", why)
