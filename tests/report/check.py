@@ -1,6 +1,8 @@
-"""Opens `ioscout report` output in headless Chromium (Debian's `chromium`) and checks that the
-page loads without console errors, that it has at least four charts, and that each chart's
-region of a screenshot is drawn (not blank).
+"""Opens `ioscout report` output in headless Chromium (Debian's `chromium`), on the bundled sample
+and on a 48-process corpus folder, and checks that the page loads without console errors, that
+it has at least four charts, that each chart's region of a screenshot is drawn (not blank), that
+no legend runs past its chart, that no two row or column labels overlap, that every timeline row
+has a visible mark, and that severities are coloured.
 
 Usage: python3 tests/report/check.py path/to/ioscout [chromium]
 """
@@ -67,45 +69,64 @@ def decode_png(data):
     return width, height, channels, rows
 
 
+def check(source, scratch):
+    """Writes the report of `source`, opens it in Chromium and checks what it drew."""
+    page = scratch / "report.html"
+    subprocess.run([str(BINARY), "report", str(source), "-o", str(page), "--quiet"], cwd=REPO, check=True)
+    html = page.read_text()
+    assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', ""), "the report references the network"
+    profile = scratch / "profile"
+    dom = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
+                          "--virtual-time-budget=3000", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+    assert not console, "console messages:\n" + "\n".join(console)
+    match = re.search(r'<pre id="layout" hidden="">(.*?)</pre>', dom.stdout, re.S)
+    assert match, "the page's script did not run (no layout)"
+    layout = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"))
+    charts = layout["charts"]
+    assert len(charts) >= 4, f"{len(charts)} charts"
+    # What a reader would see wrong: a legend cut off, labels written over each other, a
+    # process row of the timeline with nothing drawn in it.
+    assert not layout["clipped_legends"], f"legends run past their chart: {layout['clipped_legends']}"
+    assert not layout["overlapping_labels"], f"labels overlap: {layout['overlapping_labels'][:10]}"
+    assert not layout["rows_without_marks"], f"timeline rows with no visible mark: {layout['rows_without_marks']}"
+    assert "label-" in html and re.search(r'<td class="label-(critical|high|medium|low)">', html), "severity not coloured"
+    shot = scratch / "shot.png"
+    subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={shot}", page.as_uri()],
+                   capture_output=True, timeout=120, check=True)
+    width, height, channels, rows = decode_png(shot.read_bytes())
+    for chart in charts:
+        x0, y0 = int(chart["x"]), int(chart["y"])
+        x1, y1 = min(width, int(chart["x"] + chart["width"])), min(height, int(chart["y"] + chart["height"]))
+        assert x1 - x0 > 50 and y1 - y0 > 50, f"{chart['id']}: region {chart} is off the screenshot ({width}x{height})"
+        total = drawn = 0
+        colours = set()
+        for y in range(y0, y1, 2):
+            line = rows[y]
+            for x in range(x0, x1, 2):
+                pixel = tuple(line[x * channels:x * channels + 3])
+                total += 1
+                colours.add(pixel)
+                if sum(pixel) < 720:
+                    drawn += 1
+        share = drawn / max(total, 1)
+        print(f"{source.name} {chart['id']}: {x1 - x0}x{y1 - y0} px, {share * 100:.1f} % drawn, {len(colours)} colours")
+        assert share > 0.01 and len(colours) > 3, f"{chart['id']} looks blank"
+    return len(charts)
+
+
 def main():
-    with tempfile.TemporaryDirectory(prefix="ioscout-report-") as scratch:
-        scratch = Path(scratch)
-        page = scratch / "report.html"
-        subprocess.run([str(BINARY), "report", "testdata/sample", "-o", str(page), "--quiet"], cwd=REPO, check=True)
-        html = page.read_text()
-        assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', ""), "the report references the network"
-        profile = scratch / "profile"
-        dom = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-                              "--virtual-time-budget=3000", "--dump-dom", page.as_uri()],
-                             capture_output=True, text=True, timeout=120)
-        console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
-        assert not console, "console messages:\n" + "\n".join(console)
-        match = re.search(r'<pre id="layout" hidden="">(.*?)</pre>', dom.stdout, re.S)
-        assert match, "the page's script did not run (no layout)"
-        charts = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
-        assert len(charts) >= 4, f"{len(charts)} charts"
-        shot = scratch / "shot.png"
-        subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={shot}", page.as_uri()],
-                       capture_output=True, timeout=120, check=True)
-        width, height, channels, rows = decode_png(shot.read_bytes())
-        for chart in charts:
-            x0, y0 = int(chart["x"]), int(chart["y"])
-            x1, y1 = min(width, int(chart["x"] + chart["width"])), min(height, int(chart["y"] + chart["height"]))
-            assert x1 - x0 > 50 and y1 - y0 > 50, f"{chart['id']}: region {chart} is off the screenshot ({width}x{height})"
-            total = drawn = 0
-            colours = set()
-            for y in range(y0, y1, 2):
-                line = rows[y]
-                for x in range(x0, x1, 2):
-                    pixel = tuple(line[x * channels:x * channels + 3])
-                    total += 1
-                    colours.add(pixel)
-                    if sum(pixel) < 720:
-                        drawn += 1
-            share = drawn / max(total, 1)
-            print(f"{chart['id']}: {x1 - x0}x{y1 - y0} px, {share * 100:.1f} % drawn, {len(colours)} colours")
-            assert share > 0.01 and len(colours) > 3, f"{chart['id']} looks blank"
-        print(f"report check: {len(charts)} charts render, no console errors")
+    sources = [REPO / "testdata" / "sample"]
+    many = REPO.parent / "shared" / "corpus" / "dftracer" / "cm1-48ranks-v1"
+    if many.is_dir():
+        sources.append(many)
+    else:
+        print(f"skipped: {many} is absent (the many-process check needs the shared corpus)")
+    for source in sources:
+        with tempfile.TemporaryDirectory(prefix="ioscout-report-") as scratch:
+            count = check(source, Path(scratch))
+        print(f"report check: {source.name}: {count} charts render, legends whole, labels apart, every timeline row marked, no console errors")
 
 
 if __name__ == "__main__":

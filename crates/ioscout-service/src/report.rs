@@ -115,6 +115,11 @@ impl Fold for ReportFold<'_> {
 }
 
 fn table(out: &mut String, headers: &[&str], rows: &[Vec<String>]) {
+    table_with_classes(out, headers, rows, None);
+}
+
+/// A table whose column `severity` (when given) holds severity labels, coloured by them.
+fn table_with_classes(out: &mut String, headers: &[&str], rows: &[Vec<String>], severity: Option<usize>) {
     out.push_str("<table><thead><tr>");
     for header in headers {
         let _ = write!(out, "<th>{}</th>", escape(header));
@@ -122,15 +127,37 @@ fn table(out: &mut String, headers: &[&str], rows: &[Vec<String>]) {
     out.push_str("</tr></thead><tbody>");
     for row in rows {
         out.push_str("<tr>");
-        for cell in row {
-            let _ = write!(out, "<td>{}</td>", escape(cell));
+        for (index, cell) in row.iter().enumerate() {
+            if Some(index) == severity {
+                let _ = write!(
+                    out,
+                    "<td class=\"label-{}\">{}</td>",
+                    escape(&cell.to_ascii_lowercase()),
+                    escape(cell)
+                );
+            } else {
+                let _ = write!(out, "<td>{}</td>", escape(cell));
+            }
         }
         out.push_str("</tr>");
     }
     out.push_str("</tbody></table>\n");
 }
 
-const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem auto;max-width:980px;color:#222;line-height:1.4}h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}td,th{border-bottom:1px solid #eee;padding:.2rem .6rem;text-align:left;vertical-align:top}th{background:#f6f6f6}td:nth-child(n+2){font-variant-numeric:tabular-nums}.meta{color:#666}.chart{margin:1rem 0}.chart svg{max-width:100%;height:auto;background:#fff}figcaption{font-size:.9rem;margin-bottom:.3rem}.plot{fill:#fafafa;stroke:#ccc}.grid{stroke:#e6e6e6}.tick{font-size:11px;fill:#555}.axis{font-size:12px;fill:#333}.legend{font-size:12px;fill:#333}.label-critical{color:#b00020;font-weight:600}.label-high{color:#d55e00;font-weight:600}.label-medium{color:#a07000}";
+const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem auto;max-width:980px;color:#222;line-height:1.4}h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}td,th{border-bottom:1px solid #eee;padding:.2rem .6rem;text-align:left;vertical-align:top}th{background:#f6f6f6}td:nth-child(n+2){font-variant-numeric:tabular-nums}.meta{color:#666}.chart{margin:1rem 0}.chart svg{max-width:100%;height:auto;background:#fff}figcaption{font-size:.9rem;margin-bottom:.3rem}.plot{fill:#fafafa;stroke:#ccc}.grid{stroke:#e6e6e6}.tick{font-size:11px;fill:#555}.axis{font-size:12px;fill:#333}.legend{font-size:12px;fill:#333}.label-critical{color:#b00020;font-weight:600}.label-high{color:#d55e00;font-weight:600}.label-medium{color:#a07000}.label-low{color:#4d6b8a}";
+
+/// The page's own check of what it drew, written into `#layout` for the headless-browser test
+/// (`tests/report/check.py`): each chart's place on the page; legends that run past their
+/// picture; labels of one chart whose boxes overlap (row and column labels); timeline rows with
+/// no visible mark.
+const LAYOUT_SCRIPT: &str = "(function(){function box(e){var r=e.getBoundingClientRect();return {left:r.left,right:r.right,top:r.top,bottom:r.bottom,width:r.width,height:r.height};}\
+function meet(a,b){return a.left<b.right-0.5&&b.left<a.right-0.5&&a.top<b.bottom-0.5&&b.top<a.bottom-0.5;}\
+var charts=[],clipped=[],overlaps=[],empty=[];\
+document.querySelectorAll('figure.chart svg').forEach(function(s){var r=box(s);charts.push({id:s.parentNode.id,x:r.left+window.scrollX,y:r.top+window.scrollY,width:r.width,height:r.height});\
+var w=s.viewBox.baseVal.width,h=s.viewBox.baseVal.height;s.querySelectorAll('text.legend').forEach(function(t){var b=t.getBBox();if(b.x<0||b.x+b.width>w+0.5||b.y<0||b.y+b.height>h+0.5){clipped.push(s.parentNode.id+': '+t.textContent);}});\
+['row-label','col-label'].forEach(function(kind){var labels=Array.from(s.querySelectorAll('text.'+kind));for(var i=0;i<labels.length;i++){for(var j=i+1;j<labels.length;j++){if(meet(box(labels[i]),box(labels[j]))){overlaps.push(s.parentNode.id+': '+labels[i].textContent+' / '+labels[j].textContent);}}}});\
+s.querySelectorAll('g.row').forEach(function(g){var seen=Array.from(g.querySelectorAll('rect')).some(function(rect){var b=box(rect);return b.height>=1&&b.width>=0.5;});if(!seen){empty.push(s.parentNode.id+': '+g.getAttribute('data-label'));}});});\
+document.getElementById('layout').textContent=JSON.stringify({charts:charts,clipped_legends:clipped,overlapping_labels:overlaps,rows_without_marks:empty});})();";
 
 /// Builds the report of `input`.
 pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
@@ -190,11 +217,11 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
     let title = format!("ioscout report: {}", input.describe());
     let _ = write!(
         html,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{}</title><style>{STYLE}</style></head><body>\n<h1>I/O report</h1><p class=\"meta\">{} &middot; preset {} &middot; {} files &middot; job {:.3} s &middot; {} events &middot; {} processes &middot; metric to optimise: <strong>{}</strong> ({})</p>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{}</title><style>{STYLE}</style></head><body>\n<h1>I/O report</h1><p class=\"meta\">{} &middot; preset {} &middot; {} &middot; job {:.3} s &middot; {} events &middot; {} processes &middot; metric to optimise: <strong>{}</strong> ({})</p>\n",
         escape(&title),
         escape(&input.describe()),
         escape(&analysis.preset.name),
-        thousands(file_count as u64),
+        crate::text::count_of(file_count as u64, "file", "files"),
         analysis.raw.job_time_s,
         thousands(analysis.raw.trace_event_count),
         thousands(analysis.raw.unique_process_count),
@@ -254,6 +281,21 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
         charts += 2;
     }
     html.push_str("<h2>Where the bytes go</h2>\n");
+    // System paths (/proc, /sys, /dev, ...) are left out as the analysis leaves them out, and
+    // counted apart so nothing is hidden.
+    let system_bytes: u64 = bytes
+        .iter()
+        .filter(|((directory, _), _)| ioscout_analysis::row::ignored_path(&format!("{directory}/")))
+        .map(|(_, value)| value)
+        .sum();
+    bytes.retain(|(directory, _), _| !ioscout_analysis::row::ignored_path(&format!("{directory}/")));
+    if system_bytes > 0 {
+        let _ = writeln!(
+            html,
+            "<p class=\"meta\">{} moved in system paths (/proc, /sys, /dev, /etc, Python's libraries; ignored by the analysis) are not shown below.</p>",
+            crate::text::bytes(system_bytes)
+        );
+    }
     if !bytes.is_empty() {
         let mut directories: BTreeMap<String, u64> = BTreeMap::new();
         for ((directory, _), value) in &bytes {
@@ -334,7 +376,12 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
                 ]
             })
             .collect();
-        table(&mut html, &["Severity", "Score", "Rule", "Scope", "Why", "Evidence"], &rows);
+        table_with_classes(
+            &mut html,
+            &["Severity", "Score", "Rule", "Scope", "Why", "Evidence"],
+            &rows,
+            Some(0),
+        );
     }
     html.push_str("<h2>Proposals</h2>\n");
     if advice.proposals.is_empty() {
@@ -363,7 +410,7 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
     }
     let _ = write!(
         html,
-        "<p class=\"meta\">File system: {} ({}). Generated by ioscout {}.</p>\n<pre id=\"layout\" hidden></pre>\n<script>document.getElementById('layout').textContent=JSON.stringify(Array.from(document.querySelectorAll('figure.chart svg')).map(function(s){{var r=s.getBoundingClientRect();return {{id:s.parentNode.id,x:r.left+window.scrollX,y:r.top+window.scrollY,width:r.width,height:r.height}};}}));</script>\n</body></html>\n",
+        "<p class=\"meta\">File system: {} ({}). Generated by ioscout {}.</p>\n<pre id=\"layout\" hidden></pre>\n<script>{LAYOUT_SCRIPT}</script>\n</body></html>\n",
         escape(advice.filesystem.fs_type.name()),
         escape(advice.filesystem.source),
         env!("CARGO_PKG_VERSION")

@@ -49,6 +49,38 @@ fn nice_max(value: f64) -> f64 {
     10.0 * magnitude
 }
 
+/// Round tick values from 0 up to `maximum`: a step of 1, 2, 2.5 or 5 times a power of ten,
+/// four to eight ticks (never 1.94, 3.88).
+pub fn ticks(maximum: f64) -> Vec<f64> {
+    if maximum <= 0.0 || !maximum.is_finite() {
+        return vec![0.0];
+    }
+    let raw = maximum / 5.0;
+    let magnitude = 10_f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|factor| factor * magnitude)
+        .find(|step| *step >= raw)
+        .unwrap_or(10.0 * magnitude);
+    (0..=64)
+        .map(|index| f64::from(index) * step)
+        .take_while(|value| *value <= maximum * (1.0 + 1e-9))
+        .collect()
+}
+
+/// A tick label: integers without decimals, other round values without trailing zeros.
+pub fn tick_label(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude >= 1e3 {
+        return short(value);
+    }
+    if value.fract() == 0.0 {
+        return format!("{value:.0}");
+    }
+    let text = format!("{value:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// A short number for axis labels.
 pub fn short(value: f64) -> String {
     let magnitude = value.abs();
@@ -113,14 +145,14 @@ pub fn line_chart(
     let y_at = |value: f64| top + plot_height - value / maximum * plot_height;
     let mut body = String::new();
     axes(&mut body, left, top, plot_width, plot_height, maximum, (x_label, y_label, 38.0));
-    for tick in 0..=4 {
-        let index = (points.saturating_sub(1)) * tick / 4;
+    let span = points.saturating_sub(1) as f64 * x_step;
+    for value in ticks(span) {
+        let x = if span > 0.0 { left + value / span * plot_width } else { left + plot_width / 2.0 };
         let _ = write!(
             body,
-            "<text x=\"{:.1}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"middle\">{}</text>",
-            x_at(index),
+            "<text x=\"{x:.1}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"middle\">{}</text>",
             top + plot_height + 16.0,
-            short(index as f64 * x_step)
+            tick_label(value)
         );
     }
     for series in series {
@@ -166,16 +198,15 @@ fn axes(
         body,
         "<rect x=\"{left}\" y=\"{top}\" width=\"{plot_width}\" height=\"{plot_height}\" class=\"plot\"/>"
     );
-    for tick in 0..=4 {
-        let value = maximum * f64::from(tick) / 4.0;
-        let y = top + plot_height - plot_height * f64::from(tick) / 4.0;
+    for value in ticks(maximum) {
+        let y = top + plot_height - plot_height * value / maximum;
         let _ = write!(
             body,
             "<line x1=\"{left}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" class=\"grid\"/><text x=\"{:.1}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"end\">{}</text>",
             left + plot_width,
             left - 6.0,
             y + 4.0,
-            short(value)
+            tick_label(value)
         );
     }
     let _ = write!(
@@ -247,45 +278,57 @@ pub fn timeline(
         "<rect x=\"{left}\" y=\"{top}\" width=\"{plot_width}\" height=\"{:.1}\" class=\"plot\"/>",
         row_height * rows.len().max(1) as f64
     );
+    // Any activity is drawn at least this tall: a worker busy 1 % of a bin stays visible.
+    let least = 2.0;
+    let room = row_height - 2.0;
     for (row, (label, cells)) in rows.iter().enumerate() {
         let y = top + row_height * row as f64;
         let _ = write!(
             body,
-            "<text x=\"{:.1}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"end\">{}</text>",
+            "<g class=\"row\" data-label=\"{}\"><text x=\"{:.1}\" y=\"{:.1}\" class=\"tick row-label\" text-anchor=\"end\">{}</text>",
+            escape(label),
             left - 6.0,
             y + 13.0,
             escape(label)
         );
         for (bin, (compute, io)) in cells.iter().enumerate() {
             let x = left + cell_width * bin as f64;
-            let compute_height = (compute.clamp(0.0, 1.0)) * (row_height - 2.0);
-            let io_height = (io.clamp(0.0, 1.0)) * (row_height - 2.0);
-            if compute_height > 0.05 {
+            let visible =
+                |share: f64| if share > 0.0 { (share.clamp(0.0, 1.0) * room).max(least) } else { 0.0 };
+            let (mut compute_height, mut io_height) = (visible(*compute), visible(*io));
+            if compute_height + io_height > room {
+                // Both at full share: split the row between them.
+                let scale = room / (compute_height + io_height);
+                compute_height = (compute_height * scale).max(least / 2.0);
+                io_height = (io_height * scale).max(least / 2.0);
+            }
+            if compute_height > 0.0 {
                 let _ = write!(
                     body,
                     "<rect x=\"{x:.2}\" y=\"{:.2}\" width=\"{:.2}\" height=\"{compute_height:.2}\" fill=\"{COMPUTE}\"/>",
                     y + row_height - 1.0 - compute_height,
-                    cell_width.max(0.5)
+                    cell_width.max(1.0)
                 );
             }
-            if io_height > 0.05 {
+            if io_height > 0.0 {
                 let _ = write!(
                     body,
                     "<rect x=\"{x:.2}\" y=\"{:.2}\" width=\"{:.2}\" height=\"{io_height:.2}\" fill=\"{IO}\" fill-opacity=\"0.85\"/>",
                     y + 1.0,
-                    cell_width.max(0.5)
+                    cell_width.max(1.0)
                 );
             }
         }
+        body.push_str("</g>");
     }
-    for tick in 0..=4 {
-        let bin = bins * tick / 4;
+    let span = bins as f64 * bin_seconds;
+    for value in ticks(span) {
         let _ = write!(
             body,
             "<text x=\"{:.1}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"middle\">{}</text>",
-            left + cell_width * bin as f64,
+            left + if span > 0.0 { value / span * plot_width } else { 0.0 },
             height - bottom + 16.0,
-            short(bin as f64 * bin_seconds)
+            tick_label(value)
         );
     }
     let _ = write!(
@@ -300,7 +343,7 @@ pub fn timeline(
         10.0,
         &[
             (COMPUTE, "compute (share of the bin, from the bottom)"),
-            (IO, "I/O (share of the bin, from the top)"),
+            (IO, "I/O (from the top; any activity at least 2 px)"),
         ],
     );
     figure(id, title, caption, &body, width, height)
@@ -317,24 +360,31 @@ pub fn heatmap(
     unit: &str,
 ) -> String {
     let cell = 20.0;
-    let (left, top, right, bottom) = (260.0, 40.0, 20.0, 90.0);
-    let width = (left + right + cell * columns.len().max(1) as f64).max(500.0);
-    let height = top + bottom + cell * rows.len().max(1) as f64;
+    let (left, top, right) = (260.0, 40.0, 20.0);
+    let longest_column = columns.iter().map(|label| label.chars().count()).max().unwrap_or(0);
+    // Column labels run downwards (vertical), one per 20 px cell: they never overlap.
+    let bottom = 16.0 + 6.5 * longest_column as f64;
     let maximum = values.iter().flatten().copied().fold(0.0, f64::max).max(1.0);
+    let legend_text = format!("darker = more {unit} (log scale; max {})", short(maximum));
+    // The legend starts at the left edge and the picture is at least as wide as it.
+    let legend_width = 16.0 + 7.0 * legend_text.chars().count() as f64;
+    let width = (left + right + cell * columns.len().max(1) as f64).max(500.0).max(legend_width);
+    let height = top + bottom + cell * rows.len().max(1) as f64;
     let mut body = String::new();
     for (row, label) in rows.iter().enumerate() {
         let y = top + cell * row as f64;
+        let label = if label.is_empty() { "(no directory)" } else { label.as_str() };
         let shown: String = if label.chars().count() > 38 {
             format!(
                 "…{}",
                 label.chars().rev().take(37).collect::<Vec<_>>().into_iter().rev().collect::<String>()
             )
         } else {
-            label.clone()
+            label.to_string()
         };
         let _ = write!(
             body,
-            "<text x=\"{:.1}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"end\">{}</text>",
+            "<text x=\"{:.1}\" y=\"{:.1}\" class=\"tick row-label\" text-anchor=\"end\">{}</text>",
             left - 6.0,
             y + 14.0,
             escape(&shown)
@@ -368,18 +418,13 @@ pub fn heatmap(
     for (column, label) in columns.iter().enumerate() {
         let _ = write!(
             body,
-            "<text transform=\"translate({:.1} {:.1}) rotate(60)\" class=\"tick\">{}</text>",
+            "<text transform=\"translate({:.1} {:.1}) rotate(90)\" class=\"tick col-label\">{}</text>",
             left + cell * column as f64 + 6.0,
-            top + cell * rows.len() as f64 + 8.0,
+            top + cell * rows.len() as f64 + 6.0,
             escape(label)
         );
     }
-    let _ = write!(
-        body,
-        "<text x=\"{left}\" y=\"20\" class=\"legend\">darker = more {} (log scale; max {})</text>",
-        escape(unit),
-        short(maximum)
-    );
+    let _ = write!(body, "<text x=\"8\" y=\"20\" class=\"legend\">{}</text>", escape(&legend_text));
     figure(id, title, caption, &body, width, height)
 }
 
@@ -393,6 +438,31 @@ mod tests {
         assert!((nice_max(73.0) - 100.0).abs() < 1e-9);
         assert!((nice_max(0.0) - 1.0).abs() < 1e-9);
         assert_eq!(short(1_500_000.0), "1.5M");
+    }
+
+    /// Axis ticks fell on 1.94, 3.88: they are round now, from 0 up to the maximum.
+    #[test]
+    fn ticks_are_round_numbers() {
+        let labels: Vec<String> = ticks(7.76).into_iter().map(tick_label).collect();
+        assert_eq!(labels, ["0", "2", "4", "6"]);
+        let labels: Vec<String> = ticks(145.364).into_iter().map(tick_label).collect();
+        assert_eq!(labels, ["0", "50", "100"]);
+        let labels: Vec<String> = ticks(2.26).into_iter().map(tick_label).collect();
+        assert_eq!(labels, ["0", "0.5", "1", "1.5", "2"]);
+        assert_eq!(ticks(0.0), [0.0]);
+    }
+
+    /// Timeline marks were 0.05-5 px tall (workers invisible): any activity is at least 2 px.
+    #[test]
+    fn a_little_activity_is_still_visible_in_the_timeline() {
+        let drawn = timeline("t", "T", "c", &[("pid 1".into(), vec![(0.001, 0.002)])], 1.0);
+        let heights: Vec<f64> = drawn
+            .split("height=\"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next()?.parse().ok())
+            .collect();
+        assert!(heights.iter().filter(|height| **height < 18.0).all(|height| *height >= 1.0), "{heights:?}");
+        assert!(drawn.contains("<g class=\"row\""));
     }
 
     #[test]

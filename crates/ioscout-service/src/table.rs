@@ -135,7 +135,9 @@ impl Table {
     /// [`MIN_WRAPPED`] each if they must.
     fn fitted_widths(&self, mut widths: Vec<usize>, limit: usize) -> (Vec<usize>, Option<usize>) {
         let text_columns: Vec<usize> = (0..widths.len()).filter(|index| !self.is_right(*index)).collect();
-        let Some(&widest) = text_columns.iter().max_by_key(|index| widths[**index]) else { return (widths, None) };
+        let Some(&widest) = text_columns.iter().max_by_key(|index| widths[**index]) else {
+            return (widths, None);
+        };
         let mut without = widths.clone();
         without[widest] = 0;
         let room = limit.saturating_sub(line_width(&without) + 2);
