@@ -226,3 +226,165 @@ fn every_json_output_carries_the_scan_report() {
         assert_eq!(output.status.code(), Some(2), "{command:?}: a named input could not be read");
     }
 }
+
+/// Every trace file of the fixtures (`testdata/`), and its damaged copies.
+fn fixture_traces() -> Vec<std::path::PathBuf> {
+    let mut found: Vec<std::path::PathBuf> = ["sample", "generations", "validation", "overlap"]
+        .iter()
+        .flat_map(|folder| ioscout_read::discover(&[root().join("testdata").join(folder)]).0)
+        .map(|file| file.path)
+        .collect();
+    found.sort();
+    found
+}
+
+/// Damaged copies of `bytes`: cut at a third and at two thirds, a byte in the middle made
+/// invalid (0xff, which no UTF-8 text and no intact deflate stream keeps), and the first byte
+/// after the gzip header flipped.
+fn damaged(bytes: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+    let mut copies = vec![
+        ("cut-third", bytes[..bytes.len() / 3].to_vec()),
+        ("cut-two-thirds", bytes[..bytes.len() * 2 / 3].to_vec()),
+    ];
+    let mut middle = bytes.to_vec();
+    let at = middle.len() / 2;
+    middle[at] = if middle[at] == 0xff { 0x00 } else { 0xff };
+    copies.push(("byte-in-the-middle", middle));
+    if bytes.starts_with(&[0x1f, 0x8b]) && bytes.len() > 40 {
+        let mut early = bytes.to_vec();
+        early[20] ^= 0x55;
+        copies.push(("deflate-start", early));
+    }
+    copies
+}
+
+/// Truncations, byte flips and wrong extensions of every fixture, a directory of them per
+/// command: no panic, the exit code by the documented rule (0 or 1 for findings; the walked
+/// files' damage is counted, not fatal), and every damaged file named in the JSON's problems.
+/// A gzip file named `.pfw` is read by its content; a plain one named `.pfw.gz` is one problem.
+#[test]
+fn damaged_copies_of_every_fixture_are_reported_and_never_crash() {
+    let directory = temp_dir("damaged-fixtures");
+    let mut damaged_names = Vec::new();
+    let mut renamed_gzip = Vec::new();
+    for (index, path) in fixture_traces().into_iter().enumerate() {
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        let gzip = bytes.starts_with(&[0x1f, 0x8b]);
+        let extension = if gzip { "pfw.gz" } else { "pfw" };
+        for (kind, copy) in damaged(&bytes) {
+            let name = format!("f{index:02}-{kind}.{extension}");
+            std::fs::write(directory.join(&name), copy).unwrap_or_else(|error| panic!("{error}"));
+            damaged_names.push(name);
+        }
+        let wrong = if gzip {
+            format!("f{index:02}-gzip-named-plain.pfw")
+        } else {
+            format!("f{index:02}-plain-named-gzip.pfw.gz")
+        };
+        std::fs::write(directory.join(&wrong), &bytes).unwrap_or_else(|error| panic!("{error}"));
+        if gzip {
+            renamed_gzip.push(wrong);
+        } else {
+            damaged_names.push(wrong);
+        }
+    }
+    assert!(damaged_names.len() > 40, "{} damaged copies", damaged_names.len());
+    let path = directory.to_string_lossy().into_owned();
+    for command in ["count", "info", "analyze", "diagnose", "advise"] {
+        let output = ioscout(&[command, "--json", &path]);
+        let notes = stderr(&output);
+        assert!(!notes.contains("panicked") && output.status.code() != Some(101), "{command}: {notes}");
+        assert!(
+            matches!(output.status.code(), Some(0 | 1)),
+            "{command}: exit {:?}: {notes}",
+            output.status.code()
+        );
+        let value: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|error| panic!("{command}: {error}: {notes}"));
+        let scan = &value["scan"];
+        assert_eq!(scan["complete"], false, "{command}");
+        let mentioned: std::collections::BTreeSet<String> = scan["problems"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .chain(scan["files_skipped"].as_array().into_iter().flatten())
+            .filter_map(|problem| problem["path"].as_str())
+            .filter_map(|path| path.rsplit('/').next().map(str::to_string))
+            .collect();
+        for name in &damaged_names {
+            assert!(mentioned.contains(name), "{command}: {name} is damaged but not in the JSON problems");
+        }
+        for name in &renamed_gzip {
+            assert!(
+                !mentioned.contains(name),
+                "{command}: {name} is whole gzip under a plain name, read by content"
+            );
+        }
+    }
+}
+
+/// The same damage to every Darshan fixture: `diagnose` reads what it can and lists the damage,
+/// or refuses naming the region and byte offset; never a panic.
+#[test]
+fn damaged_darshan_fixtures_are_reported_and_never_crash() {
+    let directory = temp_dir("damaged-darshan");
+    let logs = std::fs::read_dir(root().join("testdata/darshan"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "darshan"));
+    let mut checked = 0;
+    for log in logs {
+        let bytes = std::fs::read(&log).unwrap_or_default();
+        let Ok(whole) =
+            ioscout_darshan::DarshanLog::open(&log, ioscout_darshan::ReadOptions { partial: false })
+        else {
+            panic!("{} does not read", log.display())
+        };
+        // Cuts, and a byte inside each compressed region with data (a log has no checksum of
+        // its own: bytes outside the regions are never read, so changing them damages nothing).
+        let mut copies: Vec<(String, Vec<u8>)> = damaged(&bytes)
+            .into_iter()
+            .filter(|(kind, _)| kind.starts_with("cut"))
+            .map(|(kind, copy)| (kind.to_string(), copy))
+            .collect();
+        let regions = std::iter::once(whole.header.job).chain(whole.header.modules.iter().copied());
+        for (index, region) in regions.filter(|region| region.length > 8).enumerate() {
+            let mut copy = bytes.clone();
+            let at = usize::try_from(region.offset + region.length / 2).unwrap_or(0);
+            if at < copy.len() {
+                copy[at] ^= 0xff;
+                copies.push((format!("region-{index}"), copy));
+            }
+        }
+        for (kind, copy) in copies {
+            let path = directory
+                .join(format!("{}-{kind}.darshan", log.file_stem().unwrap_or_default().to_string_lossy()));
+            std::fs::write(&path, copy).unwrap_or_else(|error| panic!("{error}"));
+            let output = ioscout(&["diagnose", "--json", &path.to_string_lossy()]);
+            let notes = stderr(&output);
+            assert!(!notes.contains("panicked"), "{}: {notes}", path.display());
+            match output.status.code() {
+                Some(0 | 1) => {
+                    let value: serde_json::Value = serde_json::from_slice(&output.stdout)
+                        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+                    let context = &value["context"];
+                    let listed = context["problems"].as_array().is_some_and(|problems| !problems.is_empty())
+                        || context["unread_modules"].as_array().is_some_and(|modules| !modules.is_empty());
+                    assert!(listed, "{}: damaged, read without a problem listed: {context}", path.display());
+                }
+                Some(2) => {
+                    assert!(
+                        notes.contains("byte") || notes.contains("region"),
+                        "{}: {notes}",
+                        path.display()
+                    );
+                }
+                other => panic!("{}: exit {other:?}: {notes}", path.display()),
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 9, "{checked} damaged logs");
+}
