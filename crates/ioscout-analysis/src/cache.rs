@@ -228,9 +228,13 @@ impl PrepassCache {
             let Some(location) = location else { continue };
             let Ok(fingerprint) = Fingerprint::of(path) else { continue };
             if !cache.files.contains_key(&location) {
+                // A damaged cache is ignored (and rewritten), whatever its bytes: the decode runs
+                // contained, as the index's store does.
                 let file = std::fs::read(&location)
                     .ok()
-                    .and_then(|bytes| decode(&bytes))
+                    .and_then(|bytes| {
+                        ioscout_index::store::contain(&location, || Ok(decode(&bytes))).ok().flatten()
+                    })
                     .filter(|file| file.version == CACHE_VERSION)
                     .unwrap_or(CacheFile { version: CACHE_VERSION, ..CacheFile::default() });
                 cache.files.insert(location.clone(), file);

@@ -286,7 +286,10 @@ fn read_partial(path: &Path) -> std::result::Result<Vec<PartialRecord>, String> 
     flate2::read::DeflateDecoder::new(deflated.as_slice())
         .read_to_end(&mut bytes)
         .map_err(|error| format!("partial index {}: {error}", path.display()))?;
-    postcard::from_bytes(&bytes).map_err(|error| format!("partial index {}: {error}", path.display()))
+    // Contained like the index itself: a damaged partial is an error naming it, never a panic.
+    store::contain(path, || Ok(postcard::from_bytes::<Vec<PartialRecord>>(&bytes)))
+        .map_err(|error| error.to_string())?
+        .map_err(|error| format!("partial index {}: {error}", path.display()))
 }
 
 /// [`build`] as one rank of a job of several processes (MPI). Rank 0 reads the previous index
