@@ -1,0 +1,242 @@
+//! The ordered merge: each unit's result is verified (a gzip unit's start was a candidate: it is
+//! accepted only where the previous unit really ended, else decoded again from there), the line
+//! cut by a unit boundary is stitched and decoded once, problems get absolute line numbers and
+//! offsets, and the fold is handed to the caller in file order.
+
+use std::ops::ControlFlow;
+
+use ioscout_model::{GenerationEvidence, PhaseCounts};
+
+use crate::gzip::InflateProblem;
+use crate::input::Compression;
+
+use super::lines::{LineLocation, LineProcessor, LocalProblem, process_whole_line};
+use super::plan::{OpenFile, Unit};
+use super::{Chunk, FileSummary, Fold, Problem, ProblemKind, Scanner, UnitSpan};
+
+impl Scanner {
+    /// Verifies, stitches and hands over one unit's result.
+    #[expect(clippy::too_many_arguments, reason = "internal plumbing between scan loop and merge state")]
+    pub(super) fn merge_unit<F, M, C>(
+        &self,
+        open: &OpenFile,
+        unit: &Unit,
+        mut result: UnitResult<F>,
+        merge: &mut FileMerge<F>,
+        summary: &mut FileSummary,
+        make: &M,
+        consume: &mut C,
+    ) -> ControlFlow<()>
+    where
+        F: Fold,
+        M: Fn(usize) -> F + Sync,
+        C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>,
+    {
+        let mut decoded_start = unit.start;
+        if open.trace.compression == Compression::Gzip && unit.start != merge.expected_start {
+            if unit.end <= merge.expected_start {
+                // The previous unit's last member covered this whole range: the start was a false
+                // header candidate inside it.
+                return ControlFlow::Continue(());
+            }
+            let redo = Unit { file: unit.file, start: merge.expected_start, end: unit.end, resume: None };
+            result = self.decode_unit(open, &redo, true, make(unit.file));
+            decoded_start = redo.start;
+        }
+        let span = UnitSpan {
+            start: decoded_start,
+            end: result.end,
+            line_base: merge.line_base,
+            offset_base: merge.offset_base,
+            clean_end: result.clean_end,
+        };
+        merge.expected_start = result.end;
+        let keep = self.options.max_reported_problems;
+        let path = &open.trace.path;
+        summary.absorb(&mut result, path, merge.line_base, merge.offset_base, keep);
+        if !result.saw_newline {
+            // The whole unit is the middle of one line.
+            if merge.tail.is_empty() && !merge.tail_oversize {
+                merge.tail_offset = merge.offset_base;
+            }
+            merge.append_tail(&result.tail, result.tail_oversize, self.options.max_line_bytes);
+            merge.offset_base += result.bytes;
+            match merge.held.as_mut() {
+                Some((_, span)) => span.end = result.end,
+                None => merge.held = Some((result.processor, span)),
+            }
+            return ControlFlow::Continue(());
+        }
+        let mut flow = ControlFlow::Continue(());
+        if let Some(first) = result.first_line.take() {
+            let continued = !merge.tail.is_empty() || merge.tail_oversize;
+            let offset = if continued { merge.tail_offset } else { merge.offset_base };
+            let mut line = std::mem::take(&mut merge.tail);
+            let oversize = std::mem::take(&mut merge.tail_oversize)
+                || result.first_oversize
+                || line.len() + first.len() > self.options.max_line_bytes;
+            line.extend_from_slice(&first);
+            let located = LineLocation { line: merge.line_base + 1, offset };
+            match merge.held.as_mut() {
+                Some((held, held_span)) => {
+                    // The stitched line crosses the boundary: no chunk may end there.
+                    held_span.clean_end = !continued;
+                    process_whole_line(&line, oversize, located, held, summary, path, keep);
+                }
+                None => {
+                    process_whole_line(&line, oversize, located, &mut result.processor, summary, path, keep);
+                }
+            }
+        } else if !merge.tail.is_empty() || merge.tail_oversize {
+            // A unit that starts a line cannot follow an unfinished one; decode the tail alone.
+            let line = std::mem::take(&mut merge.tail);
+            let oversize = std::mem::take(&mut merge.tail_oversize);
+            merge.line_base += 1;
+            summary.lines += 1;
+            let located = LineLocation { line: merge.line_base, offset: merge.tail_offset };
+            match merge.held.as_mut() {
+                Some((held, _)) => process_whole_line(&line, oversize, located, held, summary, path, keep),
+                None => {
+                    process_whole_line(&line, oversize, located, &mut result.processor, summary, path, keep);
+                }
+            }
+        }
+        if let Some((held, held_span)) = merge.held.take() {
+            flow = consume(unit.file, held.fold, held_span);
+        }
+        summary.lines += result.lines;
+        merge.tail_offset = merge.offset_base + result.tail_offset;
+        merge.tail = std::mem::take(&mut result.tail);
+        merge.tail_oversize = result.tail_oversize;
+        merge.line_base += result.lines;
+        merge.offset_base += result.bytes;
+        merge.held = Some((result.processor, span));
+        flow
+    }
+
+    /// Decodes a file's unfinished last line and hands over its last fold.
+    pub(super) fn finish_file<F: Fold, C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>>(
+        &self,
+        file: usize,
+        merges: &mut [FileMerge<F>],
+        summary: &mut FileSummary,
+        consume: &mut C,
+    ) -> ControlFlow<()> {
+        let merge = &mut merges[file];
+        let keep = self.options.max_reported_problems;
+        if !merge.tail.is_empty() || merge.tail_oversize {
+            let line = std::mem::take(&mut merge.tail);
+            let located = LineLocation { line: merge.line_base + 1, offset: merge.tail_offset };
+            summary.lines += 1;
+            let path = summary.path.clone();
+            match merge.held.as_mut() {
+                Some((held, _)) => {
+                    process_whole_line(&line, merge.tail_oversize, located, held, summary, &path, keep);
+                }
+                None => {
+                    summary.add_problem(
+                        Problem {
+                            path,
+                            kind: ProblemKind::InvalidJson,
+                            line: Some(located.line),
+                            offset: Some(located.offset),
+                            compressed_offset: None,
+                            detail: "unterminated line".into(),
+                        },
+                        keep,
+                    );
+                }
+            }
+        }
+        // Stitched lines are decoded after the unit that holds them: restore file order.
+        summary.problems.sort_by_key(|problem| (problem.offset, problem.line));
+        match merge.held.take() {
+            Some((held, span)) => consume(file, held.fold, span),
+            None => ControlFlow::Continue(()),
+        }
+    }
+}
+
+/// Adds one independently decoded chunk to its file's summary and returns its fold.
+pub(super) fn merge_chunk<F: Fold>(
+    path: &std::path::Path,
+    chunk: &Chunk,
+    mut result: UnitResult<F>,
+    summary: &mut FileSummary,
+    keep: usize,
+) -> F {
+    summary.absorb(&mut result, path, chunk.line_base, chunk.offset_base, keep);
+    summary.lines += result.lines;
+    if !result.tail.is_empty() || result.tail_oversize {
+        // The unterminated last line of the file.
+        summary.lines += 1;
+        let located = LineLocation {
+            line: chunk.line_base + result.lines + 1,
+            offset: chunk.offset_base + result.tail_offset,
+        };
+        let tail = std::mem::take(&mut result.tail);
+        process_whole_line(&tail, result.tail_oversize, located, &mut result.processor, summary, path, keep);
+    }
+    result.processor.fold
+}
+
+/// A decoded unit, waiting to be merged.
+pub(super) struct UnitResult<F> {
+    pub(super) processor: LineProcessor<F>,
+    pub(super) counts: PhaseCounts,
+    pub(super) wrapper_lines: u64,
+    pub(super) blank_lines: u64,
+    pub(super) evidence: GenerationEvidence,
+    pub(super) problem_count: u64,
+    pub(super) problems: Vec<LocalProblem>,
+    pub(super) lines: u64,
+    pub(super) bytes: u64,
+    pub(super) members: u64,
+    pub(super) end: u64,
+    pub(super) first_line: Option<Vec<u8>>,
+    pub(super) first_oversize: bool,
+    pub(super) saw_newline: bool,
+    pub(super) tail: Vec<u8>,
+    pub(super) tail_offset: u64,
+    pub(super) tail_oversize: bool,
+    pub(super) inflate_problems: Vec<InflateProblem>,
+    /// No line crosses the end (false for a part of a unit cut in its decompressed stream,
+    /// whose end is not a compressed position a chunk could start at).
+    pub(super) clean_end: bool,
+}
+
+/// Per-file merge state.
+pub(super) struct FileMerge<F> {
+    pub(super) expected_start: u64,
+    pub(super) line_base: u64,
+    pub(super) offset_base: u64,
+    pub(super) tail: Vec<u8>,
+    pub(super) tail_offset: u64,
+    pub(super) tail_oversize: bool,
+    pub(super) held: Option<(LineProcessor<F>, UnitSpan)>,
+}
+
+impl<F> Default for FileMerge<F> {
+    fn default() -> Self {
+        FileMerge {
+            expected_start: 0,
+            line_base: 0,
+            offset_base: 0,
+            tail: Vec::new(),
+            tail_offset: 0,
+            tail_oversize: false,
+            held: None,
+        }
+    }
+}
+
+impl<F> FileMerge<F> {
+    pub(super) fn append_tail(&mut self, bytes: &[u8], oversize: bool, limit: usize) {
+        if oversize || self.tail.len() + bytes.len() > limit {
+            self.tail_oversize = true;
+            self.tail = Vec::new();
+        } else if !self.tail_oversize {
+            self.tail.extend_from_slice(bytes);
+        }
+    }
+}

@@ -1,0 +1,403 @@
+//! The parallel scan: split trace files into units, decode units on all cores, stitch and verify
+//! them in order, and hand each unit's fold to the caller.
+//!
+//! # Overview
+//!
+//! [`Scanner::scan`] is the reader's main entry point. It plans [`Unit`]s: runs of gzip members of
+//! about [`ScanOptions::unit_bytes`] compressed bytes (found from header candidates, see
+//! [`crate::gzip`]), line-aligned byte ranges of plain files, and a single unit for a one-member gzip
+//! file. Units are decoded in parallel (rayon) in windows, so memory stays bounded whatever the
+//! trace size: each worker streams its range through a 256 KiB inflate buffer and a line splitter
+//! and feeds every event to a fresh [`Fold`].
+//!
+//! Results are merged in file order on the calling thread:
+//! - a gzip unit's start offset is only a candidate; its output is accepted when the previous
+//!   unit really ended there, otherwise the range is decoded again from the true end;
+//! - a line cut by a unit boundary is stitched (the previous unit's unfinished tail plus the next
+//!   unit's first line) and decoded once;
+//! - line numbers and uncompressed offsets of problems are made absolute.
+//!
+//! Bad input never stops the scan: every [`Problem`] is counted (as `invalid`) and the first
+//! [`ScanOptions::max_reported_problems`] per file are kept with file, line and byte offset.
+//!
+//! # Parts
+//!
+//! - `fold`: the [`Fold`] trait a scan fills;
+//! - `options`: [`ScanOptions`];
+//! - `report`: [`Problem`], [`FileSummary`], [`ScanReport`];
+//! - `plan`: files cut into units, units into windows; [`UnitSpan`], [`Chunk`];
+//! - `lines`: the line splitter and the line processor;
+//! - `split`: one large unit inflated on one thread, parsed on all;
+//! - `merge`: the ordered merge (verify, stitch, hand over);
+//! - this module: the [`Scanner`] and its drivers ([`Scanner::scan`], [`Scanner::scan_chunks`]).
+
+mod fold;
+mod lines;
+mod merge;
+mod options;
+mod plan;
+mod report;
+mod split;
+
+use std::fs::File;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::gzip::{self, InflateProblem};
+use crate::input::{Compression, InputProblem, TraceFile};
+
+pub use fold::{Fold, NoFold};
+pub use options::{Progress, ScanOptions, max_threads};
+pub use plan::{Chunk, UnitSpan};
+pub use report::{FileSummary, Problem, ProblemKind, ScanReport, printable};
+
+use lines::{LineProcessor, Splitter};
+use merge::{FileMerge, UnitResult, merge_chunk};
+use plan::{OpenFile, Unit, windows};
+
+/// How a unit of a window is decoded: by one worker (its result, ready to merge), or, alone in
+/// its window, by [`Scanner::decode_split`] on the pool as it is merged.
+enum Decoded<'pool, F> {
+    Whole(Box<UnitResult<F>>),
+    Split(&'pool rayon::ThreadPool),
+}
+
+/// Reads trace files in parallel. See the module documentation.
+#[derive(Clone, Debug, Default)]
+pub struct Scanner {
+    options: ScanOptions,
+    /// The worker pool, built at the first scan and reused by the later ones (and by clones).
+    pool: std::sync::Arc<std::sync::OnceLock<Option<rayon::ThreadPool>>>,
+}
+
+impl Scanner {
+    /// A scanner with `options`.
+    pub fn new(options: ScanOptions) -> Scanner {
+        Scanner { options, pool: std::sync::Arc::default() }
+    }
+
+    /// The worker pool of [`ScanOptions::worker_threads`] threads (`None` if it cannot be
+    /// built: the scan then runs on rayon's global pool).
+    fn pool(&self) -> Option<&rayon::ThreadPool> {
+        self.pool
+            .get_or_init(|| {
+                rayon::ThreadPoolBuilder::new().num_threads(self.options.worker_threads()).build().ok()
+            })
+            .as_ref()
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &ScanOptions {
+        &self.options
+    }
+
+    /// Scans `files`. `make` builds a fold for a unit of file `index`; `consume` receives every
+    /// filled fold in file order, with the [`UnitSpan`] it covers, and may stop the scan. `input_problems` are reported as
+    /// unreadable files at the front of the report.
+    pub fn scan<F, M, C>(
+        &self,
+        files: &[TraceFile],
+        input_problems: &[InputProblem],
+        make: M,
+        mut consume: C,
+    ) -> ScanReport
+    where
+        F: Fold,
+        M: Fn(usize) -> F + Sync,
+        C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>,
+    {
+        let threads = self.options.worker_threads();
+        self.scan_in_pool(files, input_problems, &make, &mut consume, threads, self.pool())
+    }
+
+    fn scan_in_pool<F, M, C>(
+        &self,
+        files: &[TraceFile],
+        input_problems: &[InputProblem],
+        make: &M,
+        consume: &mut C,
+        threads: usize,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> ScanReport
+    where
+        F: Fold,
+        M: Fn(usize) -> F + Sync,
+        C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>,
+    {
+        let keep = self.options.max_reported_problems;
+        let mut report = ScanReport { files: Vec::new(), stopped: false };
+        report.add_input_problems(input_problems, keep);
+        let first_file = report.files.len();
+        let opened: Vec<(OpenFile, Vec<Unit>, Option<Problem>)> = in_pool(pool, || {
+            files.par_iter().enumerate().map(|(index, file)| self.plan(index, file)).collect()
+        });
+        let mut units = Vec::new();
+        let mut open_files = Vec::new();
+        for (open, file_units, problem) in opened {
+            let mut summary = FileSummary::new(&open.trace);
+            if let Some(problem) = problem {
+                summary.add_problem(problem, keep);
+            }
+            report.files.push(summary);
+            units.extend(file_units);
+            open_files.push(open);
+        }
+        let windows = windows(&units, threads, self.options.unit_bytes);
+        let mut merges: Vec<FileMerge<F>> = (0..open_files.len()).map(|_| FileMerge::default()).collect();
+        let mut current: Option<usize> = None;
+        'windows: for batch in windows {
+            let decoded: Vec<Decoded<'_, F>> = match (batch, pool) {
+                ([unit], Some(pool)) if self.splittable(&open_files[unit.file], unit, threads) => {
+                    vec![Decoded::Split(pool)]
+                }
+                _ => in_pool(pool, || {
+                    batch
+                        .par_iter()
+                        .map(|unit| {
+                            self.decode_unit(&open_files[unit.file], unit, unit.start != 0, make(unit.file))
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .into_iter()
+                .map(|result| Decoded::Whole(Box::new(result)))
+                .collect(),
+            };
+            for (unit, decoded) in batch.iter().zip(decoded) {
+                if current != Some(unit.file) {
+                    if let Some(previous) = current
+                        && self
+                            .finish_file(
+                                previous,
+                                &mut merges,
+                                &mut report.files[first_file + previous],
+                                consume,
+                            )
+                            .is_break()
+                    {
+                        report.stopped = true;
+                        break 'windows;
+                    }
+                    current = Some(unit.file);
+                }
+                let summary = &mut report.files[first_file + unit.file];
+                let open = &open_files[unit.file];
+                let merge = &mut merges[unit.file];
+                let flow = match decoded {
+                    Decoded::Whole(result) => {
+                        self.merge_unit(open, unit, *result, merge, summary, make, consume)
+                    }
+                    Decoded::Split(pool) => {
+                        self.decode_split(open, unit, pool, threads, merge, summary, make, consume)
+                    }
+                };
+                if let Some(progress) = &self.options.progress {
+                    (progress.0)(unit.end - unit.start);
+                }
+                if flow.is_break() {
+                    report.stopped = true;
+                    break 'windows;
+                }
+            }
+        }
+        if !report.stopped
+            && let Some(previous) = current
+            && self
+                .finish_file(previous, &mut merges, &mut report.files[first_file + previous], consume)
+                .is_break()
+        {
+            report.stopped = true;
+        }
+        report
+    }
+
+    /// Decodes only `chunks` (as an index records them) of `files`, in parallel, and hands each
+    /// chunk's fold to `consume` in the order given. A chunk starts at a line start (and a gzip
+    /// member start) and ends at one or at the end of its file, so chunks decode on their own,
+    /// without stitching. The report's summaries count only what the chunks hold.
+    pub fn scan_chunks<F, M, C>(
+        &self,
+        files: &[TraceFile],
+        input_problems: &[InputProblem],
+        chunks: &[Chunk],
+        make: M,
+        mut consume: C,
+    ) -> ScanReport
+    where
+        F: Fold,
+        M: Fn(usize) -> F + Sync,
+        C: FnMut(usize, F) -> ControlFlow<()>,
+    {
+        let threads = self.options.worker_threads();
+        let pool = self.pool();
+        let keep = self.options.max_reported_problems;
+        let mut report = ScanReport { files: Vec::new(), stopped: false };
+        report.add_input_problems(input_problems, keep);
+        let first_file = report.files.len();
+        report.files.extend(files.iter().map(FileSummary::new));
+        let open_files: Vec<OpenFile> = files
+            .iter()
+            .map(|trace| OpenFile {
+                trace: trace.clone(),
+                readable: File::open(&trace.path).is_ok(),
+                candidates: Arc::default(),
+            })
+            .collect();
+        for (index, (open, summary)) in
+            open_files.iter().zip(report.files[first_file..].iter_mut()).enumerate()
+        {
+            if !open.readable && chunks.iter().any(|chunk| chunk.file == index) {
+                summary.add_problem(
+                    Problem {
+                        path: open.trace.path.clone(),
+                        kind: ProblemKind::Unreadable,
+                        line: None,
+                        offset: None,
+                        compressed_offset: None,
+                        detail: "cannot open the file".into(),
+                    },
+                    keep,
+                );
+            }
+        }
+        let units: Vec<Unit> = chunks
+            .iter()
+            .filter(|chunk| chunk.file < open_files.len())
+            .map(|chunk| Unit {
+                file: chunk.file,
+                start: chunk.start,
+                end: chunk.end,
+                resume: chunk.resume.clone(),
+            })
+            .collect();
+        let bases: Vec<&Chunk> = chunks.iter().filter(|chunk| chunk.file < open_files.len()).collect();
+        let mut position = 0;
+        'windows: for batch in windows(&units, threads, self.options.unit_bytes) {
+            let results: Vec<UnitResult<F>> = in_pool(pool, || {
+                batch
+                    .par_iter()
+                    .map(|unit| self.decode_unit(&open_files[unit.file], unit, false, make(unit.file)))
+                    .collect()
+            });
+            for result in results {
+                let chunk = bases[position];
+                position += 1;
+                let summary = &mut report.files[first_file + chunk.file];
+                let fold = merge_chunk(&open_files[chunk.file].trace.path, chunk, result, summary, keep);
+                if let Some(progress) = &self.options.progress {
+                    (progress.0)(chunk.end - chunk.start);
+                }
+                if consume(chunk.file, fold).is_break() {
+                    report.stopped = true;
+                    break 'windows;
+                }
+            }
+        }
+        for summary in &mut report.files {
+            summary.problems.sort_by_key(|problem| (problem.offset, problem.line));
+        }
+        report
+    }
+}
+
+impl Scanner {
+    /// Decodes one unit into a fresh fold.
+    fn decode_unit<F: Fold>(
+        &self,
+        open: &OpenFile,
+        unit: &Unit,
+        defer_first: bool,
+        fold: F,
+    ) -> UnitResult<F> {
+        let mut processor = LineProcessor::new(fold);
+        let mut splitter = Splitter::new(defer_first, self.options.max_line_bytes);
+        if !open.readable {
+            return splitter.finish(processor, unit.end, 0, Vec::new());
+        }
+        let handle = match File::open(&open.trace.path) {
+            Ok(handle) => handle,
+            Err(error) => {
+                let problem = InflateProblem::Io { offset: unit.start, detail: error.to_string() };
+                return splitter.finish(processor, unit.end, 0, vec![problem]);
+            }
+        };
+        let handle = &handle;
+        match open.trace.compression {
+            Compression::Gzip if let Some(resume) = &unit.resume => {
+                let outcome = gzip::inflate_resumed(handle, open.trace.size, resume, |block| {
+                    splitter.feed(block, &mut processor);
+                });
+                splitter.finish(processor, outcome.end, 0, outcome.problems)
+            }
+            Compression::Gzip => {
+                let outcome = gzip::inflate_range(
+                    handle,
+                    open.trace.size,
+                    unit.start,
+                    unit.end,
+                    &open.candidates,
+                    |block| splitter.feed(block, &mut processor),
+                );
+                let members = outcome.members;
+                splitter.finish(processor, outcome.end, members, outcome.problems)
+            }
+            Compression::None => {
+                let mut buffer = vec![0u8; 1 << 20];
+                let mut position = unit.start;
+                let mut problems = Vec::new();
+                while position < unit.end {
+                    let wanted = usize::try_from((unit.end - position).min(buffer.len() as u64)).unwrap_or(0);
+                    match gzip::read_fully_at(handle, &mut buffer[..wanted], position) {
+                        Ok(0) => break,
+                        Ok(read) => {
+                            splitter.feed(&buffer[..read], &mut processor);
+                            position += read as u64;
+                        }
+                        Err(error) => {
+                            problems.push(InflateProblem::Io { offset: position, detail: error.to_string() });
+                            break;
+                        }
+                    }
+                }
+                splitter.finish(processor, unit.end, 0, problems)
+            }
+        }
+    }
+}
+
+fn in_pool<R: Send>(pool: Option<&rayon::ThreadPool>, work: impl FnOnce() -> R + Send) -> R {
+    match pool {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}
+
+fn inflate_problem(path: &std::path::Path, problem: InflateProblem, offset: u64) -> Problem {
+    let (kind, compressed_offset, detail) = match problem {
+        InflateProblem::NotGzip { offset } => (
+            ProblemKind::TrailingGarbage,
+            offset,
+            "bytes that are not a gzip member; skipped to the end of the file".into(),
+        ),
+        InflateProblem::Truncated { member_offset } => {
+            (ProblemKind::TruncatedMember, member_offset, "the file ends inside this gzip member".into())
+        }
+        InflateProblem::Corrupt { member_offset, detail, resume } => (
+            ProblemKind::CorruptMember,
+            member_offset,
+            format!("corrupt gzip member: {detail}; resumed at compressed byte {resume}"),
+        ),
+        InflateProblem::Io { offset, detail } => {
+            (ProblemKind::Unreadable, offset, format!("read failed: {detail}"))
+        }
+    };
+    Problem {
+        path: path.to_path_buf(),
+        kind,
+        line: None,
+        offset: Some(offset),
+        compressed_offset: Some(compressed_offset),
+        detail,
+    }
+}

@@ -1,0 +1,260 @@
+//! What a scan found: [`Problem`]s (located bad input, of a [`ProblemKind`]), one
+//! [`FileSummary`] per file and the [`ScanReport`] of the whole scan. Filled by the merge
+//! ([`super::merge`]), read by every output (counts, `scan` in the JSON, warnings).
+
+use super::inflate_problem;
+use super::merge::UnitResult;
+
+use std::path::PathBuf;
+
+use ioscout_model::{GenerationEvidence, PhaseCounts};
+
+use crate::input::{Compression, InputProblem, TraceFile};
+
+/// What kind of bad input a [`Problem`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProblemKind {
+    /// The path could not be opened or read.
+    Unreadable,
+    /// The file has no bytes.
+    EmptyFile,
+    /// A line is not valid UTF-8.
+    InvalidUtf8,
+    /// A line is not valid JSON.
+    InvalidJson,
+    /// A line is JSON but not an event.
+    NotAnEvent,
+    /// A line exceeds the line length limit.
+    LineTooLong,
+    /// The file ends inside a gzip member.
+    TruncatedMember,
+    /// A gzip member is corrupt (bad deflate data or checksum).
+    CorruptMember,
+    /// Bytes after the last gzip member that are not gzip.
+    TrailingGarbage,
+}
+
+/// One piece of bad input, located.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Problem {
+    /// The file.
+    pub path: PathBuf,
+    /// What is wrong.
+    pub kind: ProblemKind,
+    /// 1-based line number in the decompressed text, when known.
+    pub line: Option<u64>,
+    /// Byte offset in the decompressed text, when known.
+    pub offset: Option<u64>,
+    /// Byte offset in the compressed file, for gzip problems.
+    pub compressed_offset: Option<u64>,
+    /// Details.
+    pub detail: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "{}", self.path.display())?;
+        if let Some(line) = self.line {
+            write!(formatter, ":{line}")?;
+        }
+        if let Some(offset) = self.offset {
+            write!(formatter, " (byte {offset})")?;
+        }
+        if let Some(offset) = self.compressed_offset {
+            write!(formatter, " (compressed byte {offset})")?;
+        }
+        write!(formatter, ": {}", printable(&self.detail))
+    }
+}
+
+/// `text` with control characters (terminal escapes, NUL, bytes of binary junk decoded as text)
+/// written as `\u{..}` escapes, so no problem message can drive the user's terminal.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for character in text.chars() {
+        if character.is_control() {
+            out.extend(character.escape_unicode());
+        } else {
+            out.push(character);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// What a scan found in one file.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct FileSummary {
+    /// The file.
+    pub path: PathBuf,
+    /// How it is stored.
+    pub compression: Compression,
+    /// Size on disk.
+    pub size: u64,
+    /// gzip members decoded.
+    pub members: u64,
+    /// Decompressed bytes.
+    pub uncompressed_bytes: u64,
+    /// Lines read.
+    pub lines: u64,
+    /// `[`/`]` wrapper lines.
+    pub wrapper_lines: u64,
+    /// Blank lines.
+    pub blank_lines: u64,
+    /// Events by phase, and invalid lines.
+    pub counts: PhaseCounts,
+    /// Format generation evidence (bits of [`ioscout_model::GenerationEvidence`]).
+    pub evidence: GenerationEvidence,
+    /// All problems met (including those not kept in `problems`).
+    pub problem_count: u64,
+    /// The first problems, located.
+    pub problems: Vec<Problem>,
+}
+
+impl FileSummary {
+    /// The summary of `file` before anything is read from it.
+    pub fn new(file: &TraceFile) -> FileSummary {
+        FileSummary {
+            path: file.path.clone(),
+            compression: file.compression,
+            size: file.size,
+            members: 0,
+            uncompressed_bytes: 0,
+            lines: 0,
+            wrapper_lines: 0,
+            blank_lines: 0,
+            counts: PhaseCounts::default(),
+            evidence: GenerationEvidence::default(),
+            problem_count: 0,
+            problems: Vec::new(),
+        }
+    }
+
+    /// Adds a decoded unit's counters and its problems, located from the unit's first line and
+    /// decompressed offset (its lines are added by the caller: stitching decides them).
+    pub(super) fn absorb<F>(
+        &mut self,
+        result: &mut UnitResult<F>,
+        path: &std::path::Path,
+        line_base: u64,
+        offset_base: u64,
+        keep: usize,
+    ) {
+        self.members += result.members;
+        self.uncompressed_bytes += result.bytes;
+        self.wrapper_lines += result.wrapper_lines;
+        self.blank_lines += result.blank_lines;
+        self.counts.merge(&result.counts);
+        self.evidence.add(result.evidence);
+        self.problem_count += result.problem_count;
+        for local in result.problems.drain(..) {
+            if self.problems.len() < keep {
+                self.problems.push(local.locate(path, line_base, offset_base));
+            }
+        }
+        for problem in result.inflate_problems.drain(..) {
+            self.add_problem(inflate_problem(path, problem, offset_base + result.bytes), keep);
+        }
+    }
+
+    /// Adds what another scan of other parts of the same file found (the chunks of one file
+    /// read by several ranks): counters add, problems are kept in file order up to `keep`.
+    pub fn merge(&mut self, other: FileSummary, keep: usize) {
+        self.members += other.members;
+        self.uncompressed_bytes += other.uncompressed_bytes;
+        self.lines += other.lines;
+        self.wrapper_lines += other.wrapper_lines;
+        self.blank_lines += other.blank_lines;
+        self.counts.merge(&other.counts);
+        self.evidence.add(other.evidence);
+        self.problem_count += other.problem_count;
+        self.problems.extend(other.problems);
+        self.problems.sort_by_key(|problem| (problem.offset, problem.line));
+        self.problems.dedup();
+        self.problems.truncate(keep);
+    }
+
+    pub(super) fn add_problem(&mut self, problem: Problem, keep: usize) {
+        self.problem_count += 1;
+        self.counts.invalid += 1;
+        if self.problems.len() < keep {
+            self.problems.push(problem);
+        }
+    }
+}
+
+/// The outcome of a scan.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct ScanReport {
+    /// One summary per file, in input order (files that could not be opened included).
+    pub files: Vec<FileSummary>,
+    /// Whether the caller stopped the scan early.
+    pub stopped: bool,
+}
+
+impl ScanReport {
+    /// Totals over all files.
+    pub fn totals(&self) -> PhaseCounts {
+        let mut totals = PhaseCounts::default();
+        for file in &self.files {
+            totals.merge(&file.counts);
+        }
+        totals
+    }
+
+    /// Every kept problem, in file order.
+    pub fn problems(&self) -> impl Iterator<Item = &Problem> {
+        self.files.iter().flat_map(|file| file.problems.iter())
+    }
+
+    /// All problems, counted.
+    pub fn problem_count(&self) -> u64 {
+        self.files.iter().map(|file| file.problem_count).sum()
+    }
+
+    /// The report of a scan split across ranks ([`crate::cluster`]): the input problems first,
+    /// then `files`, the summaries of every file in input order.
+    pub fn assemble(input_problems: &[InputProblem], keep: usize, files: Vec<FileSummary>) -> ScanReport {
+        let mut report = ScanReport { files: Vec::new(), stopped: false };
+        report.add_input_problems(input_problems, keep);
+        report.files.extend(files);
+        report
+    }
+
+    /// Adds one summary per unusable input path, holding its problem.
+    pub(super) fn add_input_problems(&mut self, input_problems: &[InputProblem], keep: usize) {
+        for problem in input_problems {
+            let mut summary = FileSummary::new(&TraceFile {
+                path: problem.path.clone(),
+                size: 0,
+                compression: Compression::None,
+            });
+            summary.add_problem(
+                Problem {
+                    path: problem.path.clone(),
+                    kind: ProblemKind::Unreadable,
+                    line: None,
+                    offset: None,
+                    compressed_offset: None,
+                    detail: problem.detail.clone(),
+                },
+                keep,
+            );
+            self.files.push(summary);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    pub(super) fn printable_escapes_control_characters_only() {
+        assert_eq!(printable("plain text, ünïcode"), "plain text, ünïcode");
+        assert_eq!(printable("a\u{1b}[2Jb\u{9b}c\u{0}"), "a\\u{1b}[2Jb\\u{9b}c\\u{0}");
+    }
+}

@@ -1,0 +1,156 @@
+//! The split path: a file that is one unit (one gzip member, or a few large ones) is inflated on
+//! the calling thread while the pool parses its output in parts cut after a newline, merged in
+//! order as they complete, at most two per worker in flight (memory stays bounded).
+
+use std::fs::File;
+use std::ops::ControlFlow;
+
+use crate::gzip::{self, InflateProblem};
+use crate::input::Compression;
+
+use super::lines::{LineProcessor, Splitter};
+use super::merge::{FileMerge, UnitResult};
+use super::plan::{OpenFile, Unit};
+use super::{FileSummary, Fold, Scanner, UnitSpan};
+
+impl Scanner {
+    /// Whether `unit` is decoded by one inflater and parsed on all cores ([`Scanner::decode_split`]):
+    /// a whole gzip file large enough, alone in its window, with more than one worker.
+    pub(super) fn splittable(&self, open: &OpenFile, unit: &Unit, threads: usize) -> bool {
+        threads > 1
+            && open.readable
+            && open.trace.compression == Compression::Gzip
+            && unit.resume.is_none()
+            && unit.start == 0
+            && unit.end == open.trace.size
+            && self.options.part_bytes > 0
+            && open.trace.size >= (self.options.part_bytes / 16) as u64
+    }
+
+    /// Decodes a whole-file gzip unit that no member boundary splits (a single-member file, or
+    /// few large members): this thread inflates and cuts the output after a newline every
+    /// [`ScanOptions::part_bytes`], the pool's workers parse the parts, and the parts are merged here in order
+    /// as they complete. At most `2 * threads` parts are in flight, so memory stays bounded
+    /// whatever the file size. Parts are merged like units whose ends are not clean (no index
+    /// chunk may end there: they are not compressed positions).
+    #[expect(clippy::too_many_arguments, reason = "internal plumbing between scan loop and merge state")]
+    pub(super) fn decode_split<F, M, C>(
+        &self,
+        open: &OpenFile,
+        unit: &Unit,
+        pool: &rayon::ThreadPool,
+        threads: usize,
+        merge: &mut FileMerge<F>,
+        summary: &mut FileSummary,
+        make: &M,
+        consume: &mut C,
+    ) -> ControlFlow<()>
+    where
+        F: Fold,
+        M: Fn(usize) -> F + Sync,
+        C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>,
+    {
+        let handle = match File::open(&open.trace.path) {
+            Ok(handle) => handle,
+            Err(error) => {
+                let problem = InflateProblem::Io { offset: unit.start, detail: error.to_string() };
+                let result = Splitter::new(false, self.options.max_line_bytes).finish(
+                    LineProcessor::new(make(unit.file)),
+                    unit.end,
+                    0,
+                    vec![problem],
+                );
+                return self.merge_unit(open, unit, result, merge, summary, make, consume);
+            }
+        };
+        let max_line_bytes = self.options.max_line_bytes;
+        let intermediate = Unit { file: unit.file, start: unit.start, end: unit.start, resume: None };
+        let limit = 2 * threads;
+        // A part's result, or the panic of its worker (re-raised here: a lost result would leave
+        // this thread waiting forever).
+        let (sender, receiver) = std::sync::mpsc::channel::<(usize, std::thread::Result<UnitResult<F>>)>();
+        let mut flow = ControlFlow::Continue(());
+        pool.in_place_scope(|scope| {
+            let mut submitted = 0usize;
+            let mut merged = 0usize;
+            let mut ready: std::collections::BTreeMap<usize, UnitResult<F>> =
+                std::collections::BTreeMap::new();
+            // Merges the parts that are next in order; waits for results while more than
+            // `keep_in_flight` parts are out.
+            let mut drain = |submitted: usize, keep_in_flight: usize, flow: &mut ControlFlow<()>| {
+                loop {
+                    while let Some(result) = ready.remove(&merged) {
+                        merged += 1;
+                        let part = if result.clean_end { unit } else { &intermediate };
+                        if flow.is_continue() {
+                            *flow = self.merge_unit(open, part, result, merge, summary, make, consume);
+                        }
+                    }
+                    if submitted - merged <= keep_in_flight {
+                        return;
+                    }
+                    match receiver.recv() {
+                        Ok((index, Ok(result))) => {
+                            ready.insert(index, result);
+                        }
+                        Ok((_, Err(panic))) => std::panic::resume_unwind(panic),
+                        Err(_) => return,
+                    }
+                }
+            };
+            let parse = |bytes: Vec<u8>, index: usize, tail: Option<gzip::InflateOutcome>| {
+                let sender = sender.clone();
+                let fold = make(unit.file);
+                scope.spawn(move |_| {
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let mut processor = LineProcessor::new(fold);
+                        let mut splitter = Splitter::new(false, max_line_bytes);
+                        splitter.feed(&bytes, &mut processor);
+                        if let Some(outcome) = tail {
+                            splitter.finish(processor, outcome.end, outcome.members, outcome.problems)
+                        } else {
+                            let mut result = splitter.finish(processor, intermediate.end, 0, Vec::new());
+                            result.clean_end = false;
+                            result
+                        }
+                    }));
+                    let _ = sender.send((index, result));
+                });
+            };
+            let part_bytes = self.options.part_bytes;
+            let mut buffer: Vec<u8> = Vec::with_capacity(part_bytes + (256 << 10));
+            let outcome = gzip::inflate_range(
+                &handle,
+                open.trace.size,
+                unit.start,
+                unit.end,
+                &open.candidates,
+                |block| {
+                    if flow.is_break() {
+                        return;
+                    }
+                    buffer.extend_from_slice(block);
+                    // Cut after the first newline at or past `part_bytes`.
+                    while flow.is_continue()
+                        && buffer.len() >= part_bytes
+                        && let Some(found) = memchr::memchr(b'\n', &buffer[part_bytes - 1..])
+                    {
+                        let cut = part_bytes + found;
+                        let rest = buffer[cut..].to_vec();
+                        buffer.truncate(cut);
+                        let part = std::mem::replace(&mut buffer, rest);
+                        parse(part, submitted, None);
+                        submitted += 1;
+                        drain(submitted, limit, &mut flow);
+                    }
+                },
+            );
+            if flow.is_continue() {
+                parse(buffer, submitted, Some(outcome));
+                submitted += 1;
+            }
+            drain(submitted, 0, &mut flow);
+        });
+        flow
+    }
+}

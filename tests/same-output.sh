@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Runs every command, in its --json and its text form, over the fixtures (testdata/) and, when it
+# is beside the checkout, the shared corpus, with two builds of ioscout, and compares what they
+# print byte for byte. A refactoring must pass it between the commit before and after.
+#
+#   tests/same-output.sh OLD_BIN NEW_BIN [--quick]
+#
+# --quick: the fixtures and three corpus folders only (a minute or two), instead of every corpus
+# folder and all 109 Darshan logs. Prints one line per difference and the count of commands
+# compared; exits 1 when anything differs.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+old=$(realpath "${1:?usage: tests/same-output.sh OLD_BIN NEW_BIN [--quick]}")
+new=$(realpath "${2:?usage: tests/same-output.sh OLD_BIN NEW_BIN [--quick]}")
+quick=${3:-}
+work=$(mktemp -d "${TMPDIR:-/tmp}/ioscout-same-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$here"
+unset COLUMNS
+
+compared=0
+differ=0
+# Runs one command with both builds (stdout, stderr and exit code) and compares. Timing fields
+# ("seconds": and "in 0.12 s") are the only thing normalised.
+same() {
+  local label=$1
+  shift
+  local index
+  for index in old new; do
+    local bin=$old
+    [ "$index" = new ] && bin=$new
+    "$bin" "$@" > "$work/$index.out" 2> "$work/$index.err"
+    echo "exit $?" >> "$work/$index.err"
+    sed -E -i 's/"seconds": [0-9.e-]+/"seconds": T/; s/ in [0-9]+\.[0-9]+ s$/ in T s/' "$work/$index.out" "$work/$index.err"
+  done
+  compared=$((compared + 1))
+  if ! cmp -s "$work/old.out" "$work/new.out" || ! cmp -s "$work/old.err" "$work/new.err"; then
+    differ=$((differ + 1))
+    echo "DIFFERS: $label: ioscout $*"
+    diff <(head -c 20000 "$work/old.out") <(head -c 20000 "$work/new.out") | head -8
+    diff "$work/old.err" "$work/new.err" | head -4
+  fi
+}
+
+# Trace inputs: every fixture folder, then the corpus.
+traces=(testdata/sample testdata/generations testdata/overlap testdata/bad)
+for folder in testdata/validation/*/; do
+  traces+=("${folder%/}")
+done
+corpus=../shared/corpus
+if [ -d "$corpus/dftracer" ]; then
+  for folder in "$corpus"/dftracer/*/; do
+    name=$(basename "$folder")
+    if [ "$quick" = --quick ] && [[ ! "$name" =~ ^(cm1-48ranks-v1|dlio-unet3d-npz-2ranks|posix-small-files)$ ]]; then
+      continue
+    fi
+    traces+=("${folder%/}")
+  done
+else
+  echo "skipped: $corpus is absent: fixtures only"
+fi
+
+for input in "${traces[@]}"; do
+  for json in "" --json; do
+    same "count $json" count $json "$input"
+    same "info $json" info $json "$input"
+    same "analyze $json" analyze $json "$input"
+    same "diagnose $json" diagnose $json "$input"
+    same "advise $json" advise $json "$input"
+  done
+  same "analyze views" analyze --json --view time_range,proc_name,file_name,file_dir,epoch "$input"
+  same "analyze binned" analyze --json --overlap binned "$input"
+  same "analyze compat" analyze --json --compat dfanalyzer "$input"
+  same "query rows" query --no-index "$input" --where 'cat == "POSIX" or dur > 1000'
+  same "query csv" query --no-index "$input" --format csv --limit 50
+  same "query groups" query --no-index "$input" --group-by name,cat --agg count,sum:dur,min:dur,max:dur,mean:size,p50:dur,p99:dur
+  same "view" view "$input" --limit 200
+  for format in parquet chrome-json; do
+    "$old" export "$input" --format "$format" -o "$work/old.export" > /dev/null 2>&1
+    "$new" export "$input" --format "$format" -o "$work/new.export" > /dev/null 2>&1
+    compared=$((compared + 1))
+    cmp -s "$work/old.export" "$work/new.export" || { differ=$((differ + 1)); echo "DIFFERS: export $format $input"; }
+  done
+  "$old" report "$input" -o "$work/old.html" --quiet > /dev/null 2>&1
+  "$new" report "$input" -o "$work/new.html" --quiet > /dev/null 2>&1
+  compared=$((compared + 1))
+  cmp -s "$work/old.html" "$work/new.html" || { differ=$((differ + 1)); echo "DIFFERS: report $input"; }
+done
+
+# The index and indexed queries need a copy per build (the paths differ only by old/new).
+for input in testdata/sample testdata/generations "testdata/validation/dlio_read_threads_1"; do
+  for index in old new; do
+    bin=$old
+    [ "$index" = new ] && bin=$new
+    rm -rf "$work/copy-$index"
+    mkdir -p "$work/copy-$index"
+    cp "$input"/*.pfw* "$work/copy-$index/" 2> /dev/null
+    "$bin" index --json "$work/copy-$index" | sed -E 's/"seconds": [0-9.e-]+/"seconds": T/; s/copy-(old|new)/copy/g' > "$work/index-$index.out" 2>&1
+    "$bin" query "$work/copy-$index" --where 'cat == "POSIX" and size > 0' > "$work/query-$index.out" 2>&1
+    "$bin" query "$work/copy-$index" --group-by name,cat --agg count,sum:dur > "$work/groups-$index.out" 2>&1
+    sed -E -i 's/copy-(old|new)/copy/g' "$work/query-$index.out" "$work/groups-$index.out"
+  done
+  for kind in index query groups; do
+    compared=$((compared + 1))
+    cmp -s "$work/$kind-old.out" "$work/$kind-new.out" || { differ=$((differ + 1)); echo "DIFFERS: $kind (indexed) $input"; }
+  done
+done
+
+# Darshan logs: the fixtures, and the corpus (all of it, or a few with --quick).
+logs=(testdata/darshan/*.darshan)
+if [ -d "$corpus/darshan/logs" ]; then
+  mapfile -t found < <(find "$corpus/darshan/logs" -name '*.darshan' | sort)
+  if [ "$quick" = --quick ]; then
+    found=("${found[@]:0:5}")
+  fi
+  logs+=("${found[@]}")
+fi
+for log in "${logs[@]}"; do
+  same "darshan summary" darshan summary --json --partial "$log"
+  same "darshan dump" darshan dump --all --partial "$log"
+  same "darshan dxt" darshan dump --dxt --partial "$log"
+  same "diagnose darshan" diagnose --json "$log"
+  same "diagnose drishti" diagnose --rules drishti "$log"
+  same "advise darshan" advise --json "$log"
+done
+
+# Everything else: the rule documentation, comparisons, the knowledge-base schema.
+same "rules" rules --json
+same "rules text" rules
+for code in PIPE-OVERLAP-1 WIS-SMALL-READ P05 IOS-GRANULARITY; do
+  same "explain $code" explain "$code"
+done
+same "compare" compare --json testdata/validation/dlio_read_threads_1 testdata/validation/dlio_read_threads_4
+same "compare text" compare testdata/validation/dlio_read_threads_1 testdata/validation/dlio_read_threads_4
+same "compare darshan" compare --json testdata/darshan/mpi-io-test-x86_64-3.1.3.darshan testdata/darshan/mpi-io-test-x86_64-3.5.0.darshan
+
+echo "same-output: $compared outputs compared, $differ differ"
+[ "$differ" -eq 0 ]
