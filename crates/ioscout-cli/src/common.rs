@@ -155,12 +155,20 @@ pub(crate) fn unreadable_named_inputs<'r>(
         .collect()
 }
 
-/// Prints an error and its causes.
+/// Prints an error and its causes, each once: a cause whose text an outer message already
+/// carries (`{path}: {source}` errors, transparent wrappers) is not printed again.
 pub(crate) fn report_error(error: &anyhow::Error) {
     let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "ioscout: error: {error}");
+    let mut printed = error.to_string();
+    let _ = writeln!(stderr, "ioscout: error: {printed}");
     for cause in error.chain().skip(1) {
-        let _ = writeln!(stderr, "  caused by: {cause}");
+        let text = cause.to_string();
+        if printed.contains(&text) {
+            continue;
+        }
+        let _ = writeln!(stderr, "  caused by: {text}");
+        printed.push('\n');
+        printed.push_str(&text);
     }
 }
 

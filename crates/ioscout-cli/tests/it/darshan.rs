@@ -176,3 +176,14 @@ fn a_directory_of_darshan_logs_is_read_as_its_logs() {
     );
     assert!(String::from_utf8_lossy(&output.stdout).contains("mpi-io-test-x86_64-3.5.0.darshan"));
 }
+
+/// Error chains printed twice ("/no/such.darshan: No such file ..." and then "No such file ..."
+/// again): each cause is printed once.
+#[test]
+fn an_error_and_its_causes_are_printed_once() {
+    let output = ioscout(&["darshan", "dump", "/no/such.darshan"]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(message.matches("No such file or directory").count(), 1, "{message}");
+    assert!(message.contains("/no/such.darshan"), "{message}");
+}
