@@ -2,7 +2,7 @@
 # Runs every fuzz target (or the ones named) for SECONDS each, seeded from the repository's
 # fixtures and the reproducers under testdata/fuzz-repro/; exits 1 when a target fails.
 #
-#   fuzz/run.sh SECONDS [TARGET...]
+#   [FUZZ_JOBS=N] fuzz/run.sh SECONDS [TARGET...]
 #
 # Needs no cargo-fuzz and no nightly toolchain: the targets are built with the pinned stable
 # compiler and libFuzzer's coverage instrumentation (the flags cargo-fuzz passes, without a
@@ -69,23 +69,51 @@ make_seeds() {
   fi
 }
 
-failed=()
-for target in "${targets[@]}"; do
-  make_seeds "$target"
-  corpus=$root/target/fuzz-corpus/$target
-  artifacts=$root/target/fuzz-artifacts/$target/
+# Runs one target; its verdict line goes to target/fuzz-artifacts/TARGET.result.
+run_target() {
+  local target=$1
+  local corpus=$root/target/fuzz-corpus/$target
+  local artifacts=$root/target/fuzz-artifacts/$target/
+  local log=$root/target/fuzz-artifacts/$target.log
+  local result=$root/target/fuzz-artifacts/$target.result
   mkdir -p "$corpus" "$artifacts"
-  log=$root/target/fuzz-artifacts/$target.log
-  # -rss_limit_mb: the index target writes a file per run; the default 2 GB is ample.
   if "$binaries/$target" "$corpus" "$seeds/$target" -max_total_time="$seconds" \
     -artifact_prefix="$artifacts" -print_final_stats=1 -max_len=65536 > "$log" 2>&1; then
+    local runs stats per_second
     runs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | tail -1 || true)
     stats=$(grep -E '^#[0-9]+\s+DONE' "$log" | tail -1 | sed -E 's/^#([0-9]+)\s+DONE\s+//' || true)
     per_second=$(grep -o 'exec/s: [0-9]*' "$log" | tail -1 || true)
-    echo "fuzz $target: ok, ${runs:-?}; ${stats:-?}; ${per_second:-?}"
+    echo "fuzz $target: ok, ${runs:-?}; ${stats:-?}; ${per_second:-?}" > "$result"
   else
-    echo "fuzz $target: FAILED (log $log)"
-    grep -E 'panicked|ERROR|SUMMARY|Test unit written' "$log" | head -20 || true
+    {
+      echo "fuzz $target: FAILED (log $log)"
+      grep -E 'panicked|ERROR|SUMMARY|Test unit written' "$log" | head -20 || true
+    } > "$result"
+  fi
+}
+
+# FUZZ_JOBS targets at a time (default 1: a target's figures are then its own).
+jobs=${FUZZ_JOBS:-1}
+running=0
+for target in "${targets[@]}"; do
+  make_seeds "$target"
+  rm -f "$root/target/fuzz-artifacts/$target.result"
+  run_target "$target" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait || true
+failed=()
+for target in "${targets[@]}"; do
+  result=$root/target/fuzz-artifacts/$target.result
+  if [ -f "$result" ]; then
+    cat "$result"
+    grep -q ': ok,' "$result" || failed+=("$target")
+  else
+    echo "fuzz $target: no result"
     failed+=("$target")
   fi
 done
