@@ -97,6 +97,21 @@ async def stdio_checks(workspace):
                 check(name in tools, f"tool {name} missing")
                 check(tools[name].input_schema.get("type") == "object", f"{name}: schema")
             check("trace_path" in tools["analyze"].input_schema.get("properties", {}), "analyze schema")
+            for name in ["index", "tune"]:
+                check(name in tools, f"tool {name} missing")
+
+            # index: a copy of the sample under the workspace root, indexed, then queried from it.
+            copy = workspace / "indexed-sample"
+            copy.mkdir()
+            for trace in (REPO / SAMPLE).glob("*.pfw.gz"):
+                shutil.copy(trace, copy / trace.name)
+            built = structured(await session.call_tool("index", {"trace_path": str(copy)}), "index")
+            check(built["directories"][0]["indexed_files"] == 6 and built["scan"]["complete"] is True, f"index: {built}")
+            check((copy / ".ioscout" / "index.redb").is_file(), "index file written")
+            again = structured(await session.call_tool("index", {"trace_path": str(copy)}), "index again")
+            check(again["directories"][0]["unchanged_files"] == 6, f"index incremental: {again}")
+            await refused(session, "index", {"trace_path": "/etc"}, "index outside the roots")
+
 
             # Same numbers as the command line.
             counted = structured(await session.call_tool("event_count", {"directory": SAMPLE}), "event_count")
@@ -184,6 +199,13 @@ async def stdio_checks(workspace):
             check(looked["count"] == 1 and "read_threads" in looked["markdown"], "kb lookup")
             rendered = structured(await session.call_tool("opt_kb_render", {"skill_dir": str(workspace / "skill")}), "opt_kb_render")
             check((workspace / "skill" / "SKILL.md").is_file() and rendered["count"] == 1, "kb render")
+            # tune records its evaluations in the same knowledge base: after the checks of its count.
+            # tune: the mock spec, copied under the workspace root (specs outside a root are refused).
+            spec = workspace / "mock.toml"
+            shutil.copy(REPO / "examples" / "tune" / "mock.toml", spec)
+            tuned = structured(await session.call_tool("tune", {"spec": str(spec), "budget": 12, "seed": 1}), "tune")
+            check(tuned.get("best") and tuned["best"]["params"] and tuned["evaluations"] >= 2 and tuned["history"], f"tune: {str(tuned)[:300]}")
+            await refused(session, "tune", {"spec": "/etc/passwd"}, "a spec outside the roots")
             table = structured(
                 await session.call_tool("opt_proposal_table", {"proposals_json": [
                     {"level": "L2", "change": "read_threads 1 -> 8", "citation": "https://docs.example.org/dlio", "app_impact_pct": 20},

@@ -132,10 +132,10 @@ pub fn tool_schema(name: &str) -> Option<Value> {
 
 fn registry() -> Vec<Entry> {
     use tools::{
-        advise, analyze, comparator, darshan_summary, diagnose, event_count, explain_rule, export, offline,
-        opt_kb_lookup, opt_kb_record, opt_kb_render, opt_proposal_table, query, rag_search, reader, report,
-        session_analyze_traces, session_reorganize_structure, session_search_optimization_context,
-        session_validate_structure,
+        advise, analyze, comparator, darshan_summary, diagnose, event_count, explain_rule, export, index,
+        offline, opt_kb_lookup, opt_kb_record, opt_kb_render, opt_proposal_table, query, rag_search, reader,
+        report, session_analyze_traces, session_reorganize_structure, session_search_optimization_context,
+        session_validate_structure, tune,
     };
     vec![
         entry(
@@ -257,6 +257,18 @@ fn registry() -> Vec<Entry> {
             "Write a trace's events (optionally filtered with a where expression) to a Parquet file or a Chrome trace-event JSON for Perfetto, under a root.",
             false,
             export,
+        ),
+        entry(
+            "index",
+            "Build or refresh the sidecar index of a trace directory under a root (chunk table, statistics, bloom filters), so later queries read only the chunks they need. Returns the directories indexed and the scan report.",
+            false,
+            index,
+        ),
+        entry(
+            "tune",
+            "Run a TOML tuning spec that lies under a root: search its parameter space (ofat, grid, random or tpe) within the budget, validate the best configuration, record every evaluation in the knowledge base. Returns the best parameters, every evaluation and the history.",
+            false,
+            tune,
         ),
         entry(
             "search_arxiv",

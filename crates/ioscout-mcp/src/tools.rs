@@ -362,6 +362,48 @@ pub struct ExportParams {
     pub filter: Option<String>,
 }
 
+/// `index`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IndexParams {
+    /// Trace file or directory, under a root.
+    pub trace_path: String,
+    /// Re-read every file, even unchanged ones.
+    #[serde(default)]
+    pub force: bool,
+    /// Compressed KiB per chunk (default 1024): smaller chunks prune finer.
+    #[serde(default)]
+    pub chunk_kib: Option<u64>,
+}
+
+/// `tune`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TuneParams {
+    /// The TOML tuning spec, under a root (its command runs with the spec's directory as the
+    /// working directory; `objective.source = "mock"` evaluates a synthetic surface).
+    pub spec: String,
+    /// ofat (default), grid, random or tpe.
+    #[serde(default = "default_ofat")]
+    pub strategy: String,
+    /// Evaluations the search may spend, the baseline included (0: the strategy's own end).
+    #[serde(default)]
+    pub budget: usize,
+    /// Seed for random and TPE.
+    #[serde(default)]
+    pub seed: u64,
+    /// Skip subset selection (tune at full size).
+    #[serde(default)]
+    pub no_subset: bool,
+    /// Skip the full-size validation of the best configuration.
+    #[serde(default)]
+    pub no_validate: bool,
+}
+
+fn default_ofat() -> String {
+    "ofat".into()
+}
+
 /// The network search tools of dftracer-agents, answered offline.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -685,6 +727,37 @@ pub fn export(context: &Context, params: ExportParams) -> Result<Outcome, ToolEr
         "problem_count": report.scan.problem_count(),
     });
     Ok(Outcome::new(value, format!("wrote {}", output.display())))
+}
+
+/// `index`: builds or refreshes the index of a trace directory under a root (written beside
+/// the traces, in `.ioscout/`).
+pub fn index(context: &Context, params: IndexParams) -> Result<Outcome, ToolError> {
+    let request = ioscout_service::index::IndexRequest {
+        index_dir: None,
+        force: params.force,
+        chunk_bytes: params.chunk_kib.unwrap_or(1024).clamp(1, 1 << 20) * 1024,
+    };
+    Ok(ioscout_service::index::index(&input(context, &params.trace_path)?, &request)?)
+}
+
+/// `tune`: runs a tuning spec that lies under a root, recording into the server's knowledge
+/// base.
+pub fn tune(context: &Context, params: TuneParams) -> Result<Outcome, ToolError> {
+    let spec = context.roots.resolve(&params.spec, true)?;
+    let request = ioscout_service::tune::TuneRequest {
+        spec,
+        options: ioscout_tune::TuneOptions {
+            strategy: params.strategy,
+            budget: params.budget,
+            seed: params.seed,
+            subset: !params.no_subset,
+            validate: !params.no_validate,
+            kb: None,
+        },
+        kb: Some(kb_path(context)?),
+        no_kb: false,
+    };
+    Ok(ioscout_service::tune::tune(&request)?)
 }
 
 /// The network tools: a clear refusal that names the local alternative.

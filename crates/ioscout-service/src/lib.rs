@@ -21,6 +21,7 @@ pub mod darshan;
 pub mod diagnose;
 mod distributed_query;
 mod error;
+pub mod index;
 pub mod info;
 pub mod organize;
 pub mod query;
@@ -30,6 +31,7 @@ pub mod session;
 pub mod svg;
 pub mod table;
 pub mod text;
+pub mod tune;
 pub mod view;
 
 use std::path::PathBuf;
