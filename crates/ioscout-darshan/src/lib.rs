@@ -132,142 +132,13 @@ impl DarshanLog {
     pub fn from_bytes(path: &Path, bytes: &[u8], options: ReadOptions) -> Result<DarshanLog, DarshanError> {
         let file_size = bytes.len() as u64;
         let header = header::parse(path, bytes, file_size)?;
-        let mut problems = Vec::new();
-        let mut report = |region: Region, offset: u64, message: String| -> Result<(), DarshanError> {
-            if options.partial {
-                problems.push(format!("{region} at byte {offset}: {message}"));
-                Ok(())
-            } else {
-                Err(DarshanError::format(path, region, offset, message))
-            }
-        };
-        let slice = |map: RegionMap| -> Option<&[u8]> {
-            let start = usize::try_from(map.offset).ok()?;
-            let end = start.checked_add(usize::try_from(map.length).ok()?)?;
-            bytes.get(start..end)
-        };
-
-        let job_bytes = slice(header.job).unwrap_or_default();
-        let inflated = region::inflate(job_bytes, header.compression);
-        if let Some(problem) = inflated.problem {
-            report(Region::Job, header.job.offset, problem)?;
-        }
-        let job = if let Some(job) = job::parse_job(&inflated.bytes, header.swapped, header.minor) {
-            job
-        } else {
-            report(
-                Region::Job,
-                header.job.offset,
-                format!("{} bytes decompressed, too few for a job record", inflated.bytes.len()),
-            )?;
-            Job::default()
-        };
-
-        let mut names = Vec::new();
-        if header.names.length > 0 {
-            match slice(header.names) {
-                Some(region_bytes) => {
-                    let inflated = region::inflate(region_bytes, header.compression);
-                    if let Some(problem) = inflated.problem {
-                        report(Region::Names, header.names.offset, problem)?;
-                    }
-                    let (decoded, leftover) = job::parse_names(&inflated.bytes, header.swapped, header.minor);
-                    if leftover > 0 {
-                        report(
-                            Region::Names,
-                            header.names.offset,
-                            format!("{leftover} trailing bytes do not form a name record"),
-                        )?;
-                    }
-                    names = decoded;
-                }
-                None => {
-                    report(
-                        Region::Names,
-                        header.names.offset,
-                        "region lies past the end of the file".into(),
-                    )?;
-                }
-            }
-        }
+        let mut problems = Problems { path, partial: options.partial, found: Vec::new() };
+        let job = read_job(bytes, &header, &mut problems)?;
+        let names = read_names(bytes, &header, &mut problems)?;
         let name_index = names.iter().enumerate().map(|(index, (id, _))| (*id, index)).collect();
 
-        let mut modules = Vec::new();
-        for (module_id, map) in header.modules.iter().enumerate() {
-            let partial = header.is_partial(module_id);
-            if map.length == 0 && !partial {
-                continue;
-            }
-            let version = header.module_versions[module_id];
-            let name = module_name(module_id);
-            let region_name = || {
-                Region::Module(if module_id < module::MODULE_NAMES.len() {
-                    name.to_string()
-                } else {
-                    format!("unknown (id {module_id})")
-                })
-            };
-            let mut streams = 0;
-            // Set when any problem is reported in this module's region.
-            let mut damaged = false;
-            let decoded = if map.length == 0 {
-                module::decode(module_id, version, &[], header.swapped)
-            } else if let Some(region_bytes) = slice(*map) {
-                let inflated = region::inflate(region_bytes, header.compression);
-                streams = inflated.streams;
-                if let Some(problem) = inflated.problem {
-                    damaged = true;
-                    report(region_name(), map.offset, problem)?;
-                }
-                module::decode(module_id, version, &inflated.bytes, header.swapped)
-            } else {
-                damaged = true;
-                report(
-                    region_name(),
-                    map.offset,
-                    format!(
-                        "region claims bytes {}..{} but the file has {file_size} bytes (truncated log?)",
-                        map.offset,
-                        map.offset.saturating_add(map.length)
-                    ),
-                )?;
-                module::decode(module_id, version, &[], header.swapped)
-            };
-            if module_id >= module::MODULE_NAMES.len() {
-                damaged = true;
-                report(
-                    region_name(),
-                    map.offset,
-                    format!(
-                        "module id {module_id} is unknown to this reader (a newer Darshan?); its {} bytes are skipped",
-                        map.length
-                    ),
-                )?;
-            }
-            if let Some(problem) = decoded.problem {
-                damaged = true;
-                report(region_name(), map.offset, problem)?;
-            }
-            if decoded.leftover > 0 {
-                damaged = true;
-                report(
-                    region_name(),
-                    map.offset,
-                    format!("{} decompressed bytes at the end do not form a whole record", decoded.leftover),
-                )?;
-            }
-            modules.push(Module {
-                id: module_id,
-                name,
-                version,
-                map: *map,
-                partial,
-                records: decoded.records,
-                skipped_records: decoded.skipped,
-                streams,
-                damaged,
-            });
-        }
+        let modules = read_modules(bytes, &header, &mut problems)?;
+        let problems = problems.found;
         Ok(DarshanLog {
             path: path.to_path_buf(),
             file_size,
@@ -311,4 +182,172 @@ pub fn looks_like_darshan(bytes: &[u8]) -> bool {
     let magic: [u8; 8] = head[8..16].try_into().unwrap_or_default();
     head.starts_with(b"3.")
         && (u64::from_le_bytes(magic) == header::MAGIC || u64::from_be_bytes(magic) == header::MAGIC)
+}
+
+/// The problems met reading a log: kept with `--partial`, otherwise the first is the error.
+struct Problems<'p> {
+    path: &'p Path,
+    partial: bool,
+    found: Vec<String>,
+}
+
+impl Problems<'_> {
+    fn report(&mut self, region: Region, offset: u64, message: String) -> Result<(), DarshanError> {
+        if self.partial {
+            self.found.push(format!("{region} at byte {offset}: {message}"));
+            Ok(())
+        } else {
+            Err(DarshanError::format(self.path, region, offset, message))
+        }
+    }
+}
+
+/// The bytes of region `map`, when the file holds them all.
+fn slice(bytes: &[u8], map: RegionMap) -> Option<&[u8]> {
+    let start = usize::try_from(map.offset).ok()?;
+    let end = start.checked_add(usize::try_from(map.length).ok()?)?;
+    bytes.get(start..end)
+}
+
+/// The job record (a default one, with the problem reported, when it cannot be read).
+fn read_job(bytes: &[u8], header: &Header, problems: &mut Problems<'_>) -> Result<Job, DarshanError> {
+    let job_bytes = slice(bytes, header.job).unwrap_or_default();
+    let inflated = region::inflate(job_bytes, header.compression);
+    if let Some(problem) = inflated.problem {
+        problems.report(Region::Job, header.job.offset, problem)?;
+    }
+    let job = if let Some(job) = job::parse_job(&inflated.bytes, header.swapped, header.minor) {
+        job
+    } else {
+        problems.report(
+            Region::Job,
+            header.job.offset,
+            format!("{} bytes decompressed, too few for a job record", inflated.bytes.len()),
+        )?;
+        Job::default()
+    };
+
+    Ok(job)
+}
+
+/// The name records (record id, path).
+fn read_names(
+    bytes: &[u8],
+    header: &Header,
+    problems: &mut Problems<'_>,
+) -> Result<Vec<(u64, String)>, DarshanError> {
+    let mut names = Vec::new();
+    if header.names.length > 0 {
+        match slice(bytes, header.names) {
+            Some(region_bytes) => {
+                let inflated = region::inflate(region_bytes, header.compression);
+                if let Some(problem) = inflated.problem {
+                    problems.report(Region::Names, header.names.offset, problem)?;
+                }
+                let (decoded, leftover) = job::parse_names(&inflated.bytes, header.swapped, header.minor);
+                if leftover > 0 {
+                    problems.report(
+                        Region::Names,
+                        header.names.offset,
+                        format!("{leftover} trailing bytes do not form a name record"),
+                    )?;
+                }
+                names = decoded;
+            }
+            None => {
+                problems.report(
+                    Region::Names,
+                    header.names.offset,
+                    "region lies past the end of the file".into(),
+                )?;
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// Every module with a region (or flagged partial) in the header, decoded.
+fn read_modules(
+    bytes: &[u8],
+    header: &Header,
+    problems: &mut Problems<'_>,
+) -> Result<Vec<Module>, DarshanError> {
+    let file_size = bytes.len() as u64;
+    let mut modules = Vec::new();
+    for (module_id, map) in header.modules.iter().enumerate() {
+        let partial = header.is_partial(module_id);
+        if map.length == 0 && !partial {
+            continue;
+        }
+        let version = header.module_versions[module_id];
+        let name = module_name(module_id);
+        let region_name = || {
+            Region::Module(if module_id < module::MODULE_NAMES.len() {
+                name.to_string()
+            } else {
+                format!("unknown (id {module_id})")
+            })
+        };
+        let mut streams = 0;
+        // Set when any problem is reported in this module's region.
+        let mut damaged = false;
+        let decoded = if map.length == 0 {
+            module::decode(module_id, version, &[], header.swapped)
+        } else if let Some(region_bytes) = slice(bytes, *map) {
+            let inflated = region::inflate(region_bytes, header.compression);
+            streams = inflated.streams;
+            if let Some(problem) = inflated.problem {
+                damaged = true;
+                problems.report(region_name(), map.offset, problem)?;
+            }
+            module::decode(module_id, version, &inflated.bytes, header.swapped)
+        } else {
+            damaged = true;
+            problems.report(
+                region_name(),
+                map.offset,
+                format!(
+                    "region claims bytes {}..{} but the file has {file_size} bytes (truncated log?)",
+                    map.offset,
+                    map.offset.saturating_add(map.length)
+                ),
+            )?;
+            module::decode(module_id, version, &[], header.swapped)
+        };
+        if module_id >= module::MODULE_NAMES.len() {
+            damaged = true;
+            problems.report(
+                region_name(),
+                map.offset,
+                format!(
+                    "module id {module_id} is unknown to this reader (a newer Darshan?); its {} bytes are skipped",
+                    map.length
+                ),
+            )?;
+        }
+        if let Some(problem) = decoded.problem {
+            damaged = true;
+            problems.report(region_name(), map.offset, problem)?;
+        }
+        if decoded.leftover > 0 {
+            damaged = true;
+            problems.report(
+                region_name(),
+                map.offset,
+                format!("{} decompressed bytes at the end do not form a whole record", decoded.leftover),
+            )?;
+        }
+        modules.push(Module {
+            id: module_id,
+            name,
+            version,
+            map: *map,
+            partial,
+            records: decoded.records,
+            skipped_records: decoded.skipped,
+            streams,
+            damaged,
+        });
+    }
+    Ok(modules)
 }
