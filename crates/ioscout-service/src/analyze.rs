@@ -82,15 +82,7 @@ impl AnalyzeRequest {
 pub fn run(input: &Input, options: &AnalysisOptions) -> Result<(Analysis, ioscout_read::ScanReport, usize)> {
     let (files, input_problems) = input.discover();
     if files.is_empty() {
-        let why: Vec<String> = input_problems
-            .iter()
-            .map(|problem| format!("{}: {}", problem.path.display(), problem.detail))
-            .collect();
-        return Err(ServiceError::NoInput(format!(
-            "no trace files under {}{}",
-            input.describe(),
-            if why.is_empty() { String::new() } else { format!(" ({})", why.join("; ")) }
-        )));
+        return Err(input.no_traces(&input_problems));
     }
     let (analysis, report) = match &input.cluster {
         Some(cluster) => ioscout_analysis::analyze_distributed(

@@ -11,7 +11,7 @@ use ioscout_index::build::{BuildOptions, build, build_distributed};
 use serde::Serialize;
 
 use crate::text::count_of;
-use crate::{Input, Outcome, Result, ServiceError};
+use crate::{Input, Outcome, Result};
 
 /// What to index.
 #[derive(Clone, Debug, Default)]
@@ -57,15 +57,7 @@ pub struct DirectoryOutcome {
 pub fn index(input: &Input, request: &IndexRequest) -> Result<Outcome> {
     let (files, input_problems) = input.discover();
     if files.is_empty() {
-        let why: Vec<String> = input_problems
-            .iter()
-            .map(|problem| format!("{}: {}", problem.path.display(), problem.detail))
-            .collect();
-        return Err(ServiceError::NoInput(format!(
-            "no trace file to index under {} {}",
-            input.describe(),
-            why.join("; ")
-        )));
+        return Err(input.no_traces(&input_problems));
     }
     let options = BuildOptions {
         threads: input.scan.threads,

@@ -87,6 +87,19 @@ impl Input {
     pub fn describe(&self) -> String {
         self.paths.iter().map(|path| text::display_path(path)).collect::<Vec<_>>().join(", ")
     }
+
+    /// The error when discovery found no trace file: the inputs, and why each one gave none.
+    pub fn no_traces(&self, problems: &[InputProblem]) -> ServiceError {
+        let why: Vec<String> = problems
+            .iter()
+            .map(|problem| format!("{}: {}", problem.path.display(), problem.detail))
+            .collect();
+        ServiceError::NoInput(format!(
+            "no trace files under {}{}",
+            self.describe(),
+            if why.is_empty() { String::new() } else { format!(" ({})", why.join("; ")) }
+        ))
+    }
 }
 
 /// What an operation produced.

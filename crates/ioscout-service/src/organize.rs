@@ -204,15 +204,7 @@ pub fn organize(input: &Input, output: &Path, definitions: &[String], index: boo
     let groups = parse_groups(definitions)?;
     let (files, problems) = input.discover();
     if files.is_empty() {
-        let why: Vec<String> = problems
-            .iter()
-            .map(|problem| format!("{}: {}", problem.path.display(), problem.detail))
-            .collect();
-        return Err(ServiceError::NoInput(format!(
-            "no trace files under {} {}",
-            input.describe(),
-            why.join("; ")
-        )));
+        return Err(input.no_traces(&problems));
     }
     if output.exists()
         && std::fs::read_dir(output).map_err(|error| ServiceError::io(output, error))?.next().is_some()
