@@ -57,7 +57,8 @@ fn default_count() -> String {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EventCountParams {
-    /// Trace file, directory (searched recursively for .pfw and .pfw.gz) or glob, under a root.
+    /// Trace file, directory (searched recursively for .pfw and .pfw.gz) or glob, under a root
+    /// (alias `trace_path`).
     #[serde(default = "default_dot", alias = "trace_path")]
     pub directory: String,
 }
@@ -66,7 +67,8 @@ pub struct EventCountParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReaderParams {
-    /// Trace file or directory (or a Darshan log), under a root.
+    /// Trace file or directory (or a Darshan log), under a root (alias `trace_path`).
+    #[serde(alias = "trace_path")]
     pub file: String,
 }
 
