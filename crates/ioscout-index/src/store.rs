@@ -26,7 +26,8 @@
 //! write also leaves `index.redb.sum` (CRC-32 and length of the whole file), [`TraceIndex::read`]
 //! verifies it before opening the database, and every read of the store runs inside
 //! [`contain`], which turns a panic of the store into [`Error::Corrupt`] (an index without its
-//! `.sum`, from an older ioscout or edited by hand, is read under that containment alone).
+//! `.sum` (from an older ioscout, or edited by hand) is never opened: arbitrary bytes can make
+//! the store allocate gigabytes before any check of its own; it is rebuilt).
 //! Builders take `index.redb.lock` ([`BuildLock`]) for the whole build, so a second
 //! `ioscout index` of the same directory waits for the first; a reader that meets a build in
 //! progress gets [`Error::Locked`], never "unreadable".
@@ -274,10 +275,11 @@ fn checksum_line(bytes: &[u8]) -> String {
     format!("crc32 {:08x} length {}\n", crc32fast::hash(bytes), bytes.len())
 }
 
-/// Writes the checksum of the index file at `path` beside it (after every write).
-fn seal(path: &Path) -> Result<()> {
+/// Writes the checksum of the file `written` as the checksum of the index at `path` (the same
+/// file, or the new index about to be renamed over it).
+fn seal(written: &Path, path: &Path) -> Result<()> {
     let io = |error: std::io::Error| Error::Io { path: path.to_path_buf(), detail: error.to_string() };
-    let bytes = std::fs::read(path).map_err(io)?;
+    let bytes = std::fs::read(written).map_err(io)?;
     let sum = checksum_path(path);
     let temporary = sum.with_extension("sum.tmp");
     std::fs::write(&temporary, checksum_line(&bytes)).map_err(io)?;
@@ -288,7 +290,20 @@ fn seal(path: &Path) -> Result<()> {
 /// the lock is that build's write in progress ([`Error::Locked`]); otherwise the file changed
 /// after ioscout wrote it ([`Error::Corrupt`]).
 fn verify(path: &Path) -> Result<()> {
-    let Ok(expected) = std::fs::read_to_string(checksum_path(path)) else { return Ok(()) };
+    let Ok(expected) = std::fs::read_to_string(checksum_path(path)) else {
+        if BuildLock::held_elsewhere(path) {
+            return Err(locked(path));
+        }
+        // Arbitrary bytes can make the store allocate gigabytes before any check of its own: a
+        // file ioscout cannot vouch for is never opened.
+        return Err(corrupt(
+            path,
+            format!(
+                "no checksum beside it ({} is missing: written by an older ioscout, or changed by hand); not trusted",
+                checksum_path(path).display()
+            ),
+        ));
+    };
     let bytes = std::fs::read(path).map_err(|error| corrupt(path, error))?;
     if checksum_line(&bytes) == expected {
         return Ok(());
@@ -312,8 +327,24 @@ fn verify(path: &Path) -> Result<()> {
 #[derive(Debug)]
 pub struct BuildLock {
     _file: std::fs::File,
+    path: PathBuf,
     /// How long this builder waited for another one, if it did.
     pub waited: Option<std::time::Duration>,
+}
+
+impl Drop for BuildLock {
+    fn drop(&mut self) {
+        if let Ok(mut held) = held_here().lock() {
+            held.remove(&self.path);
+        }
+    }
+}
+
+/// The lock files this process's builds hold.
+fn held_here() -> &'static std::sync::Mutex<std::collections::BTreeSet<PathBuf>> {
+    static HELD: std::sync::OnceLock<std::sync::Mutex<std::collections::BTreeSet<PathBuf>>> =
+        std::sync::OnceLock::new();
+    HELD.get_or_init(std::sync::Mutex::default)
 }
 
 /// How long a builder waits for another build of the same index before giving up.
@@ -339,7 +370,10 @@ impl BuildLock {
                 Ok(()) => {
                     let elapsed = started.elapsed();
                     let waited = (elapsed >= std::time::Duration::from_millis(50)).then_some(elapsed);
-                    return Ok(BuildLock { _file: file, waited });
+                    if let Ok(mut held) = held_here().lock() {
+                        held.insert(lock_path(path));
+                    }
+                    return Ok(BuildLock { _file: file, path: lock_path(path), waited });
                 }
                 Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < wait => {
                     std::thread::sleep(std::time::Duration::from_millis(50));
@@ -350,8 +384,12 @@ impl BuildLock {
         }
     }
 
-    /// Whether another process (or another open of the lock file) holds the build lock now.
+    /// Whether another build (another process, or another thread of this one) holds the build
+    /// lock now; this process's own build is not "elsewhere".
     fn held_elsewhere(path: &Path) -> bool {
+        if held_here().lock().is_ok_and(|held| held.contains(&lock_path(path))) {
+            return false;
+        }
         let Ok(file) = std::fs::OpenOptions::new().read(true).open(lock_path(path)) else { return false };
         matches!(file.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock))
     }
@@ -460,6 +498,7 @@ impl TraceIndex {
 
     /// The format version of the index at `path`, if it can be read.
     pub fn format_of(path: &Path) -> Option<u32> {
+        verify(path).ok()?;
         contain(path, || {
             let database = open_for_reading(path)?;
             let transaction = database.begin_read().map_err(|error| corrupt(path, error))?;
@@ -492,13 +531,16 @@ pub fn write(
         let temporary = path.with_extension("redb.tmp");
         let _ = std::fs::remove_file(&temporary);
         write_into(&temporary, records, &[], tables)?;
+        // The checksum first: a reader between the two sees a mismatch while the lock is held
+        // (a build in progress), never an index without its checksum.
+        seal(&temporary, path)?;
         std::fs::rename(&temporary, path).map_err(io)?;
     } else {
         // The previous file was verified (or found unreadable and rebuilt fresh) before this
         // write; redb's own code is contained for the update in place.
         contain(path, || write_into(path, records, removed, tables))?;
+        seal(path, path)?;
     }
-    seal(path)?;
     Ok(std::fs::metadata(path).map_err(io)?.len())
 }
 
