@@ -41,7 +41,8 @@ pub(crate) fn scan_options(input: &InputArguments, bar: Option<&ProgressBar>) ->
         });
     }
     ScanOptions {
-        threads: if input.threads == 0 { crate::job::default_threads() } else { input.threads.min(limit) },
+        // The scan itself holds the thread count to `max_threads`; this only says so.
+        threads: if input.threads == 0 { crate::job::default_threads() } else { input.threads },
         max_reported_problems: input.max_problems,
         progress: bar.map(|bar| {
             let bar = bar.clone();
@@ -125,9 +126,8 @@ pub(crate) fn finish(report: &ScanReport, input: &InputArguments) -> ExitCode {
         let listed: Vec<String> = named.iter().map(|path| path.display().to_string()).collect();
         let _ = writeln!(
             stderr,
-            "ioscout: error: {} named {} could not be read: {}",
-            named.len(),
-            if named.len() == 1 { "input" } else { "inputs" },
+            "ioscout: error: {} could not be read: {}",
+            count_of(named.len() as u64, "named input", "named inputs"),
             listed.join(", ")
         );
         return ExitCode::from(2);
@@ -137,10 +137,7 @@ pub(crate) fn finish(report: &ScanReport, input: &InputArguments) -> ExitCode {
 
 /// The paths named on the command line whose first problem is that they could not be used
 /// (an empty directory is only a warning).
-pub(crate) fn unreadable_named_inputs<'r>(
-    report: &'r ScanReport,
-    input: &InputArguments,
-) -> Vec<&'r std::path::Path> {
+fn unreadable_named_inputs<'r>(report: &'r ScanReport, input: &InputArguments) -> Vec<&'r std::path::Path> {
     report
         .files
         .iter()

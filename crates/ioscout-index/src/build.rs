@@ -256,9 +256,7 @@ type PartialRecord = (
 
 /// The partial index of `rank` beside the index (`index.redb.part-3`).
 fn partial_path(index_path: &Path, rank: usize) -> PathBuf {
-    let mut name = index_path.file_name().map(std::ffi::OsStr::to_os_string).unwrap_or_default();
-    name.push(format!(".part-{rank}"));
-    index_path.with_file_name(name)
+    store::beside(index_path, &format!(".part-{rank}"))
 }
 
 fn write_partial(path: &Path, records: &[PartialRecord]) -> std::result::Result<(), String> {

@@ -257,18 +257,21 @@ pub fn contain<T>(path: &Path, read: impl FnOnce() -> Result<T>) -> Result<T> {
     })
 }
 
+/// A file beside the index at `path`, named after it: `index.redb` + `.sum`, `.lock`, `.part-3`.
+pub(crate) fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.file_name().map(std::ffi::OsStr::to_os_string).unwrap_or_default();
+    name.push(suffix);
+    path.with_file_name(name)
+}
+
 /// The checksum file written beside an index (`index.redb` → `index.redb.sum`).
 pub fn checksum_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().map(std::ffi::OsStr::to_os_string).unwrap_or_default();
-    name.push(".sum");
-    path.with_file_name(name)
+    beside(path, ".sum")
 }
 
 /// The lock file builders of one index take (`index.redb` → `index.redb.lock`).
 pub fn lock_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().map(std::ffi::OsStr::to_os_string).unwrap_or_default();
-    name.push(".lock");
-    path.with_file_name(name)
+    beside(path, ".lock")
 }
 
 fn checksum_line(bytes: &[u8]) -> String {

@@ -228,16 +228,13 @@ fn compared_run(path: &Path, preset: &str) -> Result<ComparedRun> {
     let nothing = |what: &str| ServiceError::BadRequest(format!("{}: {what}", text::display_path(path)));
     match load(&input, preset)? {
         (Run::Trace(analysis), scan) => {
-            if let Some(scan) = &scan {
-                let totals = scan.totals();
-                let events =
-                    totals.complete + totals.metadata + totals.counter + totals.aggregated + totals.other;
-                if events == 0 {
-                    return Err(nothing(&format!(
-                        "no event could be read ({} problems): nothing to compare",
-                        scan.problem_count()
-                    )));
-                }
+            if let Some(scan) = &scan
+                && scan.totals().events() == 0
+            {
+                return Err(nothing(&format!(
+                    "no event could be read ({} problems): nothing to compare",
+                    scan.problem_count()
+                )));
             }
             Ok(ComparedRun { summary: RunSummary::from_analysis(&analysis), darshan: false, scan })
         }

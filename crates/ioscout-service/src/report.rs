@@ -329,12 +329,14 @@ fn bytes_section(html: &mut String, mut bytes: HashMap<(String, i64), u64>, max_
     html.push_str("<h2>Where the bytes go</h2>\n");
     // System paths (/proc, /sys, /dev, ...) are left out as the analysis leaves them out, and
     // counted apart so nothing is hidden.
-    let system_bytes: u64 = bytes
-        .iter()
-        .filter(|((directory, _), _)| ioscout_analysis::row::ignored_path(&format!("{directory}/")))
-        .map(|(_, value)| value)
-        .sum();
-    bytes.retain(|(directory, _), _| !ioscout_analysis::row::ignored_path(&format!("{directory}/")));
+    let mut system_bytes = 0;
+    bytes.retain(|(directory, _), value| {
+        let system = ioscout_analysis::row::ignored_path(&format!("{directory}/"));
+        if system {
+            system_bytes += *value;
+        }
+        !system
+    });
     if system_bytes > 0 {
         let _ = writeln!(
             html,

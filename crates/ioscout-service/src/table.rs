@@ -1,9 +1,8 @@
 //! Plain-text tables for the terminal: a title, a header, a rule, aligned columns.
 //!
 //! When a width is set ([`crate::text::set_width`]: the command line sets the terminal's), a
-//! table wider than it is fitted: the widest text columns are wrapped at spaces (path columns
-//! are shortened from the left instead), and when that is not enough the widest text column
-//! moves to indented lines below its row. Without a width (pipes, MCP) tables stay wide.
+//! table wider than it is fitted: the widest text columns are wrapped at spaces, and when that
+//! is not enough the widest text column moves to indented lines below its row. Without a width (pipes, MCP) tables stay wide.
 
 /// A table to print.
 #[derive(Debug, Default)]
@@ -12,7 +11,6 @@ pub struct Table {
     headers: Vec<String>,
     right: Vec<bool>,
     rows: Vec<Vec<String>>,
-    paths: Vec<usize>,
 }
 
 /// The narrowest a wrapped column gets.
@@ -29,16 +27,7 @@ impl Table {
             headers: headers.iter().map(|header| (*header).to_string()).collect(),
             right: right.to_vec(),
             rows: Vec::new(),
-            paths: Vec::new(),
         }
-    }
-
-    /// Marks column `index` as holding paths: fitted by shortening from the left (the file
-    /// name stays), not by wrapping.
-    #[must_use]
-    pub fn path_column(mut self, index: usize) -> Table {
-        self.paths.push(index);
-        self
     }
 
     /// Adds a row.
@@ -72,8 +61,6 @@ impl Table {
             let width = widths[index];
             if cell.chars().count() <= width {
                 vec![cell.to_string()]
-            } else if self.paths.contains(&index) {
-                vec![crate::text::abbreviate_left(cell, width)]
             } else {
                 crate::text::wrap(cell, width)
             }
