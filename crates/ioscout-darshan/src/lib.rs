@@ -151,6 +151,65 @@ impl DarshanLog {
         })
     }
 
+    /// A log assembled in memory rather than read from a file: the Darshan records derived from
+    /// a DFTracer trace (`ioscout-evidence`), so that everything that reads a log (the summary,
+    /// `darshan-parser`'s text, the Darshan rules) reads them alike. `path` names the source.
+    /// The header says format 3.41 without compression, and each module's region is marked as
+    /// present (length 1) so that [`Module::has_data`] holds for modules with records.
+    pub fn in_memory(
+        path: &Path,
+        job: Job,
+        names: Vec<(u64, String)>,
+        modules: Vec<(usize, Records)>,
+        problems: Vec<String>,
+    ) -> DarshanLog {
+        let mut header = Header {
+            version: "3.41".to_string(),
+            minor: 41,
+            swapped: false,
+            compression: Compression::None,
+            partial_flag: 0,
+            job: RegionMap::default(),
+            names: RegionMap::default(),
+            modules: [RegionMap::default(); header::MODULE_SLOTS],
+            module_versions: [0; header::MODULE_SLOTS],
+        };
+        let modules = modules
+            .into_iter()
+            .map(|(module_id, records)| {
+                let map = RegionMap { offset: 0, length: u64::from(!records.is_empty()) };
+                if let Some(slot) = header.modules.get_mut(module_id) {
+                    *slot = map;
+                }
+                if let Some(version) = header.module_versions.get_mut(module_id) {
+                    *version = module::current_version(module_id);
+                }
+                Module {
+                    id: module_id,
+                    name: module_name(module_id),
+                    version: module::current_version(module_id),
+                    map,
+                    partial: false,
+                    records,
+                    skipped_records: 0,
+                    damaged: false,
+                    streams: 0,
+                }
+            })
+            .collect();
+        let name_index = names.iter().enumerate().map(|(index, (id, _))| (*id, index)).collect();
+        DarshanLog {
+            path: path.to_path_buf(),
+            file_size: 0,
+            header,
+            job,
+            names,
+            name_index,
+            modules,
+            problems,
+        }
+    }
+
     /// The path of record `id`, when the log names it.
     pub fn name(&self, id: u64) -> Option<&str> {
         self.name_index.get(&id).map(|&index| self.names[index].1.as_str())

@@ -1,0 +1,215 @@
+//! The scan side of the evidence: [`EvidenceFold`] is the [`Fold`] one unit of a trace fills (its
+//! POSIX and STDIO calls reduced to [`Op`]s, its FH records and process metadata, calls that
+//! could not be tied to a file), and [`Replay`] takes the filled folds in file order and replays
+//! every op into the (process, file) state of [`crate::posix`] and [`crate::stdio`], so positions
+//! carry across units exactly as the calls were made. Memory: the ops of the units in flight,
+//! then one state per (process, file).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use ioscout_model::{Event, Phase};
+use ioscout_read::{Fold, TraceMetadata};
+use rustc_hash::FxHashMap;
+
+use crate::metadata::OperationTable;
+use crate::op::{self, FileKey, Op, OpKind, Unusable};
+use crate::posix::{Approximations, PosixFile};
+use crate::stdio::StdioFile;
+
+/// Interns strings of one kind (function names, file keys) as dense indices.
+#[derive(Debug)]
+pub(crate) struct Interner<K> {
+    pub(crate) items: Vec<K>,
+    index: FxHashMap<K, u32>,
+}
+
+impl<K> Default for Interner<K> {
+    fn default() -> Interner<K> {
+        Interner { items: Vec::new(), index: FxHashMap::default() }
+    }
+}
+
+impl<K: std::hash::Hash + Eq + Clone> Interner<K> {
+    pub(crate) fn intern(&mut self, key: K) -> u32 {
+        if let Some(&index) = self.index.get(&key) {
+            return index;
+        }
+        let index = self.items.len() as u32;
+        self.items.push(key.clone());
+        self.index.insert(key, index);
+        index
+    }
+}
+
+/// A call that names no file, process or time (counted, with where it is).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct UnusableCall {
+    /// The trace file.
+    pub trace: PathBuf,
+    /// DFTracer's event index.
+    pub event_id: Option<i64>,
+    /// The call.
+    pub name: String,
+    /// What is missing.
+    pub reason: &'static str,
+}
+
+/// The fold of one unit.
+#[derive(Debug, Default)]
+pub struct EvidenceFold {
+    names: Interner<Box<str>>,
+    files: Interner<FileKey>,
+    ops: Vec<Op>,
+    metadata: TraceMetadata,
+    unusable: Vec<(Option<i64>, String, Unusable)>,
+    unusable_count: u64,
+    first_ts: Option<i64>,
+    last_end: Option<i64>,
+    pids: Vec<i64>,
+}
+
+/// How many unusable calls a unit keeps by name (the rest are counted).
+const KEEP_UNUSABLE: usize = 20;
+
+impl Fold for EvidenceFold {
+    fn event(&mut self, event: &Event<'_>) {
+        if event.phase == Some(Phase::Metadata) {
+            self.metadata.observe(event);
+            return;
+        }
+        if let Some(pid) = event.pid
+            && self.pids.last() != Some(&pid)
+            && !self.pids.contains(&pid)
+        {
+            self.pids.push(pid);
+        }
+        if event.phase == Some(Phase::Complete)
+            && let Some(ts) = event.ts
+        {
+            self.first_ts = Some(self.first_ts.map_or(ts, |first| first.min(ts)));
+            let end = event.end().unwrap_or(ts);
+            self.last_end = Some(self.last_end.map_or(end, |last| last.max(end)));
+        }
+        match op::decode(event) {
+            Ok(None) => {}
+            Ok(Some(call)) => {
+                let mut op = call.op;
+                op.name = self.names.intern(call.name.into());
+                op.file = self.files.intern(call.key);
+                op.target = call.target.map(|target| self.files.intern(target));
+                self.ops.push(op);
+            }
+            Err(reason) => {
+                self.unusable_count += 1;
+                if self.unusable.len() < KEEP_UNUSABLE {
+                    self.unusable.push((event.id, event.name.as_deref().unwrap_or("").to_string(), reason));
+                }
+            }
+        }
+    }
+
+    fn wants(&self, phase: Phase) -> bool {
+        matches!(phase, Phase::Complete | Phase::Metadata)
+    }
+}
+
+/// Where a (process, file) record's state is kept while replaying.
+#[derive(Debug, Default)]
+pub(crate) struct FileState {
+    pub(crate) posix: Option<PosixFile>,
+    pub(crate) stdio: Option<StdioFile>,
+    /// The first approximated call: trace file index and event id.
+    pub(crate) first_approximation: Option<(usize, Option<i64>)>,
+}
+
+/// The replay of every unit's ops, in file order.
+#[derive(Debug, Default)]
+pub struct Replay {
+    pub(crate) names: Interner<Box<str>>,
+    pub(crate) files: Interner<FileKey>,
+    pub(crate) states: BTreeMap<(i64, u32), FileState>,
+    pub(crate) metadata: TraceMetadata,
+    pub(crate) operations: OperationTable,
+    pub(crate) unusable: Vec<UnusableCall>,
+    pub(crate) unusable_count: u64,
+    pub(crate) first_ts: Option<i64>,
+    pub(crate) last_end: Option<i64>,
+    pub(crate) pids: Vec<i64>,
+    pub(crate) ops: u64,
+    /// Rename targets seen, as (process, target file, source file).
+    pub(crate) renames: Vec<(i64, u32, u32)>,
+}
+
+impl Replay {
+    /// Replays the ops of one unit of trace file `trace` (named `path`).
+    pub fn consume(&mut self, trace: usize, path: &std::path::Path, fold: EvidenceFold) {
+        let EvidenceFold { names, files, ops, metadata, unusable, unusable_count, first_ts, last_end, pids } =
+            fold;
+        let name_map: Vec<u32> = names.items.into_iter().map(|name| self.names.intern(name)).collect();
+        let file_map: Vec<u32> = files.items.into_iter().map(|key| self.files.intern(key)).collect();
+        self.metadata.merge(metadata);
+        self.unusable_count += unusable_count;
+        for (event_id, name, reason) in unusable {
+            if self.unusable.len() < KEEP_UNUSABLE {
+                self.unusable.push(UnusableCall {
+                    trace: path.to_path_buf(),
+                    event_id,
+                    name,
+                    reason: reason.reason(),
+                });
+            }
+        }
+        if let Some(ts) = first_ts {
+            self.first_ts = Some(self.first_ts.map_or(ts, |first| first.min(ts)));
+        }
+        if let Some(end) = last_end {
+            self.last_end = Some(self.last_end.map_or(end, |last| last.max(end)));
+        }
+        for pid in pids {
+            if !self.pids.contains(&pid) {
+                self.pids.push(pid);
+            }
+        }
+        for mut op in ops {
+            op.name = name_map[op.name as usize];
+            op.file = file_map[op.file as usize];
+            op.target = op.target.map(|target| file_map[target as usize]);
+            self.apply(trace, &op);
+        }
+    }
+
+    fn apply(&mut self, trace: usize, op: &Op) {
+        self.ops += 1;
+        self.operations.add(op);
+        let start = op.start as f64 / 1e6;
+        let end = op.end as f64 / 1e6;
+        let state = self.states.entry((op.pid, op.file)).or_default();
+        let before = state_approximations(state);
+        if op.kind.is_stdio() {
+            state.stdio.get_or_insert_with(StdioFile::default).apply(op, start, end);
+        } else {
+            state.posix.get_or_insert_with(PosixFile::default).apply(op, start, end);
+            if op.kind == OpKind::PosixRename
+                && let Some(target) = op.target
+            {
+                self.renames.push((op.pid, target, op.file));
+            }
+        }
+        let state = self.states.entry((op.pid, op.file)).or_default();
+        if state.first_approximation.is_none() && state_approximations(state) != before {
+            state.first_approximation = Some((trace, op.event_id));
+        }
+    }
+}
+
+fn state_approximations(state: &FileState) -> u64 {
+    let mut total = Approximations::default();
+    if let Some(posix) = &state.posix {
+        total.add(&posix.approximations);
+    }
+    if let Some(stdio) = &state.stdio {
+        total.add(&stdio.approximations);
+    }
+    total.total()
+}

@@ -1,0 +1,393 @@
+//! Darshan's per-file counters derived from a DFTracer trace: the evidence stage between the
+//! reader and the diagnosis. A trace holds every call with its offset, size and time; replaying
+//! those calls with the rules of Darshan's runtime gives the records a Darshan log would hold
+//! for the same run (POSIX and STDIO, per process and file, shared files reduced to rank -1), so
+//! that every Darshan rule reasons on a trace exactly as on a log, and `darshan summary`/`dump`
+//! print them. Alongside: metadata time by operation ([`metadata`]).
+//!
+//! # Flow
+//!
+//! [`derive`] scans the trace with [`fold::EvidenceFold`] (calls reduced to [`op::Op`]s),
+//! replays the ops in file order ([`fold::Replay`], [`posix`], [`stdio`]), maps processes to
+//! ranks, reduces files every process opened ([`reduce`]) and assembles a
+//! [`ioscout_darshan::DarshanLog`] in memory ([`Derived::log`]).
+//!
+//! # Processes and ranks
+//!
+//! A process is a `pid` of the trace. Its rank is its `PR rank` metadata when every process has
+//! one; otherwise processes are numbered in ascending `pid` order (Open MPI and most launchers
+//! start ranks in order, so this usually matches, but it is not guaranteed: the output says
+//! which rule was used). A file is shared when more than one process exists and every process
+//! has a record of it, as Darshan decides it over `MPI_COMM_WORLD`.
+//!
+//! # What differs from Darshan, by rule
+//!
+//! - Timestamps are seconds since the trace's first call, not since Darshan's start-up.
+//! - `POSIX_FILE_ALIGNMENT` is assumed ([`posix::ASSUMED_FILE_ALIGNMENT`]); memory alignment is
+//!   not in a trace (`POSIX_MEM_ALIGNMENT` and `POSIX_MEM_NOT_ALIGNED` are -1).
+//! - A failed `open` cannot be told from a good one (DFTracer's `open` events carry no `ret`).
+//! - Files under Darshan's default exclusions (`/etc/`, `/usr/`, `/proc/`, ...) are kept apart
+//!   ([`Derived::excluded_files`]) and left out of the log, as Darshan leaves them out.
+
+pub mod common;
+pub mod fold;
+pub mod metadata;
+pub mod op;
+pub mod posix;
+pub mod reduce;
+pub mod stdio;
+
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use ioscout_darshan::{CounterRecord, DarshanLog, Job, Records, id};
+use ioscout_read::{InputProblem, ScanReport, Scanner, TraceFile};
+
+use crate::fold::{EvidenceFold, Replay, UnusableCall};
+use crate::metadata::{Family, Operation};
+use crate::op::FileKey;
+use crate::posix::Approximations;
+use crate::reduce::{Layout, RankRecord};
+
+/// Path prefixes Darshan does not record by default (darshan-runtime `darshan-config.c`).
+pub const DARSHAN_EXCLUDED_PREFIXES: [&str; 11] =
+    ["/etc/", "/dev/", "/usr/", "/bin/", "/boot/", "/lib/", "/opt/", "/sbin/", "/sys/", "/proc/", "/var/"];
+
+/// Whether Darshan leaves `path` out by default.
+pub fn excluded_by_darshan(path: &str) -> bool {
+    DARSHAN_EXCLUDED_PREFIXES.iter().any(|prefix| path.starts_with(prefix))
+}
+
+/// How processes were numbered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RankRule {
+    /// From every process's `PR rank` metadata.
+    Metadata,
+    /// In ascending `pid` order.
+    PidOrder,
+}
+
+/// One traced process.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Process {
+    /// The `pid`.
+    pub pid: i64,
+    /// The rank given to it.
+    pub rank: i64,
+}
+
+/// A (process, file) record whose counters were approximated, with the first call that made it so.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ApproximatedRecord {
+    /// The file.
+    pub path: String,
+    /// The process.
+    pub pid: i64,
+    /// What was approximated, by reason.
+    pub approximations: Approximations,
+    /// The trace file holding the first approximated call.
+    pub trace: Option<PathBuf>,
+    /// That call's DFTracer event index.
+    pub event_id: Option<i64>,
+}
+
+/// Darshan records derived from a trace, with what could not be derived exactly.
+#[derive(Clone, Debug)]
+pub struct Derived {
+    /// The records as a Darshan log (POSIX and STDIO modules; Darshan's excluded paths left out).
+    pub log: DarshanLog,
+    /// Every traced process and its rank.
+    pub processes: Vec<Process>,
+    /// How ranks were given.
+    pub rank_rule: RankRule,
+    /// Metadata calls by operation, most time first.
+    pub operations: Vec<Operation>,
+    /// What was approximated, summed over records.
+    pub approximations: Approximations,
+    /// The records with approximations (the first 50).
+    pub approximated_records: Vec<ApproximatedRecord>,
+    /// Calls that could not be tied to a file, process or time.
+    pub unusable_calls: u64,
+    /// The first of those, with where they are.
+    pub unusable_examples: Vec<UnusableCall>,
+    /// Files left out as Darshan leaves them out (under [`DARSHAN_EXCLUDED_PREFIXES`]), with
+    /// their records' bytes read and written.
+    pub excluded_files: Vec<(String, i64, i64)>,
+    /// The trace's first call, in microseconds (the time origin of the timestamps).
+    pub time_origin_us: i64,
+    /// Calls replayed.
+    pub calls: u64,
+    /// POSIX and STDIO bytes read and written over every record, excluded files included.
+    pub all_bytes: (i64, i64),
+}
+
+/// A 64-bit FNV-1a hash of a path: the record id of a derived record (Darshan hashes paths with
+/// its own function; ids only need to be stable and distinct here).
+pub fn record_id(path: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in path.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+/// Scans `files` and derives their Darshan records. `source` names the input in the log.
+pub fn derive(
+    scanner: &Scanner,
+    files: &[TraceFile],
+    problems: &[InputProblem],
+    source: &Path,
+) -> (Derived, ScanReport) {
+    let mut replay = Replay::default();
+    let report = scanner.scan(
+        files,
+        problems,
+        |_| EvidenceFold::default(),
+        |file, fold, _span| {
+            let path = files.get(file).map_or(Path::new(""), |trace| trace.path.as_path());
+            replay.consume(file, path, fold);
+            ControlFlow::Continue(())
+        },
+    );
+    (finish(replay, files, source), report)
+}
+
+/// The path of a file key: an FH record's path, the inline path, or the hash token itself.
+fn path_of(key: &FileKey, replay: &Replay) -> String {
+    match key {
+        FileKey::Path(path) => path.to_string(),
+        FileKey::Hash(token) => replay
+            .metadata
+            .tables
+            .files
+            .get(&ioscout_model::HashToken(token.to_string()))
+            .cloned()
+            .unwrap_or_else(|| format!("<fhash {token}>")),
+    }
+}
+
+fn ranks(replay: &Replay) -> (Vec<Process>, RankRule) {
+    let mut pids = replay.pids.clone();
+    pids.sort_unstable();
+    let from_metadata: Option<Vec<Process>> = pids
+        .iter()
+        .map(|&pid| {
+            let rank = replay.metadata.processes.get(&pid)?.rank.as_deref()?.trim().parse::<i64>().ok()?;
+            Some(Process { pid, rank })
+        })
+        .collect();
+    match from_metadata {
+        Some(processes) if !processes.is_empty() => (processes, RankRule::Metadata),
+        _ => (
+            pids.iter().enumerate().map(|(rank, &pid)| Process { pid, rank: rank as i64 }).collect(),
+            RankRule::PidOrder,
+        ),
+    }
+}
+
+#[allow(clippy::too_many_lines)]
+fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived {
+    let (processes, rank_rule) = ranks(&replay);
+    let rank_of: BTreeMap<i64, i64> = processes.iter().map(|process| (process.pid, process.rank)).collect();
+    let origin = replay.first_ts.unwrap_or(0);
+    let origin_s = origin as f64 / 1e6;
+    let paths: Vec<String> = replay.files.items.iter().map(|key| path_of(key, &replay)).collect();
+    for (pid, target, source_file) in std::mem::take(&mut replay.renames) {
+        let from = record_id(&paths[source_file as usize]) as i64;
+        let state = replay.states.entry((pid, target)).or_default();
+        state.posix.get_or_insert_with(posix::PosixFile::default).renamed_from(from);
+    }
+    let mut approximations = Approximations::default();
+    let mut approximated_records = Vec::new();
+    let mut posix_by_file: BTreeMap<u32, Vec<RankRecord>> = BTreeMap::new();
+    let mut stdio_by_file: BTreeMap<u32, Vec<RankRecord>> = BTreeMap::new();
+    let mut all_bytes = (0_i64, 0_i64);
+    for ((pid, file), mut state) in std::mem::take(&mut replay.states) {
+        let rank = rank_of.get(&pid).copied().unwrap_or(-1);
+        let mut record_approximations = Approximations::default();
+        if let Some(mut posix_file) = state.posix.take()
+            && posix_file.is_used()
+        {
+            posix_file.finish();
+            record_approximations.add(&posix_file.approximations);
+            all_bytes.0 += posix_file.counters[posix::ix::BYTES_READ];
+            all_bytes.1 += posix_file.counters[posix::ix::BYTES_WRITTEN];
+            rebase(&mut posix_file.fcounters, &POSIX_TIMESTAMPS, origin_s);
+            posix_by_file.entry(file).or_default().push(RankRecord {
+                rank,
+                counters: posix_file.counters,
+                fcounters: posix_file.fcounters,
+            });
+        }
+        if let Some(mut stdio_file) = state.stdio.take()
+            && stdio_file.is_used()
+        {
+            record_approximations.add(&stdio_file.approximations);
+            all_bytes.0 += stdio_file.counters[stdio::ix::BYTES_READ];
+            all_bytes.1 += stdio_file.counters[stdio::ix::BYTES_WRITTEN];
+            rebase(&mut stdio_file.fcounters, &STDIO_TIMESTAMPS, origin_s);
+            stdio_by_file.entry(file).or_default().push(RankRecord {
+                rank,
+                counters: stdio_file.counters,
+                fcounters: stdio_file.fcounters,
+            });
+        }
+        approximations.add(&record_approximations);
+        if record_approximations.total() > 0 && approximated_records.len() < 50 {
+            let (trace, event_id) = match state.first_approximation {
+                Some((trace, event_id)) => (files.get(trace).map(|file| file.path.clone()), event_id),
+                None => (None, None),
+            };
+            approximated_records.push(ApproximatedRecord {
+                path: paths[file as usize].clone(),
+                pid,
+                approximations: record_approximations,
+                trace,
+                event_id,
+            });
+        }
+    }
+    let nprocs = processes.len().max(1);
+    let mut excluded: BTreeMap<String, (i64, i64)> = BTreeMap::new();
+    let mut names: BTreeMap<u64, String> = BTreeMap::new();
+    let mut module_records = |by_file: BTreeMap<u32, Vec<RankRecord>>,
+                              layout: Layout|
+     -> Vec<CounterRecord> {
+        let (read_at, written_at) = match layout {
+            Layout::Posix => (posix::ix::BYTES_READ, posix::ix::BYTES_WRITTEN),
+            Layout::Stdio => (stdio::ix::BYTES_READ, stdio::ix::BYTES_WRITTEN),
+        };
+        let mut records = Vec::new();
+        for (file, ranked) in by_file {
+            let path = &paths[file as usize];
+            if excluded_by_darshan(path) {
+                let entry = excluded.entry(path.clone()).or_default();
+                for record in &ranked {
+                    entry.0 += record.counters[read_at];
+                    entry.1 += record.counters[written_at];
+                }
+                continue;
+            }
+            let id = record_id(path);
+            names.insert(id, path.clone());
+            let shared = nprocs > 1 && ranked.len() == nprocs;
+            let ranked = if shared { reduce::reduce(layout, ranked).into_iter().collect() } else { ranked };
+            for record in ranked {
+                records.push(CounterRecord {
+                    id,
+                    rank: record.rank,
+                    file_record_id: None,
+                    counters: record.counters,
+                    fcounters: record.fcounters,
+                });
+            }
+        }
+        records.sort_by_key(|record| (record.rank, record.id));
+        records
+    };
+    let posix_records = module_records(posix_by_file, Layout::Posix);
+    let stdio_records = module_records(stdio_by_file, Layout::Stdio);
+    let operations = operations(&replay, &paths);
+    let last = replay.last_end.unwrap_or(origin);
+    let job = Job {
+        start_time: origin.div_euclid(1_000_000),
+        start_time_nsec: origin.rem_euclid(1_000_000) * 1000,
+        end_time: last.div_euclid(1_000_000),
+        end_time_nsec: last.rem_euclid(1_000_000) * 1000,
+        nprocs: nprocs as i64,
+        jobid: -1,
+        metadata: vec![("source".to_string(), "derived from a DFTracer trace by ioscout".to_string())],
+        exe: source.display().to_string(),
+        ..Job::default()
+    };
+    let mut modules = Vec::new();
+    if !posix_records.is_empty() {
+        modules.push((id::POSIX, Records::Counters(posix_records)));
+    }
+    if !stdio_records.is_empty() {
+        modules.push((id::STDIO, Records::Counters(stdio_records)));
+    }
+    let log = DarshanLog::in_memory(source, job, names.into_iter().collect(), modules, Vec::new());
+    Derived {
+        log,
+        processes,
+        rank_rule,
+        operations,
+        approximations,
+        approximated_records,
+        unusable_calls: replay.unusable_count,
+        unusable_examples: replay.unusable,
+        excluded_files: excluded.into_iter().map(|(path, (read, written))| (path, read, written)).collect(),
+        time_origin_us: origin,
+        calls: replay.ops,
+        all_bytes,
+    }
+}
+
+const POSIX_TIMESTAMPS: [usize; 8] = [
+    posix::ix::F_OPEN_START_TIMESTAMP,
+    posix::ix::F_READ_START_TIMESTAMP,
+    posix::ix::F_WRITE_START_TIMESTAMP,
+    posix::ix::F_CLOSE_START_TIMESTAMP,
+    posix::ix::F_OPEN_END_TIMESTAMP,
+    posix::ix::F_READ_END_TIMESTAMP,
+    posix::ix::F_WRITE_END_TIMESTAMP,
+    posix::ix::F_CLOSE_END_TIMESTAMP,
+];
+
+const STDIO_TIMESTAMPS: [usize; 8] = [
+    stdio::ix::F_OPEN_START_TIMESTAMP,
+    stdio::ix::F_CLOSE_START_TIMESTAMP,
+    stdio::ix::F_WRITE_START_TIMESTAMP,
+    stdio::ix::F_READ_START_TIMESTAMP,
+    stdio::ix::F_OPEN_END_TIMESTAMP,
+    stdio::ix::F_CLOSE_END_TIMESTAMP,
+    stdio::ix::F_WRITE_END_TIMESTAMP,
+    stdio::ix::F_READ_END_TIMESTAMP,
+];
+
+/// Makes the set timestamps relative to the origin (zero stays zero: "never").
+fn rebase(fcounters: &mut [f64], indices: &[usize], origin_s: f64) {
+    for &index in indices {
+        if fcounters[index] != 0.0 {
+            fcounters[index] = (fcounters[index] - origin_s).max(0.0);
+        }
+    }
+}
+
+fn operations(replay: &Replay, paths: &[String]) -> Vec<Operation> {
+    let total: i64 = replay.operations.by_name.values().map(|(_, tally)| tally.time_us).sum();
+    let mut per_name_files: BTreeMap<u32, (u64, Option<(i64, u32)>)> = BTreeMap::new();
+    for (&(file, name), tally) in &replay.operations.by_file {
+        let entry = per_name_files.entry(name).or_default();
+        entry.0 += 1;
+        if entry.1.is_none_or(|(time, best)| tally.time_us > time || (tally.time_us == time && file < best)) {
+            entry.1 = Some((tally.time_us, file));
+        }
+    }
+    let mut rows: Vec<Operation> = replay
+        .operations
+        .by_name
+        .iter()
+        .map(|(&name, &(kind, tally))| {
+            let text = replay.names.items[name as usize].to_string();
+            let (files, top) = per_name_files.get(&name).copied().unwrap_or_default();
+            Operation {
+                family: Family::of(&text, kind),
+                name: text,
+                calls: tally.calls,
+                time_s: tally.time_us as f64 / 1e6,
+                share: if total > 0 { tally.time_us as f64 / total as f64 } else { 0.0 },
+                failed: tally.failed,
+                files,
+                top_file: top.map(|(_, file)| paths[file as usize].clone()),
+                top_file_time_s: top.map_or(0.0, |(time, _)| time as f64 / 1e6),
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| b.time_s.total_cmp(&a.time_s).then_with(|| a.name.cmp(&b.name)));
+    rows
+}

@@ -1,0 +1,156 @@
+//! Metadata time by operation: every POSIX and STDIO call that moves no data (`open`, `close`,
+//! the stat family, `lseek`, `unlink`, `rename`, `mkdir`, `opendir`, `fsync`, `ftruncate`,
+//! `fcntl`, `access`, `fopen`, ...) counted with its time, in total and per file, so that the
+//! diagnosis names the call that costs the time instead of a total. Filled by the replay
+//! ([`crate::fold::Replay`]), read by [`crate::Derived`].
+
+use rustc_hash::FxHashMap;
+
+use crate::op::{Op, OpKind};
+
+/// The family a metadata call belongs to, for grouping and advice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// `open`, `openat`, `creat`, `fopen`, `fdopen`, `dup`.
+    Open,
+    /// `close`, `fclose`.
+    Close,
+    /// The stat family, `statfs`, `statvfs`.
+    Stat,
+    /// `lseek`, `fseek`, `ftell`, `rewind`.
+    Seek,
+    /// `fsync`, `fdatasync`, `fflush`, `sync`.
+    Sync,
+    /// `unlink`, `remove`, `unlinkat`.
+    Unlink,
+    /// `rename`, `renameat`.
+    Rename,
+    /// `mkdir`, `rmdir`.
+    Directory,
+    /// `opendir`, `readdir`, `closedir`, `scandir`.
+    Listing,
+    /// `access`, `faccessat`.
+    Access,
+    /// `ftruncate`, `truncate`, `fallocate`.
+    Truncate,
+    /// `fcntl`, `ioctl`.
+    Control,
+    /// `mmap`, `munmap`, `msync`.
+    Map,
+    /// Anything else (`chmod`, `chdir`, `link`, `readlink`, ...).
+    Other,
+}
+
+impl Family {
+    /// The family of call `name`.
+    pub fn of(name: &str, kind: OpKind) -> Family {
+        match kind {
+            OpKind::PosixOpen | OpKind::PosixDup | OpKind::StdioOpen | OpKind::StdioFdopen => {
+                return Family::Open;
+            }
+            OpKind::PosixClose | OpKind::StdioClose => return Family::Close,
+            OpKind::PosixStat => return Family::Stat,
+            OpKind::PosixSeek | OpKind::StdioSeek | OpKind::StdioTell => return Family::Seek,
+            OpKind::PosixFsync | OpKind::PosixFdatasync | OpKind::StdioFlush => return Family::Sync,
+            OpKind::PosixRename => return Family::Rename,
+            OpKind::PosixMmap => return Family::Map,
+            _ => {}
+        }
+        match name {
+            "unlink" | "unlinkat" | "remove" => Family::Unlink,
+            "mkdir" | "mkdirat" | "rmdir" => Family::Directory,
+            "opendir" | "fdopendir" | "readdir" | "readdir64" | "closedir" | "scandir" | "scandir64"
+            | "getdents" | "getdents64" => Family::Listing,
+            "access" | "faccessat" | "euidaccess" => Family::Access,
+            "ftruncate" | "ftruncate64" | "truncate" | "truncate64" | "fallocate" | "posix_fallocate" => {
+                Family::Truncate
+            }
+            "fcntl" | "fcntl64" | "ioctl" => Family::Control,
+            "munmap" | "msync" => Family::Map,
+            "statfs" | "fstatfs" | "statvfs" | "fstatvfs" => Family::Stat,
+            "sync" | "syncfs" => Family::Sync,
+            _ => Family::Other,
+        }
+    }
+
+    /// The family's name in outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Open => "open",
+            Family::Close => "close",
+            Family::Stat => "stat",
+            Family::Seek => "seek",
+            Family::Sync => "sync",
+            Family::Unlink => "unlink",
+            Family::Rename => "rename",
+            Family::Directory => "directory",
+            Family::Listing => "listing",
+            Family::Access => "access",
+            Family::Truncate => "truncate",
+            Family::Control => "control",
+            Family::Map => "map",
+            Family::Other => "other",
+        }
+    }
+}
+
+/// Calls and time of one operation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Calls.
+    pub calls: u64,
+    /// Summed duration in microseconds.
+    pub time_us: i64,
+    /// Calls that returned an error.
+    pub failed: u64,
+}
+
+/// Metadata calls by (function name) and by (file, function name), with names and files as the
+/// replay's interned indices.
+#[derive(Debug, Default)]
+pub struct OperationTable {
+    pub(crate) by_name: FxHashMap<u32, (OpKind, Tally)>,
+    pub(crate) by_file: FxHashMap<(u32, u32), Tally>,
+}
+
+impl OperationTable {
+    /// Counts `op` when it is a metadata call.
+    pub fn add(&mut self, op: &Op) {
+        if op.kind.is_data() {
+            return;
+        }
+        let time = op.end - op.start;
+        let entry = self.by_name.entry(op.name).or_insert((op.kind, Tally::default()));
+        entry.1.calls += 1;
+        entry.1.time_us += time;
+        entry.1.failed += u64::from(op.failed);
+        let file = self.by_file.entry((op.file, op.name)).or_default();
+        file.calls += 1;
+        file.time_us += time;
+        file.failed += u64::from(op.failed);
+    }
+}
+
+/// One row of the per-operation table in outputs.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Operation {
+    /// The function (`unlink`, `__xstat64`, `openat`, ...).
+    pub name: String,
+    /// Its family.
+    pub family: Family,
+    /// Calls.
+    pub calls: u64,
+    /// Summed time in seconds.
+    pub time_s: f64,
+    /// Share of all metadata time.
+    pub share: f64,
+    /// Calls that returned an error.
+    pub failed: u64,
+    /// Files it touched.
+    pub files: u64,
+    /// The file where it took the most time.
+    pub top_file: Option<String>,
+    /// That file's time in seconds.
+    pub top_file_time_s: f64,
+}

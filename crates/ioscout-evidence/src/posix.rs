@@ -1,0 +1,454 @@
+//! The POSIX module's counters of one (process, file), built by replaying that process's calls on
+//! the file in trace order, with the rules of Darshan's POSIX module (darshan-runtime
+//! `darshan-posix.c`, `POSIX_RECORD_OPEN`/`READ`/`WRITE` and the wrappers of `lseek`, the stat
+//! family, `fsync`, `fdatasync`, `mmap`, `close`, `dup`, `rename`). Darshan keeps one position per
+//! (process, file), not per descriptor, and so does this; the shared-file reduction across
+//! processes is in [`crate::reduce`].
+//!
+//! What a trace cannot tell is counted in [`Approximations`]: a data call without `ret`, a read
+//! or write before any open of the file in that process (the position is unknown: taken as 0,
+//! as Darshan would not have seen the call at all), a `SEEK_END` whose target is unknown.
+
+use crate::common::{CommonValues, NoOverlap, size_bin};
+use crate::op::{Op, OpKind, Whence};
+
+/// Indices of the POSIX counters (`darshan-posix-log-format.h`, record version 4), checked
+/// against [`ioscout_darshan::counters::POSIX_NAMES`] by a test.
+#[allow(missing_docs)]
+pub mod ix {
+    pub const OPENS: usize = 0;
+    pub const FILENOS: usize = 1;
+    pub const DUPS: usize = 2;
+    pub const READS: usize = 3;
+    pub const WRITES: usize = 4;
+    pub const SEEKS: usize = 5;
+    pub const STATS: usize = 6;
+    pub const MMAPS: usize = 7;
+    pub const FSYNCS: usize = 8;
+    pub const FDSYNCS: usize = 9;
+    pub const RENAME_SOURCES: usize = 10;
+    pub const RENAME_TARGETS: usize = 11;
+    pub const RENAMED_FROM: usize = 12;
+    pub const MODE: usize = 13;
+    pub const BYTES_READ: usize = 14;
+    pub const BYTES_WRITTEN: usize = 15;
+    pub const MAX_BYTE_READ: usize = 16;
+    pub const MAX_BYTE_WRITTEN: usize = 17;
+    pub const CONSEC_READS: usize = 18;
+    pub const CONSEC_WRITES: usize = 19;
+    pub const SEQ_READS: usize = 20;
+    pub const SEQ_WRITES: usize = 21;
+    pub const RW_SWITCHES: usize = 22;
+    pub const MEM_NOT_ALIGNED: usize = 23;
+    pub const MEM_ALIGNMENT: usize = 24;
+    pub const FILE_NOT_ALIGNED: usize = 25;
+    pub const FILE_ALIGNMENT: usize = 26;
+    pub const MAX_READ_TIME_SIZE: usize = 27;
+    pub const MAX_WRITE_TIME_SIZE: usize = 28;
+    pub const SIZE_READ_0_100: usize = 29;
+    pub const SIZE_WRITE_0_100: usize = 39;
+    pub const STRIDE1_STRIDE: usize = 49;
+    pub const STRIDE1_COUNT: usize = 53;
+    pub const ACCESS1_ACCESS: usize = 57;
+    pub const ACCESS1_COUNT: usize = 61;
+    pub const FASTEST_RANK: usize = 65;
+    pub const FASTEST_RANK_BYTES: usize = 66;
+    pub const SLOWEST_RANK: usize = 67;
+    pub const SLOWEST_RANK_BYTES: usize = 68;
+    pub const COUNT: usize = 69;
+
+    pub const F_OPEN_START_TIMESTAMP: usize = 0;
+    pub const F_READ_START_TIMESTAMP: usize = 1;
+    pub const F_WRITE_START_TIMESTAMP: usize = 2;
+    pub const F_CLOSE_START_TIMESTAMP: usize = 3;
+    pub const F_OPEN_END_TIMESTAMP: usize = 4;
+    pub const F_READ_END_TIMESTAMP: usize = 5;
+    pub const F_WRITE_END_TIMESTAMP: usize = 6;
+    pub const F_CLOSE_END_TIMESTAMP: usize = 7;
+    pub const F_READ_TIME: usize = 8;
+    pub const F_WRITE_TIME: usize = 9;
+    pub const F_META_TIME: usize = 10;
+    pub const F_MAX_READ_TIME: usize = 11;
+    pub const F_MAX_WRITE_TIME: usize = 12;
+    pub const F_FASTEST_RANK_TIME: usize = 13;
+    pub const F_SLOWEST_RANK_TIME: usize = 14;
+    pub const F_VARIANCE_RANK_TIME: usize = 15;
+    pub const F_VARIANCE_RANK_BYTES: usize = 16;
+    pub const F_COUNT: usize = 17;
+}
+
+/// The file alignment assumed for `POSIX_FILE_NOT_ALIGNED` (the trace does not record the file
+/// system's block size; Darshan takes it from the mount, 4096 on ext4 and most local file
+/// systems). Stated in every derived output.
+pub const ASSUMED_FILE_ALIGNMENT: i64 = 4096;
+
+/// What could not be derived exactly, by reason.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Approximations {
+    /// Data calls without `ret` (counted as calls, their bytes unknown and taken as 0).
+    pub missing_ret: u64,
+    /// Positional reads and writes (`pread`, `pwrite`) without `offset` (the position is used).
+    pub missing_offset: u64,
+    /// Data calls on a file this process had not opened in the trace (position taken as 0).
+    pub before_open: u64,
+    /// Seeks whose target the trace cannot give (`SEEK_END` without a return value, an
+    /// `fseek` from the end): the position is unknown until the next open or absolute seek.
+    pub unknown_seek: u64,
+    /// Calls whose position depended on an unknown one.
+    pub unknown_position: u64,
+    /// Negative or absurd offsets or sizes (ignored).
+    pub absurd: u64,
+    /// Distinct access sizes or strides past Darshan's 32 tracked values (Darshan drops them too).
+    pub untracked_values: u64,
+}
+
+impl Approximations {
+    /// All approximated counts.
+    pub fn total(&self) -> u64 {
+        self.missing_ret
+            + self.missing_offset
+            + self.before_open
+            + self.unknown_seek
+            + self.unknown_position
+            + self.absurd
+    }
+
+    /// Adds `other`.
+    pub fn add(&mut self, other: &Approximations) {
+        self.missing_ret += other.missing_ret;
+        self.missing_offset += other.missing_offset;
+        self.before_open += other.before_open;
+        self.unknown_seek += other.unknown_seek;
+        self.unknown_position += other.unknown_position;
+        self.absurd += other.absurd;
+        self.untracked_values += other.untracked_values;
+    }
+}
+
+/// Larger offsets or sizes than this (an exbibyte) are taken as damage.
+const ABSURD: i64 = 1 << 60;
+
+/// The POSIX state and counters of one (process, file).
+#[derive(Clone, Debug)]
+pub struct PosixFile {
+    /// Integer counters in [`ioscout_darshan::counters::POSIX_NAMES`] order.
+    pub counters: Vec<i64>,
+    /// Floating-point counters in [`ioscout_darshan::counters::POSIX_F_NAMES`] order.
+    pub fcounters: Vec<f64>,
+    /// What could not be derived exactly.
+    pub approximations: Approximations,
+    offset: i64,
+    position_known: bool,
+    opened: bool,
+    last_byte_read: i64,
+    last_byte_written: i64,
+    /// 0 none, 1 read, 2 write.
+    last_io: u8,
+    access: CommonValues,
+    stride: CommonValues,
+    read_time: NoOverlap,
+    write_time: NoOverlap,
+    meta_time: NoOverlap,
+}
+
+impl Default for PosixFile {
+    fn default() -> PosixFile {
+        let mut counters = vec![0; ix::COUNT];
+        counters[ix::MEM_ALIGNMENT] = -1;
+        counters[ix::MEM_NOT_ALIGNED] = -1;
+        counters[ix::FILE_ALIGNMENT] = ASSUMED_FILE_ALIGNMENT;
+        PosixFile {
+            counters,
+            fcounters: vec![0.0; ix::F_COUNT],
+            approximations: Approximations::default(),
+            offset: 0,
+            position_known: false,
+            opened: false,
+            last_byte_read: 0,
+            last_byte_written: 0,
+            last_io: 0,
+            access: CommonValues::default(),
+            stride: CommonValues::default(),
+            read_time: NoOverlap::default(),
+            write_time: NoOverlap::default(),
+            meta_time: NoOverlap::default(),
+        }
+    }
+}
+
+/// Sets a start timestamp to the earliest non-zero value and the end one to the latest call's.
+fn stamp(fcounters: &mut [f64], start_index: usize, end_index: usize, start: f64, end: f64) {
+    if fcounters[start_index] == 0.0 || fcounters[start_index] > start {
+        fcounters[start_index] = start;
+    }
+    fcounters[end_index] = end;
+}
+
+impl PosixFile {
+    /// Whether any call was recorded (a record Darshan would write).
+    pub fn is_used(&self) -> bool {
+        self.counters[..=ix::RENAME_TARGETS].iter().any(|&count| count > 0)
+    }
+
+    /// Applies one call; `start` and `end` are in seconds since the trace's time origin.
+    pub fn apply(&mut self, op: &Op, start: f64, end: f64) {
+        match op.kind {
+            OpKind::PosixOpen => self.open(start, end, true, None),
+            OpKind::PosixDup => self.open(start, end, false, Some(ix::DUPS)),
+            OpKind::PosixRead | OpKind::PosixWrite => self.data(op, start, end),
+            OpKind::PosixSeek => self.seek(op, start, end),
+            OpKind::PosixStat => {
+                self.counters[ix::STATS] += 1;
+                self.meta_time.add(start, end);
+            }
+            OpKind::PosixFsync | OpKind::PosixFdatasync => {
+                let counter = if op.kind == OpKind::PosixFsync { ix::FSYNCS } else { ix::FDSYNCS };
+                self.counters[counter] += 1;
+                self.write_time.add(start, end);
+            }
+            OpKind::PosixMmap => self.counters[ix::MMAPS] += 1,
+            OpKind::PosixClose => {
+                self.last_byte_read = 0;
+                self.last_byte_written = 0;
+                stamp(
+                    &mut self.fcounters,
+                    ix::F_CLOSE_START_TIMESTAMP,
+                    ix::F_CLOSE_END_TIMESTAMP,
+                    start,
+                    end,
+                );
+                self.meta_time.add(start, end);
+            }
+            OpKind::PosixRename => {
+                self.counters[ix::RENAME_SOURCES] += 1;
+                self.meta_time.add(start, end);
+            }
+            _ => {}
+        }
+        self.flush_times();
+    }
+
+    /// Counts this file as the target of a rename from record `from`.
+    pub fn renamed_from(&mut self, from: i64) {
+        self.counters[ix::RENAME_TARGETS] += 1;
+        if self.counters[ix::RENAMED_FROM] == 0 {
+            self.counters[ix::RENAMED_FROM] = from;
+        }
+    }
+
+    fn open(&mut self, start: f64, end: f64, reset: bool, also: Option<usize>) {
+        if reset {
+            self.offset = 0;
+            self.position_known = true;
+            self.last_byte_read = 0;
+            self.last_byte_written = 0;
+        }
+        self.opened = true;
+        self.counters[ix::OPENS] += 1;
+        if let Some(counter) = also {
+            self.counters[counter] += 1;
+        }
+        stamp(&mut self.fcounters, ix::F_OPEN_START_TIMESTAMP, ix::F_OPEN_END_TIMESTAMP, start, end);
+        self.meta_time.add(start, end);
+    }
+
+    fn seek(&mut self, op: &Op, start: f64, end: f64) {
+        if op.failed {
+            return;
+        }
+        match (op.bytes, op.whence, op.offset) {
+            (Some(new), _, _) if (0..ABSURD).contains(&new) => {
+                self.offset = new;
+                self.position_known = true;
+            }
+            (_, Some(Whence::Set), Some(offset)) if (0..ABSURD).contains(&offset) => {
+                self.offset = offset;
+                self.position_known = true;
+            }
+            (_, Some(Whence::Current), Some(delta)) if self.position_known => {
+                self.offset = self.offset.saturating_add(delta).max(0);
+            }
+            _ => {
+                self.approximations.unknown_seek += 1;
+                self.position_known = false;
+            }
+        }
+        self.counters[ix::SEEKS] += 1;
+        self.meta_time.add(start, end);
+    }
+
+    fn data(&mut self, op: &Op, start: f64, end: f64) {
+        let read = op.kind == OpKind::PosixRead;
+        if op.failed {
+            return;
+        }
+        let bytes = match op.bytes {
+            Some(bytes) if (0..ABSURD).contains(&bytes) => bytes,
+            Some(_) => {
+                self.approximations.absurd += 1;
+                return;
+            }
+            None => {
+                self.approximations.missing_ret += 1;
+                0
+            }
+        };
+        if !self.opened {
+            self.approximations.before_open += 1;
+            self.opened = true;
+            self.position_known = true;
+        }
+        let positional = op.positional;
+        let this_offset = match (positional, op.offset) {
+            (true, Some(offset)) if (0..ABSURD).contains(&offset) => offset,
+            (true, Some(_)) => {
+                self.approximations.absurd += 1;
+                return;
+            }
+            (true, None) => {
+                self.approximations.missing_offset += 1;
+                self.offset
+            }
+            (false, _) => {
+                if !self.position_known {
+                    self.approximations.unknown_position += 1;
+                }
+                self.offset
+            }
+        };
+        let (last_byte, seq, consec, max_byte, total, calls, bins, last_other, this_io) = if read {
+            (
+                &mut self.last_byte_read,
+                ix::SEQ_READS,
+                ix::CONSEC_READS,
+                ix::MAX_BYTE_READ,
+                ix::BYTES_READ,
+                ix::READS,
+                ix::SIZE_READ_0_100,
+                2,
+                1,
+            )
+        } else {
+            (
+                &mut self.last_byte_written,
+                ix::SEQ_WRITES,
+                ix::CONSEC_WRITES,
+                ix::MAX_BYTE_WRITTEN,
+                ix::BYTES_WRITTEN,
+                ix::WRITES,
+                ix::SIZE_WRITE_0_100,
+                1,
+                2,
+            )
+        };
+        if this_offset > *last_byte {
+            self.counters[seq] += 1;
+        }
+        if this_offset == *last_byte + 1 {
+            self.counters[consec] += 1;
+        }
+        let stride = if this_offset > 0 && this_offset > *last_byte && *last_byte != 0 {
+            this_offset - *last_byte - 1
+        } else {
+            0
+        };
+        *last_byte = this_offset + bytes - 1;
+        self.offset = this_offset + bytes;
+        if self.counters[max_byte] < this_offset + bytes - 1 {
+            self.counters[max_byte] = this_offset + bytes - 1;
+        }
+        self.counters[total] += bytes;
+        self.counters[calls] += 1;
+        self.counters[bins + size_bin(bytes)] += 1;
+        self.access.add(bytes);
+        self.stride.add(stride);
+        if this_offset % ASSUMED_FILE_ALIGNMENT != 0 {
+            self.counters[ix::FILE_NOT_ALIGNED] += 1;
+        }
+        if self.last_io == last_other {
+            self.counters[ix::RW_SWITCHES] += 1;
+        }
+        self.last_io = this_io;
+        let elapsed = end - start;
+        if read {
+            stamp(&mut self.fcounters, ix::F_READ_START_TIMESTAMP, ix::F_READ_END_TIMESTAMP, start, end);
+            if self.fcounters[ix::F_MAX_READ_TIME] < elapsed {
+                self.fcounters[ix::F_MAX_READ_TIME] = elapsed;
+                self.counters[ix::MAX_READ_TIME_SIZE] = bytes;
+            }
+            self.read_time.add(start, end);
+        } else {
+            stamp(&mut self.fcounters, ix::F_WRITE_START_TIMESTAMP, ix::F_WRITE_END_TIMESTAMP, start, end);
+            if self.fcounters[ix::F_MAX_WRITE_TIME] < elapsed {
+                self.fcounters[ix::F_MAX_WRITE_TIME] = elapsed;
+                self.counters[ix::MAX_WRITE_TIME_SIZE] = bytes;
+            }
+            self.write_time.add(start, end);
+        }
+    }
+
+    fn flush_times(&mut self) {
+        self.fcounters[ix::F_READ_TIME] = self.read_time.total;
+        self.fcounters[ix::F_WRITE_TIME] = self.write_time.total;
+        self.fcounters[ix::F_META_TIME] = self.meta_time.total;
+    }
+
+    /// Writes the common access sizes and strides into the counters (done once, at the end).
+    pub fn finish(&mut self) {
+        let (values, counts) = self.access.top4();
+        self.counters[ix::ACCESS1_ACCESS..ix::ACCESS1_ACCESS + 4].copy_from_slice(&values);
+        self.counters[ix::ACCESS1_COUNT..ix::ACCESS1_COUNT + 4].copy_from_slice(&counts);
+        let (values, counts) = self.stride.top4();
+        self.counters[ix::STRIDE1_STRIDE..ix::STRIDE1_STRIDE + 4].copy_from_slice(&values);
+        self.counters[ix::STRIDE1_COUNT..ix::STRIDE1_COUNT + 4].copy_from_slice(&counts);
+        self.approximations.untracked_values = self.access.untracked + self.stride.untracked;
+        self.flush_times();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indices_name_the_counters_darshan_defines() {
+        let names = ioscout_darshan::counters::POSIX_NAMES;
+        let fnames = ioscout_darshan::counters::POSIX_F_NAMES;
+        assert_eq!(names.len(), ix::COUNT);
+        assert_eq!(fnames.len(), ix::F_COUNT);
+        for (index, name) in [
+            (ix::OPENS, "POSIX_OPENS"),
+            (ix::DUPS, "POSIX_DUPS"),
+            (ix::SEEKS, "POSIX_SEEKS"),
+            (ix::FDSYNCS, "POSIX_FDSYNCS"),
+            (ix::RENAMED_FROM, "POSIX_RENAMED_FROM"),
+            (ix::BYTES_READ, "POSIX_BYTES_READ"),
+            (ix::MAX_BYTE_WRITTEN, "POSIX_MAX_BYTE_WRITTEN"),
+            (ix::CONSEC_READS, "POSIX_CONSEC_READS"),
+            (ix::SEQ_WRITES, "POSIX_SEQ_WRITES"),
+            (ix::RW_SWITCHES, "POSIX_RW_SWITCHES"),
+            (ix::MEM_ALIGNMENT, "POSIX_MEM_ALIGNMENT"),
+            (ix::FILE_ALIGNMENT, "POSIX_FILE_ALIGNMENT"),
+            (ix::MAX_WRITE_TIME_SIZE, "POSIX_MAX_WRITE_TIME_SIZE"),
+            (ix::SIZE_READ_0_100, "POSIX_SIZE_READ_0_100"),
+            (ix::SIZE_WRITE_0_100, "POSIX_SIZE_WRITE_0_100"),
+            (ix::STRIDE1_STRIDE, "POSIX_STRIDE1_STRIDE"),
+            (ix::STRIDE1_COUNT, "POSIX_STRIDE1_COUNT"),
+            (ix::ACCESS1_ACCESS, "POSIX_ACCESS1_ACCESS"),
+            (ix::ACCESS1_COUNT, "POSIX_ACCESS1_COUNT"),
+            (ix::FASTEST_RANK, "POSIX_FASTEST_RANK"),
+            (ix::SLOWEST_RANK_BYTES, "POSIX_SLOWEST_RANK_BYTES"),
+        ] {
+            assert_eq!(names[index], name);
+        }
+        for (index, name) in [
+            (ix::F_OPEN_START_TIMESTAMP, "POSIX_F_OPEN_START_TIMESTAMP"),
+            (ix::F_CLOSE_END_TIMESTAMP, "POSIX_F_CLOSE_END_TIMESTAMP"),
+            (ix::F_META_TIME, "POSIX_F_META_TIME"),
+            (ix::F_MAX_WRITE_TIME, "POSIX_F_MAX_WRITE_TIME"),
+            (ix::F_VARIANCE_RANK_BYTES, "POSIX_F_VARIANCE_RANK_BYTES"),
+        ] {
+            assert_eq!(fnames[index], name);
+        }
+    }
+}

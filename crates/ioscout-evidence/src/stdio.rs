@@ -1,0 +1,221 @@
+//! The STDIO module's counters of one (process, file), replayed from the trace's STDIO calls with
+//! the rules of Darshan's STDIO module (darshan-runtime `darshan-stdio.c`): the position starts
+//! at 0 on `fopen`, moves by the bytes of each read and write (`fread`/`fwrite` move items times
+//! size), and is set by `fseek` (Darshan asks `ftell` afterwards; the trace gives `fseek`'s
+//! offset and `whence`, and `ftell` events re-anchor it) and by `rewind`.
+
+use crate::common::NoOverlap;
+use crate::op::{Op, OpKind, Whence};
+use crate::posix::Approximations;
+
+/// Indices of the STDIO counters (`darshan-stdio-log-format.h`, record version 2), checked
+/// against [`ioscout_darshan::counters::STDIO_NAMES`] by a test.
+#[allow(missing_docs)]
+pub mod ix {
+    pub const OPENS: usize = 0;
+    pub const FDOPENS: usize = 1;
+    pub const READS: usize = 2;
+    pub const WRITES: usize = 3;
+    pub const SEEKS: usize = 4;
+    pub const FLUSHES: usize = 5;
+    pub const BYTES_WRITTEN: usize = 6;
+    pub const BYTES_READ: usize = 7;
+    pub const MAX_BYTE_READ: usize = 8;
+    pub const MAX_BYTE_WRITTEN: usize = 9;
+    pub const FASTEST_RANK: usize = 10;
+    pub const FASTEST_RANK_BYTES: usize = 11;
+    pub const SLOWEST_RANK: usize = 12;
+    pub const SLOWEST_RANK_BYTES: usize = 13;
+    pub const COUNT: usize = 14;
+
+    pub const F_META_TIME: usize = 0;
+    pub const F_WRITE_TIME: usize = 1;
+    pub const F_READ_TIME: usize = 2;
+    pub const F_OPEN_START_TIMESTAMP: usize = 3;
+    pub const F_CLOSE_START_TIMESTAMP: usize = 4;
+    pub const F_WRITE_START_TIMESTAMP: usize = 5;
+    pub const F_READ_START_TIMESTAMP: usize = 6;
+    pub const F_OPEN_END_TIMESTAMP: usize = 7;
+    pub const F_CLOSE_END_TIMESTAMP: usize = 8;
+    pub const F_WRITE_END_TIMESTAMP: usize = 9;
+    pub const F_READ_END_TIMESTAMP: usize = 10;
+    pub const F_FASTEST_RANK_TIME: usize = 11;
+    pub const F_SLOWEST_RANK_TIME: usize = 12;
+    pub const F_VARIANCE_RANK_TIME: usize = 13;
+    pub const F_VARIANCE_RANK_BYTES: usize = 14;
+    pub const F_COUNT: usize = 15;
+}
+
+const ABSURD: i64 = 1 << 60;
+
+/// The STDIO state and counters of one (process, file).
+#[derive(Clone, Debug)]
+pub struct StdioFile {
+    /// Integer counters in [`ioscout_darshan::counters::STDIO_NAMES`] order.
+    pub counters: Vec<i64>,
+    /// Floating-point counters in [`ioscout_darshan::counters::STDIO_F_NAMES`] order.
+    pub fcounters: Vec<f64>,
+    /// What could not be derived exactly.
+    pub approximations: Approximations,
+    offset: i64,
+    position_known: bool,
+    opened: bool,
+    read_time: NoOverlap,
+    write_time: NoOverlap,
+    meta_time: NoOverlap,
+}
+
+impl Default for StdioFile {
+    fn default() -> StdioFile {
+        StdioFile {
+            counters: vec![0; ix::COUNT],
+            fcounters: vec![0.0; ix::F_COUNT],
+            approximations: Approximations::default(),
+            offset: 0,
+            position_known: false,
+            opened: false,
+            read_time: NoOverlap::default(),
+            write_time: NoOverlap::default(),
+            meta_time: NoOverlap::default(),
+        }
+    }
+}
+
+fn stamp(fcounters: &mut [f64], start_index: usize, end_index: usize, start: f64, end: f64) {
+    if fcounters[start_index] == 0.0 || fcounters[start_index] > start {
+        fcounters[start_index] = start;
+    }
+    fcounters[end_index] = end;
+}
+
+impl StdioFile {
+    /// Whether any call was recorded.
+    pub fn is_used(&self) -> bool {
+        self.counters[..=ix::FLUSHES].iter().any(|&count| count > 0)
+    }
+
+    /// Applies one call; `start` and `end` are in seconds since the trace's time origin.
+    pub fn apply(&mut self, op: &Op, start: f64, end: f64) {
+        match op.kind {
+            OpKind::StdioOpen | OpKind::StdioFdopen => {
+                if op.kind == OpKind::StdioOpen {
+                    self.offset = 0;
+                    self.position_known = true;
+                } else {
+                    self.counters[ix::FDOPENS] += 1;
+                }
+                self.opened = true;
+                self.counters[ix::OPENS] += 1;
+                stamp(&mut self.fcounters, ix::F_OPEN_START_TIMESTAMP, ix::F_OPEN_END_TIMESTAMP, start, end);
+                self.meta_time.add(start, end);
+            }
+            OpKind::StdioRead | OpKind::StdioWrite | OpKind::StdioFlush => self.data(op, start, end),
+            OpKind::StdioSeek => {
+                if op.failed {
+                    return;
+                }
+                match (op.whence, op.offset) {
+                    (Some(Whence::Set), Some(offset)) if (0..ABSURD).contains(&offset) => {
+                        self.offset = offset;
+                        self.position_known = true;
+                    }
+                    (Some(Whence::Current), Some(delta)) if self.position_known => {
+                        self.offset = self.offset.saturating_add(delta).max(0);
+                    }
+                    _ => {
+                        self.approximations.unknown_seek += 1;
+                        self.position_known = false;
+                    }
+                }
+                self.counters[ix::SEEKS] += 1;
+                self.meta_time.add(start, end);
+            }
+            OpKind::StdioTell => {
+                if let Some(position) = op.bytes.filter(|position| (0..ABSURD).contains(position)) {
+                    self.offset = position;
+                    self.position_known = true;
+                }
+            }
+            OpKind::StdioClose => {
+                stamp(
+                    &mut self.fcounters,
+                    ix::F_CLOSE_START_TIMESTAMP,
+                    ix::F_CLOSE_END_TIMESTAMP,
+                    start,
+                    end,
+                );
+                self.meta_time.add(start, end);
+            }
+            _ => {}
+        }
+        self.fcounters[ix::F_READ_TIME] = self.read_time.total;
+        self.fcounters[ix::F_WRITE_TIME] = self.write_time.total;
+        self.fcounters[ix::F_META_TIME] = self.meta_time.total;
+    }
+
+    fn data(&mut self, op: &Op, start: f64, end: f64) {
+        let flush = op.kind == OpKind::StdioFlush;
+        if op.failed && !flush {
+            return;
+        }
+        let bytes = if flush {
+            0
+        } else {
+            match op.bytes {
+                Some(bytes) if (0..ABSURD).contains(&bytes) => bytes,
+                Some(_) => {
+                    self.approximations.absurd += 1;
+                    return;
+                }
+                None => {
+                    self.approximations.missing_ret += 1;
+                    0
+                }
+            }
+        };
+        if !self.opened {
+            self.approximations.before_open += 1;
+            self.opened = true;
+            self.position_known = true;
+        } else if !self.position_known {
+            self.approximations.unknown_position += 1;
+        }
+        let this_offset = self.offset;
+        self.offset = this_offset + bytes;
+        if op.kind == OpKind::StdioRead {
+            if self.counters[ix::MAX_BYTE_READ] < this_offset + bytes - 1 {
+                self.counters[ix::MAX_BYTE_READ] = this_offset + bytes - 1;
+            }
+            self.counters[ix::BYTES_READ] += bytes;
+            self.counters[ix::READS] += 1;
+            stamp(&mut self.fcounters, ix::F_READ_START_TIMESTAMP, ix::F_READ_END_TIMESTAMP, start, end);
+            self.read_time.add(start, end);
+        } else {
+            if self.counters[ix::MAX_BYTE_WRITTEN] < this_offset + bytes - 1 {
+                self.counters[ix::MAX_BYTE_WRITTEN] = this_offset + bytes - 1;
+            }
+            self.counters[ix::BYTES_WRITTEN] += bytes;
+            self.counters[if flush { ix::FLUSHES } else { ix::WRITES }] += 1;
+            stamp(&mut self.fcounters, ix::F_WRITE_START_TIMESTAMP, ix::F_WRITE_END_TIMESTAMP, start, end);
+            self.write_time.add(start, end);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indices_name_the_counters_darshan_defines() {
+        let names = ioscout_darshan::counters::STDIO_NAMES;
+        let fnames = ioscout_darshan::counters::STDIO_F_NAMES;
+        assert_eq!((names.len(), fnames.len()), (ix::COUNT, ix::F_COUNT));
+        assert_eq!(names[ix::BYTES_WRITTEN], "STDIO_BYTES_WRITTEN");
+        assert_eq!(names[ix::MAX_BYTE_WRITTEN], "STDIO_MAX_BYTE_WRITTEN");
+        assert_eq!(names[ix::SLOWEST_RANK_BYTES], "STDIO_SLOWEST_RANK_BYTES");
+        assert_eq!(fnames[ix::F_READ_TIME], "STDIO_F_READ_TIME");
+        assert_eq!(fnames[ix::F_READ_END_TIMESTAMP], "STDIO_F_READ_END_TIMESTAMP");
+        assert_eq!(fnames[ix::F_VARIANCE_RANK_BYTES], "STDIO_F_VARIANCE_RANK_BYTES");
+    }
+}
