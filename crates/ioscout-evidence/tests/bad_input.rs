@@ -1,0 +1,110 @@
+//! Bad input never panics and never gives a silently wrong counter: a data call without `ret`,
+//! a `pread` without `offset`, a call without `fhash`, a negative or absurd offset, a read before
+//! any open, a close without an open, a `SEEK_END` without a return value. Each is counted, with
+//! the trace file and the event named.
+
+use std::path::PathBuf;
+
+use ioscout_darshan::{counter_names, id};
+use ioscout_read::{ScanOptions, Scanner, discover};
+
+fn derive(name: &str, lines: &[&str]) -> (ioscout_evidence::Derived, PathBuf) {
+    let folder = std::env::temp_dir().join(format!("ioscout-evidence-bad-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    let _ = std::fs::create_dir_all(&folder);
+    let mut text = String::from(
+        r#"{"name":"FH","cat":"dftracer","pid":1,"tid":1,"ph":"M","args":{"name":"/data/a","value":"fa"}}"#,
+    );
+    text.push('\n');
+    for line in lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    let path = folder.join("trace.pfw");
+    let _ = std::fs::write(&path, text);
+    let (files, problems) = discover(&[&folder]);
+    let (derived, _) =
+        ioscout_evidence::derive(&Scanner::new(ScanOptions::default()), &files, &problems, &folder);
+    (derived, path)
+}
+
+fn counter(derived: &ioscout_evidence::Derived, name: &str) -> i64 {
+    let (names, _) = counter_names(id::POSIX).unwrap_or_default();
+    let index = names.iter().position(|candidate| *candidate == name).unwrap_or(usize::MAX);
+    derived
+        .log
+        .counter_records(id::POSIX)
+        .iter()
+        .map(|record| record.counters.get(index).copied().unwrap_or(0))
+        .sum()
+}
+
+fn event(id: i64, name: &str, args: &str) -> String {
+    format!(
+        r#"{{"id":{id},"name":"{name}","cat":"POSIX","pid":1,"tid":1,"ts":{},"dur":2,"ph":"X","args":{{{args}}}}}"#,
+        100 + id * 10
+    )
+}
+
+#[test]
+fn a_read_without_ret_is_counted_as_a_call_of_unknown_size_and_named() {
+    let lines = [event(1, "open64", r#""fhash":"fa""#), event(2, "read", r#""fhash":"fa","count":10"#)];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let (derived, path) = derive("no-ret", &lines);
+    assert_eq!(counter(&derived, "POSIX_READS"), 1);
+    assert_eq!(counter(&derived, "POSIX_BYTES_READ"), 0);
+    assert_eq!(derived.approximations.missing_ret, 1);
+    let record = &derived.approximated_records[0];
+    assert_eq!(
+        (record.path.as_str(), record.event_id, record.trace.as_deref()),
+        ("/data/a", Some(2), Some(path.as_path()))
+    );
+}
+
+#[test]
+fn a_call_without_a_file_is_counted_with_its_event() {
+    let lines = [event(1, "read", r#""ret":4"#), event(2, "open64", r#""fhash":"fa""#)];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let (derived, path) = derive("no-file", &lines);
+    assert_eq!(derived.unusable_calls, 1);
+    let example = &derived.unusable_examples[0];
+    assert_eq!(
+        (example.trace.as_path(), example.event_id, example.name.as_str()),
+        (path.as_path(), Some(1), "read")
+    );
+    assert_eq!(counter(&derived, "POSIX_READS"), 0);
+}
+
+#[test]
+fn negative_and_absurd_offsets_are_ignored_and_counted() {
+    let lines = [
+        event(1, "open64", r#""fhash":"fa""#),
+        event(2, "pread64", r#""fhash":"fa","ret":4,"offset":-5"#),
+        event(3, "pwrite64", r#""fhash":"fa","ret":4,"offset":9223372036854775000"#),
+        event(4, "pread64", r#""fhash":"fa","ret":4"#),
+    ];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let (derived, _) = derive("absurd", &lines);
+    assert_eq!(derived.approximations.absurd, 2);
+    assert_eq!(derived.approximations.missing_offset, 1);
+    assert_eq!(counter(&derived, "POSIX_READS"), 1);
+    assert_eq!(counter(&derived, "POSIX_WRITES"), 0);
+}
+
+#[test]
+fn a_read_before_any_open_and_a_close_without_open_are_approximations_not_panics() {
+    let lines = [
+        event(1, "read", r#""fhash":"fa","ret":100"#),
+        event(2, "close", r#""fhash":"fa","ret":0"#),
+        event(3, "close", r#""fhash":"fa","ret":0"#),
+        event(4, "lseek64", r#""fhash":"fa","whence":2,"offset":0"#),
+        event(5, "read", r#""fhash":"fa","ret":100"#),
+    ];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let (derived, _) = derive("before-open", &lines);
+    assert_eq!(derived.approximations.before_open, 1);
+    assert_eq!(derived.approximations.unknown_seek, 1);
+    assert_eq!(derived.approximations.unknown_position, 1);
+    assert_eq!(counter(&derived, "POSIX_READS"), 2);
+    assert_eq!(counter(&derived, "POSIX_SEEKS"), 1);
+}
