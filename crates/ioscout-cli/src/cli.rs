@@ -532,22 +532,24 @@ pub(crate) struct ViewArguments {
 #[derive(Debug, Subcommand)]
 pub(crate) enum DarshanCommand {
     /// Version, processes, run time, modules, and per module its record count and counter totals
-    /// (named by Darshan's counters).
+    /// (named by Darshan's counters); of a Darshan log, or of the Darshan records derived from a
+    /// DFTracer trace (a file or a directory of them).
     #[command(
-        after_help = "Examples:\n  ioscout darshan summary job.darshan\n  ioscout darshan summary --json logs/*.darshan"
+        after_help = "Examples:\n  ioscout darshan summary job.darshan\n  ioscout darshan summary --json logs/*.darshan\n  ioscout darshan summary traces/   # records derived from the trace"
     )]
     Summary(DarshanSummaryArguments),
     /// Print a log in darshan-parser's text format (--total adds the total_<COUNTER> lines;
-    /// --dxt prints darshan-dxt-parser's format instead).
+    /// --dxt prints darshan-dxt-parser's format instead). Given a DFTracer trace, prints the
+    /// Darshan records derived from it, after header lines saying so.
     #[command(
-        after_help = "Examples:\n  ioscout darshan dump job.darshan > job.txt\n  ioscout darshan dump --total job.darshan | grep ^total_"
+        after_help = "Examples:\n  ioscout darshan dump job.darshan > job.txt\n  ioscout darshan dump --total job.darshan | grep ^total_\n  ioscout darshan dump --all traces/   # records derived from the trace"
     )]
     Dump(DarshanDumpArguments),
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct DarshanSummaryArguments {
-    /// Darshan logs.
+    /// Darshan logs, or DFTracer traces (files or directories).
     #[arg(value_name = "LOG", required = true)]
     pub(crate) logs: Vec<PathBuf>,
     /// Print JSON (one object per log; an array when there are several).
@@ -560,7 +562,7 @@ pub(crate) struct DarshanSummaryArguments {
 
 #[derive(Debug, Args)]
 pub(crate) struct DarshanDumpArguments {
-    /// A Darshan log.
+    /// A Darshan log, or a DFTracer trace (a file or a directory).
     #[arg(value_name = "LOG")]
     pub(crate) log: PathBuf,
     /// Add the aggregated total_<COUNTER> lines (darshan-parser --total).

@@ -225,6 +225,12 @@ fn job_header(out: &mut String, log: &DarshanLog) {
 
 fn regions_and_mounts(out: &mut String, log: &DarshanLog) {
     out.push_str("\n# log file regions\n# -------------------------------------------------------\n");
+    if log.file_size == 0 {
+        // A log assembled in memory (records derived from a trace) has no regions.
+        out.push_str("# none: the records were not read from a file\n");
+        out.push_str("\n# mounted file systems (mount point and fs type)\n# -------------------------------------------------------\n");
+        return;
+    }
     let _ = writeln!(out, "# header: {} bytes (uncompressed)", crate::header::CURRENT_HEADER_SIZE);
     let _ = writeln!(out, "# job data: {} bytes (compressed)", log.header.job.length);
     let _ = writeln!(out, "# record table: {} bytes (compressed)", log.header.names.length);

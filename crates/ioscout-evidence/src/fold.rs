@@ -67,6 +67,8 @@ pub struct EvidenceFold {
     first_ts: Option<i64>,
     last_end: Option<i64>,
     pids: Vec<i64>,
+    /// `cmd_hash` of the processes' `start` events.
+    commands: Vec<String>,
 }
 
 /// How many unusable calls a unit keeps by name (the rest are counted).
@@ -90,6 +92,15 @@ impl Fold for EvidenceFold {
             self.first_ts = Some(self.first_ts.map_or(ts, |first| first.min(ts)));
             let end = event.end().unwrap_or(ts);
             self.last_end = Some(self.last_end.map_or(end, |last| last.max(end)));
+        }
+        if event.name.as_deref() == Some("start")
+            && event.cat.as_deref() == Some("dftracer")
+            && let Some(token) = ioscout_read::event::Args::of(event)
+                .get("cmd_hash")
+                .and_then(ioscout_model::RawValue::as_hash_token)
+            && !self.commands.contains(&token.0)
+        {
+            self.commands.push(token.0);
         }
         match op::decode(event) {
             Ok(None) => {}
@@ -136,6 +147,7 @@ pub struct Replay {
     pub(crate) first_ts: Option<i64>,
     pub(crate) last_end: Option<i64>,
     pub(crate) pids: Vec<i64>,
+    pub(crate) commands: Vec<String>,
     pub(crate) ops: u64,
     /// Rename targets seen, as (process, target file, source file).
     pub(crate) renames: Vec<(i64, u32, u32)>,
@@ -144,8 +156,23 @@ pub struct Replay {
 impl Replay {
     /// Replays the ops of one unit of trace file `trace` (named `path`).
     pub fn consume(&mut self, trace: usize, path: &std::path::Path, fold: EvidenceFold) {
-        let EvidenceFold { names, files, ops, metadata, unusable, unusable_count, first_ts, last_end, pids } =
-            fold;
+        let EvidenceFold {
+            names,
+            files,
+            ops,
+            metadata,
+            unusable,
+            unusable_count,
+            first_ts,
+            last_end,
+            pids,
+            commands,
+        } = fold;
+        for command in commands {
+            if !self.commands.contains(&command) {
+                self.commands.push(command);
+            }
+        }
         let name_map: Vec<u32> = names.items.into_iter().map(|name| self.names.intern(name)).collect();
         let file_map: Vec<u32> = files.items.into_iter().map(|key| self.files.intern(key)).collect();
         self.metadata.merge(metadata);

@@ -104,7 +104,7 @@ pub struct Derived {
     pub rank_rule: RankRule,
     /// Metadata calls by operation, most time first.
     pub operations: Vec<Operation>,
-    /// What was approximated, summed over records.
+    /// What was approximated, summed over the records of the log (excluded files not counted).
     pub approximations: Approximations,
     /// The records with approximations (the first 50).
     pub approximated_records: Vec<ApproximatedRecord>,
@@ -207,6 +207,7 @@ fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived {
     let mut all_bytes = (0_i64, 0_i64);
     for ((pid, file), mut state) in std::mem::take(&mut replay.states) {
         let rank = rank_of.get(&pid).copied().unwrap_or(-1);
+        let left_out = excluded_by_darshan(&paths[file as usize]);
         let mut record_approximations = Approximations::default();
         if let Some(mut posix_file) = state.posix.take()
             && posix_file.is_used()
@@ -234,6 +235,9 @@ fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived {
                 counters: stdio_file.counters,
                 fcounters: stdio_file.fcounters,
             });
+        }
+        if left_out {
+            continue;
         }
         approximations.add(&record_approximations);
         if record_approximations.total() > 0 && approximated_records.len() < 50 {
@@ -300,7 +304,7 @@ fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived {
         nprocs: nprocs as i64,
         jobid: -1,
         metadata: vec![("source".to_string(), "derived from a DFTracer trace by ioscout".to_string())],
-        exe: source.display().to_string(),
+        exe: command_line(&replay).unwrap_or_else(|| source.display().to_string()),
         ..Job::default()
     };
     let mut modules = Vec::new();
@@ -325,6 +329,14 @@ fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived {
         calls: replay.ops,
         all_bytes,
     }
+}
+
+/// The traced command line (the first process's `start` event's `cmd_hash` through `SH`, its
+/// `;`-separated words joined by spaces).
+fn command_line(replay: &Replay) -> Option<String> {
+    let token = replay.commands.first()?;
+    let text = replay.metadata.tables.strings.get(&ioscout_model::HashToken(token.clone()))?;
+    Some(text.replace(';', " "))
 }
 
 const POSIX_TIMESTAMPS: [usize; 8] = [

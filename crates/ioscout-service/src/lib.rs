@@ -21,6 +21,7 @@ pub mod darshan;
 pub mod diagnose;
 mod distributed_query;
 mod error;
+pub mod evidence;
 pub mod index;
 pub mod info;
 pub mod organize;
@@ -165,23 +166,25 @@ pub fn scan_json(report: &ScanReport) -> serde_json::Value {
     })
 }
 
+/// Whether `path` is a Darshan log: named `*.darshan`, or a file whose header is one.
+pub fn is_darshan_log(path: &std::path::Path) -> bool {
+    if path.extension().is_some_and(|extension| extension == "darshan") {
+        return true;
+    }
+    if !path.is_file() {
+        return false;
+    }
+    let mut head = [0_u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut head))
+        .is_ok_and(|()| ioscout_darshan::looks_like_darshan(&head))
+}
+
 /// When every path is a Darshan log (by extension or by its header) or a directory holding
 /// Darshan logs (`*.darshan`, searched recursively) and no trace, those logs, sorted within
 /// each directory; `None` when no path is; an error when logs and traces are mixed (they are
 /// read apart).
 pub fn darshan_inputs(paths: &[PathBuf]) -> Result<Option<Vec<PathBuf>>> {
-    let is_darshan = |path: &std::path::Path| {
-        if path.extension().is_some_and(|extension| extension == "darshan") {
-            return true;
-        }
-        if !path.is_file() {
-            return false;
-        }
-        let mut head = [0_u8; 16];
-        std::fs::File::open(path)
-            .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut head))
-            .is_ok_and(|()| ioscout_darshan::looks_like_darshan(&head))
-    };
     let mut darshan = Vec::new();
     let mut traces = 0;
     for path in paths {
@@ -192,7 +195,7 @@ pub fn darshan_inputs(paths: &[PathBuf]) -> Result<Option<Vec<PathBuf>>> {
             } else {
                 darshan.extend(logs);
             }
-        } else if is_darshan(path) {
+        } else if is_darshan_log(path) {
             darshan.push(path.clone());
         } else {
             traces += 1;

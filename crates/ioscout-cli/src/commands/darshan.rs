@@ -1,10 +1,10 @@
-//! `ioscout darshan summary|dump`: the native Darshan reader's outputs.
+//! `ioscout darshan summary|dump`: the native Darshan reader's outputs, of a Darshan log or of the
+//! records derived from a DFTracer trace.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use ioscout_darshan::{DarshanLog, ReadOptions};
 
 use crate::cli::{DarshanCommand, DarshanDumpArguments, DarshanSummaryArguments};
 
@@ -16,17 +16,6 @@ pub(crate) fn run(command: &DarshanCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn read(path: &std::path::Path, partial: bool) -> anyhow::Result<DarshanLog> {
-    let log = DarshanLog::open(path, ReadOptions { partial })?;
-    for problem in &log.problems {
-        #[allow(clippy::print_stderr)]
-        {
-            eprintln!("warning: {}: {problem}", crate::common::display_path(path));
-        }
-    }
-    Ok(log)
-}
-
 fn summary(arguments: &DarshanSummaryArguments) -> anyhow::Result<ExitCode> {
     let outcome = ioscout_service::darshan::summaries(&arguments.logs, arguments.partial)?;
     crate::common::print(&outcome, arguments.json, false)?;
@@ -34,21 +23,20 @@ fn summary(arguments: &DarshanSummaryArguments) -> anyhow::Result<ExitCode> {
 }
 
 fn dump(arguments: &DarshanDumpArguments) -> anyhow::Result<ExitCode> {
-    let log = read(&arguments.log, arguments.partial)
-        .with_context(|| format!("reading {}", crate::common::display_path(&arguments.log)))?;
-    let text = if arguments.dxt {
-        ioscout_darshan::dump::dxt(&log)
-    } else {
-        ioscout_darshan::dump::dump(
-            &log,
-            ioscout_darshan::dump::DumpOptions {
-                total: arguments.total || arguments.all,
-                file: arguments.file || arguments.all,
-                perf: arguments.perf || arguments.all,
-            },
-        )
+    let options = ioscout_darshan::dump::DumpOptions {
+        total: arguments.total || arguments.all,
+        file: arguments.file || arguments.all,
+        perf: arguments.perf || arguments.all,
     };
+    let outcome = ioscout_service::darshan::dump(&arguments.log, arguments.partial, options, arguments.dxt)
+        .with_context(|| format!("reading {}", crate::common::display_path(&arguments.log)))?;
+    for warning in &outcome.warnings {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("warning: {warning}");
+        }
+    }
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())?;
+    out.write_all(outcome.text.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }

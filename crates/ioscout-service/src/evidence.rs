@@ -1,0 +1,105 @@
+//! Darshan records derived from DFTracer traces, for the operations that read Darshan records:
+//! `darshan summary` and `darshan dump` of a trace, the Darshan rule families in `diagnose` on
+//! traces, and the metadata-by-operation table. Sits between `ioscout-evidence` (which derives
+//! the records) and the operations that print or reason on them.
+
+use std::fmt::Write as _;
+
+use ioscout_evidence::Derived;
+use ioscout_read::ScanReport;
+use serde_json::json;
+
+use crate::text::display_path;
+use crate::{Input, Result};
+
+/// Derives the Darshan records of the traces of `input`.
+pub fn derive(input: &Input) -> Result<(Derived, ScanReport)> {
+    let (files, input_problems) = input.discover();
+    if files.is_empty() {
+        return Err(input.no_traces(&input_problems));
+    }
+    let source = match input.paths.as_slice() {
+        [one] => one.clone(),
+        _ => std::path::PathBuf::from(input.describe()),
+    };
+    Ok(ioscout_evidence::derive(&input.scanner(), &files, &input_problems, &source))
+}
+
+/// What every output of derived records says about them: that they are derived, how ranks were
+/// given, what was approximated (and where first), what was left out, and the assumptions.
+pub fn derivation_json(derived: &Derived) -> serde_json::Value {
+    json!({
+        "source": "dftracer_trace",
+        "processes": derived.processes,
+        "rank_rule": derived.rank_rule,
+        "calls": derived.calls,
+        "approximated_counters": derived.approximations.total(),
+        "approximations": derived.approximations,
+        "approximated_records": derived.approximated_records,
+        "unusable_calls": derived.unusable_calls,
+        "unusable_examples": derived.unusable_examples,
+        "excluded_files": derived.excluded_files.len(),
+        "excluded_bytes_read": derived.excluded_files.iter().map(|(_, read, _)| read).sum::<i64>(),
+        "excluded_bytes_written": derived.excluded_files.iter().map(|(_, _, written)| written).sum::<i64>(),
+        "time_origin_us": derived.time_origin_us,
+        "assumed_file_alignment": ioscout_evidence::posix::ASSUMED_FILE_ALIGNMENT,
+        "not_in_a_trace": ["POSIX_MEM_ALIGNMENT", "POSIX_MEM_NOT_ALIGNED", "failed opens"],
+    })
+}
+
+/// The header lines (`# ...`) that precede derived records in text outputs.
+pub fn derivation_text(derived: &Derived) -> String {
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "# ioscout: records derived from the DFTracer trace {}, not read from a Darshan log",
+        display_path(&derived.log.path)
+    );
+    let rule = match derived.rank_rule {
+        ioscout_evidence::RankRule::Metadata => "ranks from PR rank metadata",
+        ioscout_evidence::RankRule::PidOrder => "ranks in pid order",
+    };
+    let _ = writeln!(
+        text,
+        "# {} processes ({rule}), {} calls replayed, {} counters approximated, {} calls without a file",
+        derived.processes.len(),
+        derived.calls,
+        derived.approximations.total(),
+        derived.unusable_calls
+    );
+    if let Some(first) = derived.approximated_records.first() {
+        let _ = writeln!(
+            text,
+            "# first approximated record: {} (pid {}, {}event {})",
+            first.path,
+            first.pid,
+            first.trace.as_deref().map(|trace| format!("{}, ", display_path(trace))).unwrap_or_default(),
+            first.event_id.map_or_else(|| "?".to_string(), |id| id.to_string())
+        );
+    }
+    if !derived.excluded_files.is_empty() {
+        let _ = writeln!(
+            text,
+            "# {} files under Darshan's excluded prefixes (/etc/, /usr/, /proc/, ...) left out, as Darshan leaves them out",
+            derived.excluded_files.len()
+        );
+    }
+    let _ = writeln!(
+        text,
+        "# timestamps are seconds since the trace's first call; file alignment assumed {} bytes; memory alignment is not in a trace (-1)",
+        ioscout_evidence::posix::ASSUMED_FILE_ALIGNMENT
+    );
+    text
+}
+
+/// The summary of a trace's derived records, in the shape of a log's summary, with the
+/// derivation section.
+pub fn summary(input: &Input) -> Result<(serde_json::Value, Option<ScanReport>)> {
+    let (derived, report) = derive(input)?;
+    let mut value = ioscout_darshan::summary::summary(&derived.log);
+    if let Some(object) = value.as_object_mut() {
+        object.insert("log".into(), json!(input.describe()));
+        object.insert("derived".into(), derivation_json(&derived));
+    }
+    Ok((value, Some(report)))
+}
