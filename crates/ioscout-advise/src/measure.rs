@@ -63,10 +63,18 @@ impl Measurements {
     }
 
     /// The measurements of a trace analysis (which must include the `file_name` view for the
-    /// file-system gate).
-    pub fn from_analysis(analysis: &Analysis, parameters: Parameters) -> Measurements {
+    /// file-system gate) and of the Darshan records derived from the same trace (`records`;
+    /// `None` runs the trace rules alone).
+    pub fn from_analysis(
+        analysis: &Analysis,
+        parameters: Parameters,
+        records: Option<&ioscout_darshan::DarshanLog>,
+    ) -> Measurements {
         let context = Context::new(analysis, parameters);
-        let findings = ioscout_diagnose::diagnose(&context);
+        let findings = match records {
+            Some(log) => ioscout_diagnose::diagnose_trace(&context, log, DrishtiThresholds::default()),
+            None => ioscout_diagnose::diagnose(&context),
+        };
         let slot = |name: &str| context.slot(name).cloned().unwrap_or_default();
         let posix = slot("posix");
         let io_time_s = context.layer("posix").map_or(posix.time_s, |layer| layer.time_s);

@@ -87,9 +87,11 @@ pub fn advise(input: &Input, request: &AdviseRequest) -> Result<Outcome> {
     let preset = if request.preset.is_empty() { "auto" } else { &request.preset };
     let (run, report) = load(input, preset)?;
     let measurements = match run {
-        Run::Trace(analysis) => {
-            Measurements::from_analysis(&analysis, ioscout_diagnose::Parameters::default())
-        }
+        Run::Trace(analysis) => Measurements::from_analysis(
+            &analysis,
+            ioscout_diagnose::Parameters::default(),
+            Some(&crate::evidence::derive(input)?.0.log),
+        ),
         Run::Darshan(log) => {
             Measurements::from_darshan(&log, ioscout_diagnose::darshan::DrishtiThresholds::default())
         }

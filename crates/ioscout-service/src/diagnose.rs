@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use ioscout_analysis::{AnalysisOptions, OverlapMode, ViewType};
 use ioscout_diagnose::darshan::{DarshanContext, DarshanFacts, DrishtiThresholds};
 use ioscout_diagnose::{
-    Context, Finding, Label, Parameters, Recurrence, RuleDoc, choose_metric, diagnose as run_rules,
-    recurrence, rules,
+    Context, Finding, Label, Parameters, Recurrence, RuleDoc, choose_metric, diagnose_trace, recurrence,
+    rules,
 };
 use rayon::prelude::*;
 use serde_json::json;
@@ -114,7 +114,8 @@ pub fn diagnose(input: &Input, request: &DiagnoseRequest) -> Result<Outcome> {
     let window_bins = request.window_bins.unwrap_or_else(|| bins.div_ceil(10)).max(1);
     let recurrences = recurrence(&analysis, &parameters, window_bins);
     let context = Context::new(&analysis, parameters);
-    let all = run_rules(&context);
+    let (derived, _) = crate::evidence::derive(input)?;
+    let all = diagnose_trace(&context, &derived.log, thresholds(request)?);
     let metric = choose_metric(&all);
     let findings = select(all, minimum, families.as_deref());
     let mut value = envelope(&analysis, &findings, &recurrences);
@@ -181,6 +182,18 @@ fn envelope(
     })
 }
 
+/// Drishti's thresholds: from `--drishti-config` when given, else Drishti's defaults.
+fn thresholds(request: &DiagnoseRequest) -> Result<DrishtiThresholds> {
+    Ok(match &request.drishti_config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|error| ServiceError::io(path, error))?;
+            DrishtiThresholds::from_drishti_json(&text)
+                .map_err(|error| ServiceError::BadRequest(format!("{}: {error}", path.display())))?
+        }
+        None => DrishtiThresholds::default(),
+    })
+}
+
 /// Diagnoses Darshan logs: every rule on Darshan counters, per log.
 fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) -> Result<Outcome> {
     let families = parse_families(request.rules.as_deref())?;
@@ -189,14 +202,7 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
     let minimum =
         parse_label(request.min_severity.as_deref().unwrap_or(if drishti_only { "none" } else { "low" }))?;
     let fail_on = request.fail_on.as_deref().map(parse_label).transpose()?;
-    let thresholds = match &request.drishti_config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|error| ServiceError::io(path, error))?;
-            DrishtiThresholds::from_drishti_json(&text)
-                .map_err(|error| ServiceError::BadRequest(format!("{}: {error}", path.display())))?
-        }
-        None => DrishtiThresholds::default(),
-    };
+    let thresholds = thresholds(request)?;
     let decoded: Vec<Result<(ioscout_darshan::DarshanLog, DarshanFacts)>> = logs
         .par_iter()
         .map(|path| {

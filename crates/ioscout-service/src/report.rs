@@ -170,8 +170,11 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
     let (analysis, scan, file_count) = crate::analyze::run(input, &options)?;
     // The measurements carry the diagnosis: the rules run once.
     let catalog = ioscout_advise::Catalog::bundled()?;
-    let measurements =
-        ioscout_advise::Measurements::from_analysis(&analysis, ioscout_diagnose::Parameters::default());
+    let measurements = ioscout_advise::Measurements::from_analysis(
+        &analysis,
+        ioscout_diagnose::Parameters::default(),
+        Some(&crate::evidence::derive(input)?.0.log),
+    );
     let findings = crate::diagnose::select(measurements.findings.clone(), ioscout_diagnose::Label::Low, None);
     let metric = ioscout_diagnose::choose_metric(&findings);
     let filesystem = ioscout_advise::filesystem::detect(&measurements.file_weights, None);

@@ -198,8 +198,11 @@ pub fn search_context(
             ..AnalysisOptions::default()
         },
     )?;
-    let measurements =
-        ioscout_advise::Measurements::from_analysis(&analysis, ioscout_diagnose::Parameters::default());
+    let measurements = ioscout_advise::Measurements::from_analysis(
+        &analysis,
+        ioscout_diagnose::Parameters::default(),
+        Some(&crate::evidence::derive(&input)?.0.log),
+    );
     let components: Vec<String> = analysis
         .views
         .first()

@@ -298,8 +298,14 @@ fn diagnose_ranks_findings_and_gates_on_severity() {
     assert!(!facts.is_empty());
     assert!(facts.iter().all(|fact| fact["family"] == "wisio"), "--rules filters families");
     assert!(facts.iter().all(|fact| fact["severity"]["score"].as_f64().is_some()));
-    let quiet = json(&["diagnose", "--json", "--min-severity", "critical", "testdata/overlap"], 0);
-    assert!(quiet["facts"].as_array().is_some_and(Vec::is_empty));
+    let all = json(&["diagnose", "--json", "--min-severity", "low", "testdata/overlap"], 0);
+    let critical = json(&["diagnose", "--json", "--min-severity", "critical", "testdata/overlap"], 0);
+    let (all, critical) = (
+        all["facts"].as_array().cloned().unwrap_or_default(),
+        critical["facts"].as_array().cloned().unwrap_or_default(),
+    );
+    assert!(critical.len() < all.len(), "--min-severity hides the findings below it");
+    assert!(critical.iter().all(|fact| fact["severity"]["label"] == "critical"), "{critical:?}");
 }
 
 #[test]
