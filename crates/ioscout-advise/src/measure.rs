@@ -68,11 +68,13 @@ impl Measurements {
     pub fn from_analysis(
         analysis: &Analysis,
         parameters: Parameters,
-        records: Option<&ioscout_darshan::DarshanLog>,
+        records: Option<(&ioscout_darshan::DarshanLog, &[ioscout_diagnose::MetadataCall])>,
     ) -> Measurements {
         let context = Context::new(analysis, parameters);
         let findings = match records {
-            Some(log) => ioscout_diagnose::diagnose_trace(&context, log, DrishtiThresholds::default()),
+            Some((log, calls)) => {
+                ioscout_diagnose::diagnose_trace(&context, log, calls, DrishtiThresholds::default())
+            }
             None => ioscout_diagnose::diagnose(&context),
         };
         let slot = |name: &str| context.slot(name).cloned().unwrap_or_default();

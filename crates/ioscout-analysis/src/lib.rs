@@ -303,6 +303,25 @@ pub fn analyze(
     input_problems: &[InputProblem],
     options: &AnalysisOptions,
 ) -> Result<(Analysis, ScanReport), AnalysisError> {
+    analyze_with(scanner, files, input_problems, options, |_| ioscout_read::NoFold, |_, _| {})
+}
+
+/// [`analyze`] with another fold filled by the same second pass: `make` builds one per unit of
+/// file `index` and `consume` receives each, filled, in file order. A later stage (the Darshan
+/// records derived from the trace) so costs no pass of its own.
+pub fn analyze_with<R, M, C>(
+    scanner: &Scanner,
+    files: &[TraceFile],
+    input_problems: &[InputProblem],
+    options: &AnalysisOptions,
+    make: M,
+    mut consume: C,
+) -> Result<(Analysis, ScanReport), AnalysisError>
+where
+    R: ioscout_read::Fold,
+    M: Fn(usize) -> R + Sync,
+    C: FnMut(usize, R),
+{
     let candidates = check_options(options)?;
     let prepass = first_pass(scanner, files, &candidates);
     let plan = Plan::new(options, &candidates, prepass);
@@ -310,12 +329,14 @@ pub fn analyze(
     let report = scanner.scan(
         files,
         input_problems,
-        |_| plan.fold(),
-        |_, fold, _| {
+        |index| ioscout_read::Both { first: plan.fold(), second: make(index) },
+        |index, both, _| {
+            let ioscout_read::Both { first: fold, second: rider } = both;
             match total.as_mut() {
                 Some(total) => total.merge(fold),
                 None => total = Some(fold),
             }
+            consume(index, rider);
             ControlFlow::Continue(())
         },
     );

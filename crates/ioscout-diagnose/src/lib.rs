@@ -448,6 +448,7 @@ pub fn diagnose(context: &Context<'_>) -> Vec<Finding> {
 pub fn diagnose_trace(
     context: &Context<'_>,
     records: &ioscout_darshan::DarshanLog,
+    operations: &[MetadataCall],
     thresholds: darshan::DrishtiThresholds,
 ) -> Vec<Finding> {
     let mut facts = darshan::DarshanFacts::from_log(records);
@@ -459,8 +460,56 @@ pub fn diagnose_trace(
     };
     let mut findings = diagnose(context);
     findings.extend(darshan::diagnose(&darshan::DarshanContext::new(&facts, thresholds)));
+    for finding in &mut findings {
+        if dimension(finding.code) == Some("metadata_ops") {
+            name_metadata_calls(finding, operations);
+        }
+    }
     sort(&mut findings);
     findings
+}
+
+/// One metadata operation of a trace with its calls and time (`ioscout-evidence` counts them).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MetadataCall {
+    /// The function (`unlink`, `__xstat64`, `openat`, ...).
+    pub name: String,
+    /// Its family (`open`, `stat`, `unlink`, `rename`, `directory`, `listing`, ...).
+    pub family: String,
+    /// Calls.
+    pub calls: u64,
+    /// Summed time in seconds.
+    pub time_s: f64,
+    /// Share of all metadata time.
+    pub share: f64,
+}
+
+/// Names, in a metadata finding, the calls that take the time (most first, until four fifths of
+/// the metadata time are named, at most three), as text and evidence.
+fn name_metadata_calls(finding: &mut Finding, operations: &[MetadataCall]) {
+    let mut named = Vec::new();
+    let mut covered = 0.0;
+    for call in operations.iter().filter(|call| call.family != "process").take(3) {
+        if covered >= 0.8 || call.time_s <= 0.0 {
+            break;
+        }
+        covered += call.share;
+        named.push(format!(
+            "{} ({} calls, {:.3} s, {:.0} %)",
+            call.name,
+            call.calls,
+            call.time_s,
+            call.share * 100.0
+        ));
+        finding.evidence.push(Evidence {
+            metric: format!("metadata_{}_time", call.name),
+            value: call.time_s,
+            unit: "s",
+        });
+    }
+    if !named.is_empty() {
+        finding.why = format!("{}; metadata time is in {}", finding.why, named.join(", "));
+    }
 }
 
 /// Most severe first, then by code and scope.

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use ioscout_model::{Event, Phase};
+use ioscout_read::fields::EventFields;
 use ioscout_read::{Fold, TraceMetadata};
 use rustc_hash::FxHashMap;
 
@@ -80,29 +81,43 @@ impl Fold for EvidenceFold {
             self.metadata.observe(event);
             return;
         }
-        if let Some(pid) = event.pid
+        if let Some(fields) = EventFields::from_event(event) {
+            self.fields(&fields);
+        }
+    }
+
+    fn wants(&self, phase: Phase) -> bool {
+        matches!(phase, Phase::Complete | Phase::Metadata)
+    }
+
+    fn wants_fields(&self) -> bool {
+        true
+    }
+
+    fn fields(&mut self, fields: &EventFields<'_>) {
+        if fields.phase != Phase::Complete {
+            return;
+        }
+        if let Some(pid) = fields.pid
             && self.pids.last() != Some(&pid)
             && !self.pids.contains(&pid)
         {
             self.pids.push(pid);
         }
-        if event.phase == Some(Phase::Complete)
-            && let Some(ts) = event.ts
-        {
+        if let Some(ts) = fields.ts {
             self.first_ts = Some(self.first_ts.map_or(ts, |first| first.min(ts)));
-            let end = event.end().unwrap_or(ts);
+            let end = fields.end().unwrap_or(ts);
             self.last_end = Some(self.last_end.map_or(end, |last| last.max(end)));
         }
-        if event.name.as_deref() == Some("start")
-            && event.cat.as_deref() == Some("dftracer")
-            && let Some(token) = ioscout_read::event::Args::of(event)
-                .get("cmd_hash")
-                .and_then(ioscout_model::RawValue::as_hash_token)
+        if fields.name == Some("start")
+            && fields.cat == Some("dftracer")
+            && let Some(token) =
+                fields.args.cmd_hash.as_ref().and_then(ioscout_model::RawValue::as_hash_token)
             && !self.commands.contains(&token.0)
         {
             self.commands.push(token.0);
         }
-        match op::decode(event) {
+        match op::decode_fields(fields) {
             Ok(None) => {}
             Ok(Some(call)) => {
                 let mut op = call.op;
@@ -114,14 +129,10 @@ impl Fold for EvidenceFold {
             Err(reason) => {
                 self.unusable_count += 1;
                 if self.unusable.len() < KEEP_UNUSABLE {
-                    self.unusable.push((event.id, event.name.as_deref().unwrap_or("").to_string(), reason));
+                    self.unusable.push((fields.id, fields.name.unwrap_or("").to_string(), reason));
                 }
             }
         }
-    }
-
-    fn wants(&self, phase: Phase) -> bool {
-        matches!(phase, Phase::Complete | Phase::Metadata)
     }
 }
 
@@ -209,6 +220,9 @@ impl Replay {
     fn apply(&mut self, trace: usize, op: &Op) {
         self.ops += 1;
         self.operations.add(op);
+        if self.files.items.get(op.file as usize) == Some(&FileKey::None) {
+            return;
+        }
         let start = op.start as f64 / 1e6;
         let end = op.end as f64 / 1e6;
         let state = self.states.entry((op.pid, op.file)).or_default();

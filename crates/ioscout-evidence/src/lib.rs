@@ -44,7 +44,7 @@ use std::path::{Path, PathBuf};
 use ioscout_darshan::{CounterRecord, DarshanLog, Job, Records, id};
 use ioscout_read::{InputProblem, ScanReport, Scanner, TraceFile};
 
-use crate::fold::{EvidenceFold, Replay, UnusableCall};
+pub use crate::fold::{EvidenceFold, Replay, UnusableCall};
 use crate::metadata::{Family, Operation};
 use crate::op::FileKey;
 use crate::posix::Approximations;
@@ -159,6 +159,7 @@ pub fn derive(
 fn path_of(key: &FileKey, replay: &Replay) -> String {
     match key {
         FileKey::Path(path) => path.to_string(),
+        FileKey::None => String::new(),
         FileKey::Hash(token) => replay
             .metadata
             .tables
@@ -188,8 +189,10 @@ fn ranks(replay: &Replay) -> (Vec<Process>, RankRule) {
     }
 }
 
+/// The records of everything `replay` has consumed (`files` are the scanned files, to name them
+/// in approximations; `source` names the input).
 #[allow(clippy::too_many_lines)]
-fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived {
+pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived {
     let (processes, rank_rule) = ranks(&replay);
     let rank_of: BTreeMap<i64, i64> = processes.iter().map(|process| (process.pid, process.rank)).collect();
     let origin = replay.first_ts.unwrap_or(0);
@@ -371,7 +374,14 @@ fn rebase(fcounters: &mut [f64], indices: &[usize], origin_s: f64) {
 }
 
 fn operations(replay: &Replay, paths: &[String]) -> Vec<Operation> {
-    let total: i64 = replay.operations.by_name.values().map(|(_, tally)| tally.time_us).sum();
+    let family_of = |name: u32, kind| Family::of(&replay.names.items[name as usize], kind);
+    let total: i64 = replay
+        .operations
+        .by_name
+        .iter()
+        .filter(|(name, (kind, _))| family_of(**name, *kind) != Family::Process)
+        .map(|(_, (_, tally))| tally.time_us)
+        .sum();
     let mut per_name_files: BTreeMap<u32, (u64, Option<(i64, u32)>)> = BTreeMap::new();
     for (&(file, name), tally) in &replay.operations.by_file {
         let entry = per_name_files.entry(name).or_default();
@@ -387,19 +397,33 @@ fn operations(replay: &Replay, paths: &[String]) -> Vec<Operation> {
         .map(|(&name, &(kind, tally))| {
             let text = replay.names.items[name as usize].to_string();
             let (files, top) = per_name_files.get(&name).copied().unwrap_or_default();
+            let family = Family::of(&text, kind);
+            let share = if total > 0 && family != Family::Process {
+                tally.time_us as f64 / total as f64
+            } else {
+                0.0
+            };
             Operation {
-                family: Family::of(&text, kind),
+                family,
                 name: text,
                 calls: tally.calls,
                 time_s: tally.time_us as f64 / 1e6,
-                share: if total > 0 { tally.time_us as f64 / total as f64 } else { 0.0 },
+                share,
                 failed: tally.failed,
                 files,
-                top_file: top.map(|(_, file)| paths[file as usize].clone()),
+                top_file: top.and_then(|(_, file)| {
+                    (replay.files.items[file as usize] != FileKey::None).then(|| paths[file as usize].clone())
+                }),
                 top_file_time_s: top.map_or(0.0, |(time, _)| time as f64 / 1e6),
             }
         })
         .collect();
-    rows.sort_by(|a, b| b.time_s.total_cmp(&a.time_s).then_with(|| a.name.cmp(&b.name)));
+    // Metadata first (by time), process control after it.
+    rows.sort_by(|a, b| {
+        (a.family == Family::Process)
+            .cmp(&(b.family == Family::Process))
+            .then(b.time_s.total_cmp(&a.time_s))
+            .then_with(|| a.name.cmp(&b.name))
+    });
     rows
 }

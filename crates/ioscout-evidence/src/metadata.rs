@@ -38,6 +38,9 @@ pub enum Family {
     Control,
     /// `mmap`, `munmap`, `msync`.
     Map,
+    /// Process control (`fork`, `waitpid`, `execve`, `clone`, ...): no I/O, kept apart from the
+    /// metadata time.
+    Process,
     /// Anything else (`chmod`, `chdir`, `link`, `readlink`, ...).
     Other,
 }
@@ -70,6 +73,9 @@ impl Family {
             "munmap" | "msync" => Family::Map,
             "statfs" | "fstatfs" | "statvfs" | "fstatvfs" => Family::Stat,
             "sync" | "syncfs" => Family::Sync,
+            "fork" | "vfork" | "clone" | "clone3" | "wait" | "waitpid" | "wait3" | "wait4" | "waitid"
+            | "execve" | "execv" | "execvp" | "execl" | "execlp" | "posix_spawn" | "kill" | "exit"
+            | "_exit" | "sleep" | "usleep" | "nanosleep" => Family::Process,
             _ => Family::Other,
         }
     }
@@ -90,6 +96,7 @@ impl Family {
             Family::Truncate => "truncate",
             Family::Control => "control",
             Family::Map => "map",
+            Family::Process => "process",
             Family::Other => "other",
         }
     }
@@ -143,7 +150,7 @@ pub struct Operation {
     pub calls: u64,
     /// Summed time in seconds.
     pub time_s: f64,
-    /// Share of all metadata time.
+    /// Share of all metadata time (0 for process control, which is not metadata).
     pub share: f64,
     /// Calls that returned an error.
     pub failed: u64,

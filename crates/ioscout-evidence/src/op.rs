@@ -5,7 +5,7 @@
 //! into Darshan's counters, and [`crate::metadata`] sums metadata calls by operation.
 
 use ioscout_model::{Event, Phase, RawValue};
-use ioscout_read::event::Args;
+use ioscout_read::fields::EventFields;
 
 /// What a call does to a file's counters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -199,6 +199,8 @@ pub enum FileKey {
     Hash(Box<str>),
     /// An inline path.
     Path(Box<str>),
+    /// A call on no file (`fork`, `waitpid`, `getcwd`, ...): counted by operation only.
+    None,
 }
 
 fn integer(value: Option<&RawValue<'_>>) -> Option<i64> {
@@ -241,22 +243,34 @@ pub fn decode<'a>(event: &'a Event<'_>) -> Result<Option<Call<'a>>, Unusable> {
     if event.phase != Some(Phase::Complete) {
         return Ok(None);
     }
-    let (Some(cat), Some(name)) = (event.cat.as_deref(), event.name.as_deref()) else { return Ok(None) };
+    match EventFields::from_event(event) {
+        Some(fields) => decode_fields(&fields),
+        None => Ok(None),
+    }
+}
+
+/// Reduces the decoded fields of a complete event to a call (the scan's fast path).
+pub fn decode_fields<'a>(fields: &EventFields<'a>) -> Result<Option<Call<'a>>, Unusable> {
+    if fields.phase != Phase::Complete {
+        return Ok(None);
+    }
+    let (Some(cat), Some(name)) = (fields.cat, fields.name) else { return Ok(None) };
     let Some(kind) = OpKind::of(cat, name) else { return Ok(None) };
-    let args = Args::of(event);
-    let key = match (args.get("fhash"), args.get("fname")) {
+    let args = &fields.args;
+    let key = match (&args.fhash, &args.fname) {
         (Some(hash), _) if !matches!(hash, RawValue::Null) => FileKey::Hash(hash.as_text().into()),
         (_, Some(path)) if !matches!(path, RawValue::Null) => FileKey::Path(path.as_text().into()),
+        _ if matches!(kind, OpKind::PosixOther | OpKind::StdioOther) => FileKey::None,
         _ => return Err(Unusable::NoFile),
     };
-    let pid = event.pid.ok_or(Unusable::NoProcess)?;
-    let start = event.ts.ok_or(Unusable::NoTime)?;
-    let end = start.saturating_add(event.dur.unwrap_or(0).max(0));
-    let ret = integer(args.get("ret")).or_else(|| integer(args.get("ret_len")));
+    let pid = fields.pid.ok_or(Unusable::NoProcess)?;
+    let start = fields.ts.ok_or(Unusable::NoTime)?;
+    let end = start.saturating_add(fields.dur.unwrap_or(0).max(0));
+    let ret = integer(args.ret.as_ref()).or_else(|| integer(args.ret_len.as_ref()));
     let failed = ret.is_some_and(|value| value < 0);
     let bytes = match kind {
         OpKind::StdioRead | OpKind::StdioWrite if name == "fread" || name == "fwrite" => {
-            let size = integer(args.get("size")).unwrap_or(1);
+            let size = integer(args.size.as_ref()).unwrap_or(1);
             ret.map(|items| items.saturating_mul(size))
         }
         OpKind::StdioWrite if matches!(name, "fputc" | "_IO_putc") => Some(1),
@@ -267,18 +281,18 @@ pub fn decode<'a>(event: &'a Event<'_>) -> Result<Option<Call<'a>>, Unusable> {
     };
     let positional = matches!(kind, OpKind::PosixRead | OpKind::PosixWrite) && name.starts_with('p');
     let offset = match kind {
-        OpKind::PosixRead | OpKind::PosixWrite if positional => integer(args.get("offset")),
-        OpKind::PosixSeek | OpKind::StdioSeek => integer(args.get("offset")),
+        OpKind::PosixRead | OpKind::PosixWrite if positional => integer(args.offset.as_ref()),
+        OpKind::StdioSeek if name == "rewind" => Some(0),
+        OpKind::PosixSeek | OpKind::StdioSeek => integer(args.offset.as_ref()),
         _ => None,
     };
     let whence = match kind {
         OpKind::StdioSeek if name == "rewind" => Some(Whence::Set),
-        OpKind::PosixSeek | OpKind::StdioSeek => whence(integer(args.get("whence"))),
+        OpKind::PosixSeek | OpKind::StdioSeek => whence(integer(args.whence.as_ref())),
         _ => None,
     };
-    let offset = if name == "rewind" { Some(0) } else { offset };
     let target = match kind {
-        OpKind::PosixRename => args.get("newpath_hash").map(|value| FileKey::Hash(value.as_text().into())),
+        OpKind::PosixRename => args.newpath_hash.as_ref().map(|value| FileKey::Hash(value.as_text().into())),
         _ => None,
     };
     Ok(Some(Call {
@@ -287,7 +301,7 @@ pub fn decode<'a>(event: &'a Event<'_>) -> Result<Option<Call<'a>>, Unusable> {
             name: 0,
             file: 0,
             pid,
-            event_id: event.id,
+            event_id: fields.id,
             start,
             end,
             bytes,

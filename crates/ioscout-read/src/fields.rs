@@ -4,7 +4,8 @@
 //!
 //! [`EventFields`] holds an event's phase, name, category, numeric fields and the arguments that
 //! locate and size I/O ([`KeyArgs`]: `hhash`, `fhash`, `ret`, `size_sum`, `image_size`, `epoch`,
-//! `step`, `ppid`, and the inline `hostname`/`fname` of 2023 traces). [`decode_fields`] fills it in one pass over an ASCII line
+//! `step`, `ppid`, the position arguments `offset`, `whence`, `size`, `ret_len`, `newpath_hash`,
+//! `cmd_hash`, and the inline `hostname`/`fname` of 2023 traces). [`decode_fields`] fills it in one pass over an ASCII line
 //! without escapes, validating the JSON as it goes and building no [`Event`]; it declines (returns
 //! `None`) anything else, including every invalid line and every metadata or `C` event, and the
 //! caller falls back to [`crate::event::decode_line`] and [`EventFields::from_event`]. The
@@ -39,6 +40,18 @@ pub struct KeyArgs<'a> {
     pub step: Option<RawValue<'a>>,
     /// `ppid` (the parent process, on DFTracer 2.x `start` events).
     pub ppid: Option<RawValue<'a>>,
+    /// `offset` (`pread`/`pwrite`, seeks).
+    pub offset: Option<RawValue<'a>>,
+    /// `whence` (seeks).
+    pub whence: Option<RawValue<'a>>,
+    /// `size` (the item size of `fread`/`fwrite`).
+    pub size: Option<RawValue<'a>>,
+    /// `ret_len` (`fgets`).
+    pub ret_len: Option<RawValue<'a>>,
+    /// `newpath_hash` (`rename`).
+    pub newpath_hash: Option<RawValue<'a>>,
+    /// `cmd_hash` (`start` events).
+    pub cmd_hash: Option<RawValue<'a>>,
 }
 
 impl<'a> KeyArgs<'a> {
@@ -70,6 +83,12 @@ impl<'a> KeyArgs<'a> {
                 | "epoch"
                 | "step"
                 | "ppid"
+                | "offset"
+                | "whence"
+                | "size"
+                | "ret_len"
+                | "newpath_hash"
+                | "cmd_hash"
         )
     }
 
@@ -86,6 +105,12 @@ impl<'a> KeyArgs<'a> {
             b"epoch" => &mut self.epoch,
             b"step" => &mut self.step,
             b"ppid" => &mut self.ppid,
+            b"offset" => &mut self.offset,
+            b"whence" => &mut self.whence,
+            b"size" => &mut self.size,
+            b"ret_len" => &mut self.ret_len,
+            b"newpath_hash" => &mut self.newpath_hash,
+            b"cmd_hash" => &mut self.cmd_hash,
             _ => return,
         };
         *slot = Some(value);

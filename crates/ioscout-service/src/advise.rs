@@ -21,8 +21,8 @@ use crate::{Input, Outcome, Result, ServiceError};
 
 /// A run to advise on or compare: a trace analysis or a Darshan log.
 pub enum Run {
-    /// A trace, analysed.
-    Trace(Box<ioscout_analysis::Analysis>),
+    /// A trace, analysed, with the Darshan records derived from it.
+    Trace(Box<ioscout_analysis::Analysis>, Box<ioscout_evidence::Derived>),
     /// A Darshan log.
     Darshan(Box<DarshanLog>),
 }
@@ -45,8 +45,8 @@ pub fn load(input: &Input, preset: &str) -> Result<(Run, Option<ioscout_read::Sc
         overlap: OverlapMode::Exact,
         ..AnalysisOptions::default()
     };
-    let (analysis, report, _) = crate::analyze::run(input, &options)?;
-    Ok((Run::Trace(Box::new(analysis)), Some(report)))
+    let (analysis, report, _, derived) = crate::analyze::run_with_records(input, &options)?;
+    Ok((Run::Trace(Box::new(analysis), Box::new(derived)), Some(report)))
 }
 
 /// What to advise on.
@@ -87,10 +87,10 @@ pub fn advise(input: &Input, request: &AdviseRequest) -> Result<Outcome> {
     let preset = if request.preset.is_empty() { "auto" } else { &request.preset };
     let (run, report) = load(input, preset)?;
     let measurements = match run {
-        Run::Trace(analysis) => Measurements::from_analysis(
+        Run::Trace(analysis, derived) => Measurements::from_analysis(
             &analysis,
             ioscout_diagnose::Parameters::default(),
-            Some(&crate::evidence::derive(input)?.0.log),
+            Some((&derived.log, &crate::evidence::metadata_calls(&derived))),
         ),
         Run::Darshan(log) => {
             Measurements::from_darshan(&log, ioscout_diagnose::darshan::DrishtiThresholds::default())
@@ -229,7 +229,7 @@ fn compared_run(path: &Path, preset: &str) -> Result<ComparedRun> {
     let input = Input::of(vec![path.to_path_buf()]);
     let nothing = |what: &str| ServiceError::BadRequest(format!("{}: {what}", text::display_path(path)));
     match load(&input, preset)? {
-        (Run::Trace(analysis), scan) => {
+        (Run::Trace(analysis, _), scan) => {
             if let Some(scan) = &scan
                 && scan.totals().events() == 0
             {

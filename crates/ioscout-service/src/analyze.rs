@@ -97,6 +97,37 @@ pub fn run(input: &Input, options: &AnalysisOptions) -> Result<(Analysis, ioscou
     Ok((analysis, report, files.len()))
 }
 
+/// [`run`], and the Darshan records derived from the same traces in the same pass (in a job of
+/// several ranks, derived apart on each rank).
+pub fn run_with_records(
+    input: &Input,
+    options: &AnalysisOptions,
+) -> Result<(Analysis, ioscout_read::ScanReport, usize, ioscout_evidence::Derived)> {
+    if input.cluster.is_some() {
+        let (analysis, report, count) = run(input, options)?;
+        let (derived, _) = crate::evidence::derive(input)?;
+        return Ok((analysis, report, count, derived));
+    }
+    let (files, input_problems) = input.discover();
+    if files.is_empty() {
+        return Err(input.no_traces(&input_problems));
+    }
+    let mut replay = ioscout_evidence::Replay::default();
+    let (analysis, report) = ioscout_analysis::analyze_with(
+        &input.scanner(),
+        &files,
+        &input_problems,
+        options,
+        |_| ioscout_evidence::EvidenceFold::default(),
+        |index, fold| {
+            let path = files.get(index).map_or(std::path::Path::new(""), |file| file.path.as_path());
+            replay.consume(index, path, fold);
+        },
+    )?;
+    let derived = ioscout_evidence::finish(replay, &files, &crate::evidence::source_of(input));
+    Ok((analysis, report, files.len(), derived))
+}
+
 /// Analyses `input`: DFAnalyzer's JSON as the value, the summary and breakdown tables as text.
 pub fn analyze(input: &Input, request: &AnalyzeRequest) -> Result<Outcome> {
     let options = request.options()?;

@@ -108,18 +108,20 @@ pub fn diagnose(input: &Input, request: &DiagnoseRequest) -> Result<Outcome> {
         overlap: OverlapMode::Exact,
         ..AnalysisOptions::default()
     };
-    let (analysis, report, _) = crate::analyze::run(input, &options)?;
+    let (analysis, report, _, derived) = crate::analyze::run_with_records(input, &options)?;
     let parameters = Parameters { bandwidth_ceiling_bps: request.bandwidth_ceiling_bps };
     let bins = (analysis.raw.job_time_s / analysis.raw.time_granularity_s).ceil().max(1.0) as u64;
     let window_bins = request.window_bins.unwrap_or_else(|| bins.div_ceil(10)).max(1);
     let recurrences = recurrence(&analysis, &parameters, window_bins);
     let context = Context::new(&analysis, parameters);
-    let (derived, _) = crate::evidence::derive(input)?;
-    let all = diagnose_trace(&context, &derived.log, thresholds(request)?);
+    let calls = crate::evidence::metadata_calls(&derived);
+    let all = diagnose_trace(&context, &derived.log, &calls, thresholds(request)?);
     let metric = choose_metric(&all);
     let findings = select(all, minimum, families.as_deref());
     let mut value = envelope(&analysis, &findings, &recurrences);
     value["context"]["metric_to_optimise"] = serde_json::to_value(&metric).unwrap_or_default();
+    value["context"]["metadata_operations"] = crate::evidence::operations_json(&derived, 10);
+    value["context"]["derived_records"] = crate::evidence::derivation_json(&derived);
     let mut text = render(&findings, &format!("preset {}", analysis.preset.name), Some(&recurrences));
     let _ = writeln!(text, "Metric to optimise: {} ({})", metric.metric, metric.reason);
     let flagged = fail_on.is_some_and(|level| findings.iter().any(|finding| finding.label >= level));

@@ -18,11 +18,15 @@ pub fn derive(input: &Input) -> Result<(Derived, ScanReport)> {
     if files.is_empty() {
         return Err(input.no_traces(&input_problems));
     }
-    let source = match input.paths.as_slice() {
+    Ok(ioscout_evidence::derive(&input.scanner(), &files, &input_problems, &source_of(input)))
+}
+
+/// What names the input in derived records: its one path, or the list of its paths.
+pub fn source_of(input: &Input) -> std::path::PathBuf {
+    match input.paths.as_slice() {
         [one] => one.clone(),
         _ => std::path::PathBuf::from(input.describe()),
-    };
-    Ok(ioscout_evidence::derive(&input.scanner(), &files, &input_problems, &source))
+    }
 }
 
 /// What every output of derived records says about them: that they are derived, how ranks were
@@ -102,4 +106,24 @@ pub fn summary(input: &Input) -> Result<(serde_json::Value, Option<ScanReport>)>
         object.insert("derived".into(), derivation_json(&derived));
     }
     Ok((value, Some(report)))
+}
+
+/// The metadata operations of derived records, as the diagnosis takes them.
+pub fn metadata_calls(derived: &Derived) -> Vec<ioscout_diagnose::MetadataCall> {
+    derived
+        .operations
+        .iter()
+        .map(|operation| ioscout_diagnose::MetadataCall {
+            name: operation.name.clone(),
+            family: operation.family.name().to_string(),
+            calls: operation.calls,
+            time_s: operation.time_s,
+            share: operation.share,
+        })
+        .collect()
+}
+
+/// The metadata operations as JSON rows (most time first, at most `limit`).
+pub fn operations_json(derived: &Derived, limit: usize) -> serde_json::Value {
+    json!(derived.operations.iter().take(limit).collect::<Vec<_>>())
 }

@@ -167,13 +167,13 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
         overlap: OverlapMode::Exact,
         ..AnalysisOptions::default()
     };
-    let (analysis, scan, file_count) = crate::analyze::run(input, &options)?;
+    let (analysis, scan, file_count, derived) = crate::analyze::run_with_records(input, &options)?;
     // The measurements carry the diagnosis: the rules run once.
     let catalog = ioscout_advise::Catalog::bundled()?;
     let measurements = ioscout_advise::Measurements::from_analysis(
         &analysis,
         ioscout_diagnose::Parameters::default(),
-        Some(&crate::evidence::derive(input)?.0.log),
+        Some((&derived.log, &crate::evidence::metadata_calls(&derived))),
     );
     let findings = crate::diagnose::select(measurements.findings.clone(), ioscout_diagnose::Label::Low, None);
     let metric = ioscout_diagnose::choose_metric(&findings);

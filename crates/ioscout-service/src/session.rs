@@ -190,7 +190,7 @@ pub fn search_context(
     }
     let root = trace_root(run_dir, "baseline", "");
     let input = Input::of(vec![root.clone()]);
-    let (analysis, _, _) = crate::analyze::run(
+    let (analysis, _, _, derived) = crate::analyze::run_with_records(
         &input,
         &AnalysisOptions {
             views: vec![ViewType::TimeRange, ViewType::FileName],
@@ -201,7 +201,7 @@ pub fn search_context(
     let measurements = ioscout_advise::Measurements::from_analysis(
         &analysis,
         ioscout_diagnose::Parameters::default(),
-        Some(&crate::evidence::derive(&input)?.0.log),
+        Some((&derived.log, &crate::evidence::metadata_calls(&derived))),
     );
     let components: Vec<String> = analysis
         .views

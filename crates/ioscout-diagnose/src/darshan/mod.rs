@@ -357,6 +357,24 @@ impl<'a> DarshanContext<'a> {
         self.records(module).iter().map(|record| self.value(record, name)).fold(0, i64::saturating_add)
     }
 
+    /// The POSIX requests of `direction` that were not sequential, counting each record's first
+    /// request as neither: a request with no request before it in the file (Darshan's "last
+    /// byte" is 0 after an open) has no order to break, so a file written or read once is not
+    /// random access. Darshan's `POSIX_SEQ_*` never counts it, and Drishti counts it as random.
+    pub fn not_sequential(&self, direction: Direction) -> i64 {
+        let (operations, sequential) = match direction {
+            Direction::Read => ("POSIX_READS", "POSIX_SEQ_READS"),
+            Direction::Write => ("POSIX_WRITES", "POSIX_SEQ_WRITES"),
+        };
+        self.records(Module::Posix)
+            .iter()
+            .map(|record| {
+                let total = self.value(record, operations);
+                if total <= 0 { 0 } else { (total - self.value(record, sequential) - 1).max(0) }
+            })
+            .fold(0, i64::saturating_add)
+    }
+
     /// Sum over the records that `keep` selects.
     pub fn total_where(&self, module: Module, name: &str, keep: impl Fn(&CounterRecord) -> bool) -> i64 {
         self.records(module)

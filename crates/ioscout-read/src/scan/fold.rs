@@ -67,3 +67,50 @@ impl Fold for NoFold {
         false
     }
 }
+
+/// Two folds filled by one scan: every event (or decoded fields) goes to each fold that wants
+/// it, so two stages share one pass over the input (the analysis and the derived Darshan records,
+/// for example). Decoded fields are used only when both folds can work from them.
+#[derive(Debug, Default)]
+pub struct Both<A, B> {
+    /// The first fold.
+    pub first: A,
+    /// The second fold.
+    pub second: B,
+}
+
+impl<A: Fold, B: Fold> Fold for Both<A, B> {
+    fn event(&mut self, event: &Event<'_>) {
+        let phase = event.phase.unwrap_or(Phase::Other);
+        if self.first.needs_events() && self.first.wants(phase) {
+            self.first.event(event);
+        }
+        if self.second.needs_events() && self.second.wants(phase) {
+            self.second.event(event);
+        }
+    }
+
+    fn needs_events(&self) -> bool {
+        self.first.needs_events() || self.second.needs_events()
+    }
+
+    fn wants(&self, phase: Phase) -> bool {
+        (self.first.needs_events() && self.first.wants(phase))
+            || (self.second.needs_events() && self.second.wants(phase))
+    }
+
+    fn wants_fields(&self) -> bool {
+        let ready = |needs: bool, fields: bool| !needs || fields;
+        ready(self.first.needs_events(), self.first.wants_fields())
+            && ready(self.second.needs_events(), self.second.wants_fields())
+    }
+
+    fn fields(&mut self, fields: &EventFields<'_>) {
+        if self.first.needs_events() && self.first.wants(fields.phase) {
+            self.first.fields(fields);
+        }
+        if self.second.needs_events() && self.second.wants(fields.phase) {
+            self.second.fields(fields);
+        }
+    }
+}

@@ -9,7 +9,7 @@ rule! {
         code: "P11",
         family: Drishti,
         title: "High number of random read operations",
-        detects: "POSIX reads that were neither consecutive nor sequential (total minus POSIX_SEQ_READS, which includes the consecutive ones).",
+        detects: "POSIX reads that were neither consecutive nor sequential: per record, the reads after the first minus POSIX_SEQ_READS (which includes the consecutive ones). Drishti counts every file's first read as random, so a file read once is random access to it; here it is not (COMPATIBILITY.md).",
         why: "Random requests defeat read-ahead and write-behind and turn streaming into seeks; Drishti recommends changing the data model towards consecutive or sequential access (or collective I/O to reorder it).",
         evidence: "reads, their consecutive, sequential and random shares.",
         thresholds: "fires when random / reads > random_operations (0.2) and random > random_operations_absolute (1000); Drishti level HIGH.",

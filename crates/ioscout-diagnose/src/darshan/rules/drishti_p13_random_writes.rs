@@ -9,7 +9,7 @@ rule! {
         code: "P13",
         family: Drishti,
         title: "High number of random write operations",
-        detects: "POSIX writes that were neither consecutive nor sequential (total minus POSIX_SEQ_WRITES, which includes the consecutive ones).",
+        detects: "POSIX writes that were neither consecutive nor sequential: per record, the writes after the first minus POSIX_SEQ_WRITES (which includes the consecutive ones). Drishti counts every file's first write as random, so a file written once is random access to it; here it is not (COMPATIBILITY.md).",
         why: "Random requests defeat read-ahead and write-behind and turn streaming into seeks; Drishti recommends changing the data model towards consecutive or sequential access (or collective I/O to reorder it).",
         evidence: "writes, their consecutive, sequential and random shares.",
         thresholds: "fires when random / writes > random_operations (0.2) and random > random_operations_absolute (1000); Drishti level HIGH.",

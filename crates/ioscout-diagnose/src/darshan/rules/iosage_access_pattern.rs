@@ -1,6 +1,6 @@
 //! `IOS-ACCESS-PATTERN` on Darshan counters: random (non-sequential) requests that cost time.
 
-use crate::darshan::{DarshanContext, DarshanRule, Module};
+use crate::darshan::{DarshanContext, DarshanRule, Direction, Module};
 use crate::{Finding, RuleDoc, clip01, rule};
 
 rule! {
@@ -8,7 +8,7 @@ rule! {
         code: "IOS-ACCESS-PATTERN",
         family: Iosage,
         title: "Access pattern: 20 % or more of the POSIX requests are random",
-        detects: "POSIX reads and writes that were not sequential (total minus POSIX_SEQ_READS/WRITES), 20 % or more of them and over 1,000, when I/O takes 2 % of the run or more (IOSage's access_pattern).",
+        detects: "POSIX reads and writes that were not sequential (per record, the requests after the first minus POSIX_SEQ_READS/WRITES: a file read or written once is not random), 20 % or more of them and over 1,000, when I/O takes 2 % of the run or more (IOSage's access_pattern).",
         why: "Random requests defeat read-ahead, write-behind and stripe-aligned streaming; each one pays a seek on disks and a separate RPC on a parallel file system.",
         evidence: "random requests, their share, I/O share of the run.",
         thresholds: "fires when random / requests >= 0.2, random > 1000 and I/O share >= 0.02; score = clip01(random share) x clip01(I/O share / 0.2).",
@@ -26,9 +26,7 @@ impl DarshanRule for AccessPattern {
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
         let requests =
             context.total(Module::Posix, "POSIX_READS") + context.total(Module::Posix, "POSIX_WRITES");
-        let sequential = context.total(Module::Posix, "POSIX_SEQ_READS")
-            + context.total(Module::Posix, "POSIX_SEQ_WRITES");
-        let random = (requests - sequential).max(0);
+        let random = context.not_sequential(Direction::Read) + context.not_sequential(Direction::Write);
         let share = context.io_share();
         if requests <= 0 || random <= 1000 || share < 0.02 {
             return Vec::new();

@@ -203,7 +203,7 @@ pub(crate) fn redundant_traffic(
     ]
 }
 
-/// P11-P14: random requests (total minus sequential, which includes consecutive) over
+/// P11-P14: random requests (requests after each file's first that are not sequential) over
 /// `random_operations` and `random_operations_absolute` (`random`: P11/P13, level HIGH), or the
 /// trigger not firing on a direction with requests (P12/P14, level OK).
 pub(crate) fn access_order(
@@ -220,7 +220,9 @@ pub(crate) fn access_order(
     let consecutive = context.total(Module::Posix, &format!("POSIX_CONSEC_{}", direction.plural_upper()));
     let sequential =
         context.total(Module::Posix, &format!("POSIX_SEQ_{}", direction.plural_upper())) - consecutive;
-    let random_count = total - consecutive - sequential;
+    // Not Drishti's `total - sequential`: a file's first request is not random (see
+    // `DarshanContext::not_sequential`; COMPATIBILITY.md).
+    let random_count = context.not_sequential(direction);
     let fires = random_count > 0
         && (random_count as f64 / total as f64) > context.thresholds.random_operations
         && random_count > context.thresholds.random_operations_absolute;
