@@ -165,6 +165,44 @@ pub fn is_doing_less(strategy: &Strategy) -> bool {
     DOING_LESS.iter().any(|marker| text.contains(marker))
 }
 
+/// Why a bandwidth lever (striping, collective buffering, read-ahead, a faster tier) is not
+/// proposed: every data class it would act on is op-count-bound, so a fixed cost per call, not
+/// the bytes, takes the time (the optimisation pipeline: "distinguish op-count-bound I/O from
+/// bandwidth-bound I/O before picking a lever"). `None` when it may be proposed.
+fn op_count_bound(measurements: &Measurements, strategy: &catalog::Strategy) -> Option<String> {
+    use catalog::Basis;
+    if strategy.system_effect != catalog::SystemEffect::Bandwidth {
+        return None;
+    }
+    let classes: &[&str] = match strategy.basis {
+        Basis::Read | Basis::SmallRead => &["posix_read"],
+        Basis::Write | Basis::SmallWrite => &["posix_write"],
+        Basis::Io | Basis::SmallIo | Basis::Unoverlapped => &["posix_read", "posix_write"],
+        Basis::Metadata => return None,
+    };
+    let shapes: Vec<&ioscout_diagnose::DataShape> =
+        measurements.shapes.iter().filter(|shape| classes.contains(&shape.class.as_str())).collect();
+    if shapes.is_empty() || !shapes.iter().all(|shape| shape.op_count_bound()) {
+        return None;
+    }
+    let said: Vec<String> = shapes
+        .iter()
+        .map(|shape| {
+            format!(
+                "{} ({} calls of {:.0} B on average, a fixed cost per call {:.0} % of their time)",
+                shape.class.replace('_', " "),
+                shape.calls,
+                shape.mean_bytes,
+                shape.fixed_share * 100.0
+            )
+        })
+        .collect();
+    Some(format!(
+        "a bandwidth lever, and the I/O it would act on is op-count-bound: {}; fewer, larger calls help, more bandwidth does not",
+        said.join(", ")
+    ))
+}
+
 fn basis_time(measurements: &Measurements, basis: catalog::Basis) -> (f64, &'static str) {
     match basis {
         catalog::Basis::Io => (measurements.io_time_s, "I/O time on the critical path"),
@@ -290,6 +328,10 @@ pub fn advise(
                 gate: "requires",
                 reason: format!("it needs {missing}, which the run does not use"),
             });
+            continue;
+        }
+        if let Some(reason) = op_count_bound(&measurements, strategy) {
+            rejected.push(Rejection { id: strategy.id.clone(), gate: "shape", reason });
             continue;
         }
         let (seconds, basis) = basis_time(&measurements, strategy.basis);
@@ -504,6 +546,50 @@ mod tests {
         assert!(advice.proposals.windows(2).all(|pair| pair[0].weighted_score >= pair[1].weighted_score));
         assert!(advice.proposals.iter().any(|proposal| proposal.id == "l3-lustre-stripe-shared"));
         assert!(advice.checklist.iter().all(|item| !item.reason.is_empty()));
+    }
+
+    fn shaped(verdict: &str) -> Vec<ioscout_diagnose::DataShape> {
+        ["posix_read", "posix_write"]
+            .iter()
+            .map(|class| ioscout_diagnose::DataShape {
+                class: (*class).to_string(),
+                verdict: verdict.to_string(),
+                calls: 20_000,
+                mean_bytes: 64.0,
+                fixed_cost_s: 1e-6,
+                fixed_share: if verdict == "op-count-bound" { 1.0 } else { 0.2 },
+                method: "fit".to_string(),
+            })
+            .collect()
+    }
+
+    /// The optimisation pipeline's rule: no bandwidth lever for op-count-bound I/O.
+    #[test]
+    fn no_bandwidth_lever_is_proposed_for_op_count_bound_io() {
+        let catalog = Catalog::bundled().unwrap_or_else(|error| panic!("{error}"));
+        let bandwidth_levers: Vec<&str> = catalog
+            .strategies
+            .iter()
+            .filter(|strategy| strategy.system_effect == catalog::SystemEffect::Bandwidth)
+            .map(|strategy| strategy.id.as_str())
+            .collect();
+        assert!(bandwidth_levers.contains(&"l3-lustre-stripe-shared"), "{bandwidth_levers:?}");
+        let run = |verdict: &str| {
+            let mut measurements =
+                measured_run(&["P06", "IOS-FILE-STRATEGY", "PIPE-IO-SHARE", "PIPE-CHECKPOINT"]);
+            measurements.shapes = shaped(verdict);
+            advise(&catalog, measurements, on(FsType::Lustre), &Measured::new())
+        };
+        let bound = run("op-count-bound");
+        assert!(
+            bound.proposals.iter().all(|proposal| !bandwidth_levers.contains(&proposal.id.as_str())),
+            "{:?}",
+            bound.proposals.iter().map(|proposal| &proposal.id).collect::<Vec<_>>()
+        );
+        assert!(bound.rejected.iter().any(|rejection| rejection.gate == "shape"));
+        let free = run("bandwidth-bound");
+        assert!(free.proposals.iter().any(|proposal| bandwidth_levers.contains(&proposal.id.as_str())));
+        assert!(free.rejected.iter().all(|rejection| rejection.gate != "shape"));
     }
 
     #[test]

@@ -54,6 +54,8 @@ pub struct Measurements {
     /// Findings of diagnosis.
     #[serde(skip)]
     pub findings: Vec<Finding>,
+    /// The shape of each data class (traces only): op-count-bound or bandwidth-bound.
+    pub shapes: Vec<ioscout_diagnose::DataShape>,
 }
 
 impl Measurements {
@@ -68,14 +70,15 @@ impl Measurements {
     pub fn from_analysis(
         analysis: &Analysis,
         parameters: Parameters,
-        records: Option<(&ioscout_darshan::DarshanLog, &[ioscout_diagnose::MetadataCall])>,
+        records: Option<(&ioscout_darshan::DarshanLog, &ioscout_diagnose::TraceEvidence)>,
     ) -> Measurements {
         let context = Context::new(analysis, parameters);
-        let findings = match records {
-            Some((log, calls)) => {
-                ioscout_diagnose::diagnose_trace(&context, log, calls, DrishtiThresholds::default())
-            }
-            None => ioscout_diagnose::diagnose(&context),
+        let (findings, shapes) = match records {
+            Some((log, evidence)) => (
+                ioscout_diagnose::diagnose_trace(&context, log, evidence, DrishtiThresholds::default()),
+                evidence.shapes.clone(),
+            ),
+            None => (ioscout_diagnose::diagnose(&context), Vec::new()),
         };
         let slot = |name: &str| context.slot(name).cloned().unwrap_or_default();
         let posix = slot("posix");
@@ -150,6 +153,7 @@ impl Measurements {
             uses,
             file_weights,
             findings,
+            shapes,
         }
     }
 
@@ -235,6 +239,7 @@ impl Measurements {
             uses,
             file_weights,
             findings,
+            shapes: Vec::new(),
         }
     }
 }

@@ -448,7 +448,7 @@ pub fn diagnose(context: &Context<'_>) -> Vec<Finding> {
 pub fn diagnose_trace(
     context: &Context<'_>,
     records: &ioscout_darshan::DarshanLog,
-    operations: &[MetadataCall],
+    evidence: &TraceEvidence,
     thresholds: darshan::DrishtiThresholds,
 ) -> Vec<Finding> {
     let mut facts = darshan::DarshanFacts::from_log(records);
@@ -462,11 +462,98 @@ pub fn diagnose_trace(
     findings.extend(darshan::diagnose(&darshan::DarshanContext::new(&facts, thresholds)));
     for finding in &mut findings {
         if dimension(finding.code) == Some("metadata_ops") {
-            name_metadata_calls(finding, operations);
+            name_metadata_calls(finding, &evidence.metadata_calls);
         }
+        state_shape(finding, &evidence.shapes);
     }
     sort(&mut findings);
     findings
+}
+
+/// What a trace tells beyond Darshan's counters, for [`diagnose_trace`]: metadata calls by
+/// operation and the shape of each data class (`ioscout-evidence` computes both).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct TraceEvidence {
+    /// Metadata calls, most time first.
+    pub metadata_calls: Vec<MetadataCall>,
+    /// The shape of each data class with calls.
+    pub shapes: Vec<DataShape>,
+}
+
+/// Whether a data class is op-count-bound or bandwidth-bound, with the numbers.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct DataShape {
+    /// `posix_read`, `posix_write`, `stdio_read`, `stdio_write`.
+    pub class: String,
+    /// `op-count-bound`, `bandwidth-bound` or `mixed`.
+    pub verdict: String,
+    /// Calls.
+    pub calls: u64,
+    /// Mean bytes per call.
+    pub mean_bytes: f64,
+    /// Fixed cost per call in seconds.
+    pub fixed_cost_s: f64,
+    /// Share of the class's time the fixed cost explains.
+    pub fixed_share: f64,
+    /// `fit` or `size`.
+    pub method: String,
+}
+
+impl DataShape {
+    /// Whether the class is op-count-bound.
+    pub fn op_count_bound(&self) -> bool {
+        self.verdict == "op-count-bound"
+    }
+}
+
+/// The data classes a small-request finding is about.
+fn shape_classes(code: &str) -> &'static [&'static str] {
+    match code {
+        "P05" | "P15" | "WIS-SMALL-READ" => &["posix_read"],
+        "P06" | "P16" | "WIS-SMALL-WRITE" => &["posix_write"],
+        "IOS-GRANULARITY" | "PIPE-OP-COUNT" => &["posix_read", "posix_write"],
+        "S01" => &["stdio_read", "stdio_write"],
+        _ => &[],
+    }
+}
+
+/// Says, in a small-request finding, whether its calls are op-count-bound or bandwidth-bound
+/// and on what evidence.
+fn state_shape(finding: &mut Finding, shapes: &[DataShape]) {
+    let mut said = Vec::new();
+    for class in shape_classes(finding.code) {
+        let Some(shape) = shapes.iter().find(|shape| shape.class == *class) else { continue };
+        let basis = if shape.method == "fit" {
+            format!(
+                "a fixed {:.1} us per call is {:.0} % of their time (call time fitted to size over {} calls)",
+                shape.fixed_cost_s * 1e6,
+                shape.fixed_share * 100.0,
+                shape.calls
+            )
+        } else {
+            format!(
+                "{} calls of about {} B at {:.1} us each (one size: decided by the size)",
+                shape.calls,
+                shape.mean_bytes.round(),
+                shape.fixed_cost_s * 1e6
+            )
+        };
+        let words = match *class {
+            "posix_read" => "POSIX reads",
+            "posix_write" => "POSIX writes",
+            "stdio_read" => "STDIO reads",
+            _ => "STDIO writes",
+        };
+        said.push(format!("{words} are {}: {basis}", shape.verdict));
+        finding.evidence.push(Evidence {
+            metric: format!("{class}_fixed_cost_share"),
+            value: shape.fixed_share,
+            unit: "fraction",
+        });
+    }
+    if !said.is_empty() {
+        finding.why = format!("{}; {}", finding.why, said.join("; "));
+    }
 }
 
 /// One metadata operation of a trace with its calls and time (`ioscout-evidence` counts them).

@@ -162,7 +162,14 @@ pub struct Replay {
     pub(crate) ops: u64,
     /// Rename targets seen, as (process, target file, source file).
     pub(crate) renames: Vec<(i64, u32, u32)>,
+    /// Call time against bytes of POSIX reads, POSIX writes, STDIO reads, STDIO writes.
+    pub(crate) shapes: [crate::shape::ShapeSums; 4],
+    /// The clock's base for the replay's seconds (microseconds).
+    pub(crate) base_us: Option<i64>,
 }
+
+/// How far before the first replayed call the replay's clock starts (a million seconds).
+const TIME_BASE_BEFORE_US: i64 = 1_000_000_000_000;
 
 impl Replay {
     /// Replays the ops of one unit of trace file `trace` (named `path`).
@@ -223,8 +230,24 @@ impl Replay {
         if self.files.items.get(op.file as usize) == Some(&FileKey::None) {
             return;
         }
-        let start = op.start as f64 / 1e6;
-        let end = op.end as f64 / 1e6;
+        // Seconds from a base a million seconds before the first call replayed: differences stay
+        // exact to well under a microsecond (they would not from the epoch), times stay positive
+        // (Darshan's timers take 0 as "unset").
+        let base = *self.base_us.get_or_insert(op.start.saturating_sub(TIME_BASE_BEFORE_US));
+        let start = op.start.saturating_sub(base).max(1) as f64 / 1e6;
+        let end = op.end.saturating_sub(base).max(1) as f64 / 1e6;
+        if op.kind.is_data()
+            && !op.failed
+            && let Some(bytes) = op.bytes
+        {
+            let class = match op.kind {
+                OpKind::PosixRead => 0,
+                OpKind::PosixWrite => 1,
+                OpKind::StdioRead => 2,
+                _ => 3,
+            };
+            self.shapes[class].add(bytes, (op.end - op.start) as f64 / 1e6);
+        }
         let state = self.states.entry((op.pid, op.file)).or_default();
         let before = state_approximations(state);
         if op.kind.is_stdio() {

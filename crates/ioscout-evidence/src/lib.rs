@@ -35,6 +35,7 @@ pub mod metadata;
 pub mod op;
 pub mod posix;
 pub mod reduce;
+pub mod shape;
 pub mod stdio;
 
 use std::collections::BTreeMap;
@@ -121,6 +122,8 @@ pub struct Derived {
     pub calls: u64,
     /// POSIX and STDIO bytes read and written over every record, excluded files included.
     pub all_bytes: (i64, i64),
+    /// The shape of each data class with calls (op-count-bound or bandwidth-bound).
+    pub shapes: Vec<shape::Shape>,
 }
 
 /// A 64-bit FNV-1a hash of a path: the record id of a derived record (Darshan hashes paths with
@@ -196,7 +199,8 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
     let (processes, rank_rule) = ranks(&replay);
     let rank_of: BTreeMap<i64, i64> = processes.iter().map(|process| (process.pid, process.rank)).collect();
     let origin = replay.first_ts.unwrap_or(0);
-    let origin_s = origin as f64 / 1e6;
+    // Timestamps are kept in the replay's clock; the origin in the same clock.
+    let origin_s = replay.base_us.map_or(0.0, |base| origin.saturating_sub(base) as f64 / 1e6);
     let paths: Vec<String> = replay.files.items.iter().map(|key| path_of(key, &replay)).collect();
     for (pid, target, source_file) in std::mem::take(&mut replay.renames) {
         let from = record_id(&paths[source_file as usize]) as i64;
@@ -331,6 +335,11 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
         time_origin_us: origin,
         calls: replay.ops,
         all_bytes,
+        shapes: ["posix_read", "posix_write", "stdio_read", "stdio_write"]
+            .iter()
+            .zip(&replay.shapes)
+            .filter_map(|(class, sums)| sums.shape(class))
+            .collect(),
     }
 }
 

@@ -90,7 +90,7 @@ pub fn advise(input: &Input, request: &AdviseRequest) -> Result<Outcome> {
         Run::Trace(analysis, derived) => Measurements::from_analysis(
             &analysis,
             ioscout_diagnose::Parameters::default(),
-            Some((&derived.log, &crate::evidence::metadata_calls(&derived))),
+            Some((&derived.log, &crate::evidence::trace_evidence(&derived))),
         ),
         Run::Darshan(log) => {
             Measurements::from_darshan(&log, ioscout_diagnose::darshan::DrishtiThresholds::default())

@@ -114,13 +114,14 @@ pub fn diagnose(input: &Input, request: &DiagnoseRequest) -> Result<Outcome> {
     let window_bins = request.window_bins.unwrap_or_else(|| bins.div_ceil(10)).max(1);
     let recurrences = recurrence(&analysis, &parameters, window_bins);
     let context = Context::new(&analysis, parameters);
-    let calls = crate::evidence::metadata_calls(&derived);
-    let all = diagnose_trace(&context, &derived.log, &calls, thresholds(request)?);
+    let evidence = crate::evidence::trace_evidence(&derived);
+    let all = diagnose_trace(&context, &derived.log, &evidence, thresholds(request)?);
     let metric = choose_metric(&all);
     let findings = select(all, minimum, families.as_deref());
     let mut value = envelope(&analysis, &findings, &recurrences);
     value["context"]["metric_to_optimise"] = serde_json::to_value(&metric).unwrap_or_default();
     value["context"]["metadata_operations"] = crate::evidence::operations_json(&derived, 10);
+    value["context"]["data_shapes"] = serde_json::to_value(&derived.shapes).unwrap_or_default();
     value["context"]["derived_records"] = crate::evidence::derivation_json(&derived);
     let mut text = render(&findings, &format!("preset {}", analysis.preset.name), Some(&recurrences));
     let _ = writeln!(text, "Metric to optimise: {} ({})", metric.metric, metric.reason);

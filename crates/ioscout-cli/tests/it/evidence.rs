@@ -77,3 +77,28 @@ fn darshan_summary_and_dump_of_a_trace_say_the_records_are_derived() {
     let dxt = ioscout(&["darshan", "dump", "--dxt", "testdata/evidence/random_pread"]);
     assert_eq!(dxt.status.code(), Some(2), "--dxt on a trace is refused");
 }
+
+/// Ten thousands of 64-byte writes: the small-write findings say op-count-bound, with the
+/// numbers, and the advice proposes no bandwidth lever for them.
+#[test]
+fn small_writes_are_op_count_bound_and_get_no_bandwidth_lever() {
+    let envelope = json(&["diagnose", "--json", "testdata/evidence/small_writes"], 0);
+    let facts = envelope["facts"].as_array().cloned().unwrap_or_default();
+    let small = facts.iter().find(|fact| fact["fact_type"] == "P06").cloned().unwrap_or_default();
+    let why = small["evidence"]["why"].as_str().unwrap_or_default();
+    assert!(why.contains("POSIX writes are op-count-bound"), "{why}");
+    let shapes = envelope["context"]["data_shapes"].as_array().cloned().unwrap_or_default();
+    let writes = shapes.iter().find(|shape| shape["class"] == "posix_write").cloned().unwrap_or_default();
+    assert_eq!(writes["verdict"], "op-count-bound", "{shapes:?}");
+    let advice = json(&["advise", "--json", "--fs-type", "lustre", "testdata/evidence/small_writes"], 0);
+    let proposed: Vec<String> = advice["proposals"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|proposal| proposal["id"].as_str().map(str::to_string))
+        .collect();
+    for lever in ["l3-lustre-stripe-shared", "l3-burst-buffer", "l3-readahead"] {
+        assert!(!proposed.iter().any(|id| id == lever), "{lever} proposed: {proposed:?}");
+    }
+    assert!(proposed.iter().any(|id| id == "l1-buffer-small-writes"), "{proposed:?}");
+}
