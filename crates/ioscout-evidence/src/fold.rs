@@ -5,7 +5,6 @@
 //! carry across units exactly as the calls were made. Memory: the ops of the units in flight,
 //! then one state per (process, file).
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use ioscout_model::{Event, Phase};
@@ -14,8 +13,8 @@ use ioscout_read::{Fold, TraceMetadata};
 use rustc_hash::FxHashMap;
 
 use crate::metadata::OperationTable;
-use crate::op::{self, FileKey, Op, OpKind, Unusable};
-use crate::posix::{Approximations, PosixFile};
+use crate::op::{self, FileKey, KeyRef, Op, OpKind, Unusable};
+use crate::posix::PosixFile;
 use crate::stdio::StdioFile;
 
 /// Interns strings of one kind (function names, file keys) as dense indices.
@@ -28,6 +27,59 @@ pub(crate) struct Interner<K> {
 impl<K> Default for Interner<K> {
     fn default() -> Interner<K> {
         Interner { items: Vec::new(), index: FxHashMap::default() }
+    }
+}
+
+impl Interner<Box<str>> {
+    /// Interns `name` without allocating when it is known.
+    pub(crate) fn intern_str(&mut self, name: &str) -> u32 {
+        if let Some(&index) = self.index.get(name) {
+            return index;
+        }
+        self.intern(name.into())
+    }
+}
+
+/// File keys interned by their borrowed form (no allocation when known).
+#[derive(Debug, Default)]
+pub(crate) struct FileInterner {
+    pub(crate) items: Vec<FileKey>,
+    hashes: FxHashMap<Box<str>, u32>,
+    paths: FxHashMap<Box<str>, u32>,
+    none: Option<u32>,
+}
+
+impl FileInterner {
+    pub(crate) fn intern_ref(&mut self, key: &KeyRef<'_>) -> u32 {
+        let found = match key {
+            KeyRef::Hash(token) => self.hashes.get(token.as_ref()).copied(),
+            KeyRef::Path(path) => self.paths.get(path.as_ref()).copied(),
+            KeyRef::None => self.none,
+        };
+        found.unwrap_or_else(|| self.intern(key.to_key()))
+    }
+
+    pub(crate) fn intern(&mut self, key: FileKey) -> u32 {
+        let found = match &key {
+            FileKey::Hash(token) => self.hashes.get(token.as_ref()).copied(),
+            FileKey::Path(path) => self.paths.get(path.as_ref()).copied(),
+            FileKey::None => self.none,
+        };
+        if let Some(index) = found {
+            return index;
+        }
+        let index = self.items.len() as u32;
+        match &key {
+            FileKey::Hash(token) => {
+                self.hashes.insert(token.clone(), index);
+            }
+            FileKey::Path(path) => {
+                self.paths.insert(path.clone(), index);
+            }
+            FileKey::None => self.none = Some(index),
+        }
+        self.items.push(key);
+        index
     }
 }
 
@@ -60,7 +112,7 @@ pub struct UnusableCall {
 #[derive(Debug, Default)]
 pub struct EvidenceFold {
     names: Interner<Box<str>>,
-    files: Interner<FileKey>,
+    files: FileInterner,
     ops: Vec<Op>,
     metadata: TraceMetadata,
     unusable: Vec<(Option<i64>, String, Unusable)>,
@@ -121,9 +173,9 @@ impl Fold for EvidenceFold {
             Ok(None) => {}
             Ok(Some(call)) => {
                 let mut op = call.op;
-                op.name = self.names.intern(call.name.into());
-                op.file = self.files.intern(call.key);
-                op.target = call.target.map(|target| self.files.intern(target));
+                op.name = self.names.intern_str(call.name);
+                op.file = self.files.intern_ref(&call.key);
+                op.target = call.target.map(|target| self.files.intern_ref(&target));
                 self.ops.push(op);
             }
             Err(reason) => {
@@ -149,8 +201,8 @@ pub(crate) struct FileState {
 #[derive(Debug, Default)]
 pub struct Replay {
     pub(crate) names: Interner<Box<str>>,
-    pub(crate) files: Interner<FileKey>,
-    pub(crate) states: BTreeMap<(i64, u32), FileState>,
+    pub(crate) files: FileInterner,
+    pub(crate) states: FxHashMap<(i64, u32), FileState>,
     pub(crate) metadata: TraceMetadata,
     pub(crate) operations: OperationTable,
     pub(crate) unusable: Vec<UnusableCall>,
@@ -166,6 +218,8 @@ pub struct Replay {
     pub(crate) shapes: [crate::shape::ShapeSums; 4],
     /// The clock's base for the replay's seconds (microseconds).
     pub(crate) base_us: Option<i64>,
+    /// Distinct offsets and re-read bytes per file.
+    pub(crate) access: FxHashMap<u32, crate::access::FileAccess>,
 }
 
 /// How far before the first replayed call the replay's clock starts (a million seconds).
@@ -250,17 +304,20 @@ impl Replay {
         }
         let state = self.states.entry((op.pid, op.file)).or_default();
         let before = state_approximations(state);
+        let access_map = &mut self.access;
         if op.kind.is_stdio() {
             state.stdio.get_or_insert_with(StdioFile::default).apply(op, start, end);
         } else {
-            state.posix.get_or_insert_with(PosixFile::default).apply(op, start, end);
+            let access = state.posix.get_or_insert_with(PosixFile::default).apply(op, start, end);
+            if let Some((offset, bytes)) = access {
+                access_map.entry(op.file).or_default().add(offset, bytes, op.kind == OpKind::PosixRead);
+            }
             if op.kind == OpKind::PosixRename
                 && let Some(target) = op.target
             {
                 self.renames.push((op.pid, target, op.file));
             }
         }
-        let state = self.states.entry((op.pid, op.file)).or_default();
         if state.first_approximation.is_none() && state_approximations(state) != before {
             state.first_approximation = Some((trace, op.event_id));
         }
@@ -268,12 +325,6 @@ impl Replay {
 }
 
 fn state_approximations(state: &FileState) -> u64 {
-    let mut total = Approximations::default();
-    if let Some(posix) = &state.posix {
-        total.add(&posix.approximations);
-    }
-    if let Some(stdio) = &state.stdio {
-        total.add(&stdio.approximations);
-    }
-    total.total()
+    state.posix.as_ref().map_or(0, |posix| posix.approximations.total())
+        + state.stdio.as_ref().map_or(0, |stdio| stdio.approximations.total())
 }

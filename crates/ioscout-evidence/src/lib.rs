@@ -29,6 +29,7 @@
 //! - Files under Darshan's default exclusions (`/etc/`, `/usr/`, `/proc/`, ...) are kept apart
 //!   ([`Derived::excluded_files`]) and left out of the log, as Darshan leaves them out.
 
+pub mod access;
 pub mod common;
 pub mod fold;
 pub mod metadata;
@@ -124,6 +125,83 @@ pub struct Derived {
     pub all_bytes: (i64, i64),
     /// The shape of each data class with calls (op-count-bound or bandwidth-bound).
     pub shapes: Vec<shape::Shape>,
+    /// The access pattern of every file of the log with POSIX reads or writes, most bytes first.
+    pub files: Vec<FileRow>,
+}
+
+/// The access pattern of one file over all its processes.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FileRow {
+    /// The path.
+    pub path: String,
+    /// Processes with a record of it.
+    pub processes: u64,
+    /// POSIX reads.
+    pub reads: i64,
+    /// POSIX writes.
+    pub writes: i64,
+    /// Bytes read.
+    pub bytes_read: i64,
+    /// Bytes written.
+    pub bytes_written: i64,
+    /// Share of the requests at a higher offset than the previous one (Darshan's sequential).
+    pub sequential_share: f64,
+    /// Share of the requests starting right after the previous one (Darshan's consecutive).
+    pub consecutive_share: f64,
+    /// Distinct offsets the requests start at.
+    pub distinct_offsets: u64,
+    /// `distinct_offsets` is a lower bound (more than [`access::CAP`]).
+    pub distinct_offsets_lower_bound: bool,
+    /// Bytes read that had been read before (by any process).
+    pub reread_bytes: i64,
+    /// `reread_bytes` is a lower bound (more than [`access::CAP`] disjoint ranges read).
+    pub reread_lower_bound: bool,
+    /// The most common request sizes with their counts (Darshan's four common access sizes,
+    /// merged over processes).
+    pub top_sizes: Vec<(i64, i64)>,
+}
+
+fn file_row(path: &str, ranked: &[RankRecord], access: Option<&access::FileAccess>) -> Option<FileRow> {
+    use posix::ix;
+    let sum = |index: usize| ranked.iter().map(|record| record.counters[index]).sum::<i64>();
+    let (reads, writes) = (sum(ix::READS), sum(ix::WRITES));
+    let requests = reads + writes;
+    if requests == 0 {
+        return None;
+    }
+    let share = |count: i64| count as f64 / requests as f64;
+    let mut values = [0; 4];
+    let mut counts = [0; 4];
+    for record in ranked {
+        for slot in 0..4 {
+            common::merge_common(
+                &mut values,
+                &mut counts,
+                record.counters[ix::ACCESS1_ACCESS + slot],
+                record.counters[ix::ACCESS1_COUNT + slot],
+            );
+        }
+    }
+    Some(FileRow {
+        path: path.to_string(),
+        processes: ranked.len() as u64,
+        reads,
+        writes,
+        bytes_read: sum(ix::BYTES_READ),
+        bytes_written: sum(ix::BYTES_WRITTEN),
+        sequential_share: share(sum(ix::SEQ_READS) + sum(ix::SEQ_WRITES)),
+        consecutive_share: share(sum(ix::CONSEC_READS) + sum(ix::CONSEC_WRITES)),
+        distinct_offsets: access.map_or(0, access::FileAccess::distinct_offsets),
+        distinct_offsets_lower_bound: access.is_some_and(|access| access.offsets_capped),
+        reread_bytes: access.map_or(0, |access| access.reread_bytes),
+        reread_lower_bound: access.is_some_and(|access| access.reread_capped),
+        top_sizes: values
+            .iter()
+            .zip(counts)
+            .filter(|(value, _)| **value != 0)
+            .map(|(value, count)| (*value, count))
+            .collect(),
+    })
 }
 
 /// A 64-bit FNV-1a hash of a path: the record id of a derived record (Darshan hashes paths with
@@ -212,7 +290,10 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
     let mut posix_by_file: BTreeMap<u32, Vec<RankRecord>> = BTreeMap::new();
     let mut stdio_by_file: BTreeMap<u32, Vec<RankRecord>> = BTreeMap::new();
     let mut all_bytes = (0_i64, 0_i64);
-    for ((pid, file), mut state) in std::mem::take(&mut replay.states) {
+    let mut states: Vec<((i64, u32), fold::FileState)> =
+        std::mem::take(&mut replay.states).into_iter().collect();
+    states.sort_by_key(|(key, _)| *key);
+    for ((pid, file), mut state) in states {
         let rank = rank_of.get(&pid).copied().unwrap_or(-1);
         let left_out = excluded_by_darshan(&paths[file as usize]);
         let mut record_approximations = Approximations::default();
@@ -261,6 +342,16 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
             });
         }
     }
+    let mut file_rows: Vec<FileRow> = posix_by_file
+        .iter()
+        .filter(|(file, _)| !excluded_by_darshan(&paths[**file as usize]))
+        .filter_map(|(file, ranked)| file_row(&paths[*file as usize], ranked, replay.access.get(file)))
+        .collect();
+    file_rows.sort_by(|a, b| {
+        (b.bytes_read + b.bytes_written)
+            .cmp(&(a.bytes_read + a.bytes_written))
+            .then_with(|| a.path.cmp(&b.path))
+    });
     let nprocs = processes.len().max(1);
     let mut excluded: BTreeMap<String, (i64, i64)> = BTreeMap::new();
     let mut names: BTreeMap<u64, String> = BTreeMap::new();
@@ -340,6 +431,7 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
             .zip(&replay.shapes)
             .filter_map(|(class, sums)| sums.shape(class))
             .collect(),
+        files: file_rows,
     }
 }
 

@@ -178,17 +178,39 @@ pub struct Op {
 }
 
 /// A decoded call before its names are interned: the op, the file it names, its function name
-/// and, for `rename`, the target's key.
+/// and, for `rename`, the target's key (borrowed from the line: nothing is allocated per call).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Call<'a> {
     /// The op, with `name`, `file` and `target` still zero and `None`.
     pub op: Op,
     /// The file.
-    pub key: FileKey,
+    pub key: KeyRef<'a>,
     /// The function name.
     pub name: &'a str,
     /// The target of a rename, as an `fhash` token.
-    pub target: Option<FileKey>,
+    pub target: Option<KeyRef<'a>>,
+}
+
+/// A [`FileKey`] borrowed from a decoded line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyRef<'a> {
+    /// An `fhash` token.
+    Hash(std::borrow::Cow<'a, str>),
+    /// An inline path.
+    Path(std::borrow::Cow<'a, str>),
+    /// No file.
+    None,
+}
+
+impl KeyRef<'_> {
+    /// The owned key.
+    pub fn to_key(&self) -> FileKey {
+        match self {
+            KeyRef::Hash(token) => FileKey::Hash(token.as_ref().into()),
+            KeyRef::Path(path) => FileKey::Path(path.as_ref().into()),
+            KeyRef::None => FileKey::None,
+        }
+    }
 }
 
 /// The file an event names: `fhash` (DFTracer 1.x and 2.x, resolved through `FH` records) or the
@@ -238,19 +260,20 @@ impl Unusable {
     }
 }
 
-/// Reduces `event` to a call. `Ok(None)`: not a POSIX or STDIO call.
-pub fn decode<'a>(event: &'a Event<'_>) -> Result<Option<Call<'a>>, Unusable> {
+/// Reduces `event` to the file it names and its op (names not interned). `Ok(None)`: not a
+/// POSIX or STDIO call.
+pub fn decode(event: &Event<'_>) -> Result<Option<(FileKey, Op)>, Unusable> {
     if event.phase != Some(Phase::Complete) {
         return Ok(None);
     }
     match EventFields::from_event(event) {
-        Some(fields) => decode_fields(&fields),
+        Some(fields) => Ok(decode_fields(&fields)?.map(|call| (call.key.to_key(), call.op))),
         None => Ok(None),
     }
 }
 
 /// Reduces the decoded fields of a complete event to a call (the scan's fast path).
-pub fn decode_fields<'a>(fields: &EventFields<'a>) -> Result<Option<Call<'a>>, Unusable> {
+pub fn decode_fields<'a>(fields: &'a EventFields<'_>) -> Result<Option<Call<'a>>, Unusable> {
     if fields.phase != Phase::Complete {
         return Ok(None);
     }
@@ -258,9 +281,9 @@ pub fn decode_fields<'a>(fields: &EventFields<'a>) -> Result<Option<Call<'a>>, U
     let Some(kind) = OpKind::of(cat, name) else { return Ok(None) };
     let args = &fields.args;
     let key = match (&args.fhash, &args.fname) {
-        (Some(hash), _) if !matches!(hash, RawValue::Null) => FileKey::Hash(hash.as_text().into()),
-        (_, Some(path)) if !matches!(path, RawValue::Null) => FileKey::Path(path.as_text().into()),
-        _ if matches!(kind, OpKind::PosixOther | OpKind::StdioOther) => FileKey::None,
+        (Some(hash), _) if !matches!(hash, RawValue::Null) => KeyRef::Hash(hash.as_text()),
+        (_, Some(path)) if !matches!(path, RawValue::Null) => KeyRef::Path(path.as_text()),
+        _ if matches!(kind, OpKind::PosixOther | OpKind::StdioOther) => KeyRef::None,
         _ => return Err(Unusable::NoFile),
     };
     let pid = fields.pid.ok_or(Unusable::NoProcess)?;
@@ -292,7 +315,7 @@ pub fn decode_fields<'a>(fields: &EventFields<'a>) -> Result<Option<Call<'a>>, U
         _ => None,
     };
     let target = match kind {
-        OpKind::PosixRename => args.newpath_hash.as_ref().map(|value| FileKey::Hash(value.as_text().into())),
+        OpKind::PosixRename => args.newpath_hash.as_ref().map(|value| KeyRef::Hash(value.as_text())),
         _ => None,
     };
     Ok(Some(Call {
@@ -325,7 +348,7 @@ mod tests {
     fn op(line: &str) -> (FileKey, Op) {
         let Ok(Line::Event(event)) = decode_line(line.as_bytes()) else { panic!("not an event: {line}") };
         match decode(&event) {
-            Ok(Some(call)) => (call.key, call.op),
+            Ok(Some(decoded)) => decoded,
             other => panic!("not an op: {other:?}"),
         }
     }

@@ -190,12 +190,14 @@ impl PosixFile {
         self.counters[..=ix::RENAME_TARGETS].iter().any(|&count| count > 0)
     }
 
-    /// Applies one call; `start` and `end` are in seconds since the trace's time origin.
-    pub fn apply(&mut self, op: &Op, start: f64, end: f64) {
+    /// Applies one call; `start` and `end` are in seconds since the trace's time origin. For a
+    /// read or write, returns the offset it was at and the bytes it moved.
+    pub fn apply(&mut self, op: &Op, start: f64, end: f64) -> Option<(i64, i64)> {
+        let mut access = None;
         match op.kind {
             OpKind::PosixOpen => self.open(start, end, true, None),
             OpKind::PosixDup => self.open(start, end, false, Some(ix::DUPS)),
-            OpKind::PosixRead | OpKind::PosixWrite => self.data(op, start, end),
+            OpKind::PosixRead | OpKind::PosixWrite => access = self.data(op, start, end),
             OpKind::PosixSeek => self.seek(op, start, end),
             OpKind::PosixStat => {
                 self.counters[ix::STATS] += 1;
@@ -226,6 +228,7 @@ impl PosixFile {
             _ => {}
         }
         self.flush_times();
+        access
     }
 
     /// Counts this file as the target of a rename from record `from`.
@@ -277,16 +280,16 @@ impl PosixFile {
         self.meta_time.add(start, end);
     }
 
-    fn data(&mut self, op: &Op, start: f64, end: f64) {
+    fn data(&mut self, op: &Op, start: f64, end: f64) -> Option<(i64, i64)> {
         let read = op.kind == OpKind::PosixRead;
         if op.failed {
-            return;
+            return None;
         }
         let bytes = match op.bytes {
             Some(bytes) if (0..ABSURD).contains(&bytes) => bytes,
             Some(_) => {
                 self.approximations.absurd += 1;
-                return;
+                return None;
             }
             None => {
                 self.approximations.missing_ret += 1;
@@ -303,7 +306,7 @@ impl PosixFile {
             (true, Some(offset)) if (0..ABSURD).contains(&offset) => offset,
             (true, Some(_)) => {
                 self.approximations.absurd += 1;
-                return;
+                return None;
             }
             (true, None) => {
                 self.approximations.missing_offset += 1;
@@ -385,6 +388,7 @@ impl PosixFile {
             }
             self.write_time.add(start, end);
         }
+        Some((this_offset, bytes))
     }
 
     fn flush_times(&mut self) {

@@ -115,6 +115,7 @@ fn scan(
         max_reported_problems: usize::MAX,
         progress: Some(ioscout_read::Progress(progress.clone())),
         part_bytes,
+        ..ScanOptions::default()
     });
     let mut order = Vec::new();
     let mut spans = Vec::new();

@@ -114,7 +114,7 @@ pub fn run_with_records(
     }
     let mut replay = ioscout_evidence::Replay::default();
     let (analysis, report) = ioscout_analysis::analyze_with(
-        &input.scanner(),
+        &crate::evidence::scanner(input),
         &files,
         &input_problems,
         options,
@@ -129,10 +129,28 @@ pub fn run_with_records(
 }
 
 /// Analyses `input`: DFAnalyzer's JSON as the value, the summary and breakdown tables as text.
+///
+/// Unless DFAnalyzer's output is asked for (`dfanalyzer_compat`), the Darshan records derived in
+/// the same pass add an `evidence` section (metadata time by operation, the shape of each data
+/// class, the access pattern of the files) and its tables.
 pub fn analyze(input: &Input, request: &AnalyzeRequest) -> Result<Outcome> {
+    Ok(analyze_keeping(input, request)?.0)
+}
+
+/// [`analyze`], also returning the analysis (for callers that write its detail tables).
+pub fn analyze_keeping(input: &Input, request: &AnalyzeRequest) -> Result<(Outcome, Analysis)> {
     let options = request.options()?;
-    let (analysis, report, file_count) = run(input, &options)?;
-    Ok(outcome(&analysis, report, file_count, request.dfanalyzer_compat))
+    if request.dfanalyzer_compat {
+        let (analysis, report, file_count) = run(input, &options)?;
+        let outcome = outcome(&analysis, report, file_count, true);
+        return Ok((outcome, analysis));
+    }
+    let (analysis, report, file_count, derived) = run_with_records(input, &options)?;
+    let mut outcome = outcome(&analysis, report, file_count, false);
+    let by_file = options.views.iter().any(|view| matches!(view, ViewType::FileName));
+    outcome.value["evidence"] = crate::evidence::evidence_json(&derived, if by_file { 1000 } else { 20 });
+    outcome.text.push_str(&crate::evidence::evidence_text(&derived, if by_file { 20 } else { 0 }));
+    Ok((outcome, analysis))
 }
 
 /// The outcome of an analysis already run.

@@ -18,7 +18,13 @@ pub fn derive(input: &Input) -> Result<(Derived, ScanReport)> {
     if files.is_empty() {
         return Err(input.no_traces(&input_problems));
     }
-    Ok(ioscout_evidence::derive(&input.scanner(), &files, &input_problems, &source_of(input)))
+    Ok(ioscout_evidence::derive(&scanner(input), &files, &input_problems, &source_of(input)))
+}
+
+/// The scanner of a scan that derives records: one unit per thread in flight (the replayed
+/// calls of a unit are held until it is handed over in order).
+pub fn scanner(input: &Input) -> ioscout_read::Scanner {
+    ioscout_read::Scanner::new(ioscout_read::ScanOptions { window_units_per_thread: 2, ..input.scan.clone() })
 }
 
 /// What names the input in derived records: its one path, or the list of its paths.
@@ -142,4 +148,115 @@ pub fn trace_evidence(derived: &Derived) -> ioscout_diagnose::TraceEvidence {
 /// The metadata operations as JSON rows (most time first, at most `limit`).
 pub fn operations_json(derived: &Derived, limit: usize) -> serde_json::Value {
     json!(derived.operations.iter().take(limit).collect::<Vec<_>>())
+}
+
+/// The `evidence` section of `analyze --json`: what the derived records tell beyond the layers.
+/// `files` keeps the files with the most bytes (the count of all is given).
+pub fn evidence_json(derived: &Derived, files: usize) -> serde_json::Value {
+    json!({
+        "derived_records": {
+            "calls": derived.calls,
+            "processes": derived.processes.len(),
+            "rank_rule": derived.rank_rule,
+            "approximated_counters": derived.approximations.total(),
+            "unusable_calls": derived.unusable_calls,
+            "excluded_files": derived.excluded_files.len(),
+        },
+        "metadata_operations": operations_json(derived, 10),
+        "data_shapes": derived.shapes,
+        "file_count": derived.files.len(),
+        "files": derived.files.iter().take(files).collect::<Vec<_>>(),
+    })
+}
+
+/// The tables of the evidence: metadata time by operation, the shape of each data class, and
+/// (`files` > 0) the access pattern of the files with the most bytes.
+pub fn evidence_text(derived: &Derived, files: usize) -> String {
+    use crate::table::Table;
+    let mut out = String::new();
+    let metadata: Vec<&ioscout_evidence::metadata::Operation> = derived
+        .operations
+        .iter()
+        .filter(|operation| operation.family != ioscout_evidence::metadata::Family::Process)
+        .take(5)
+        .collect();
+    if !metadata.is_empty() {
+        let mut table = Table::new(
+            "Metadata Time by Operation",
+            &["Operation", "Family", "Calls", "Time (s)", "Share", "Files", "Most time in"],
+            &[false, false, true, true, true, true, false],
+        );
+        for operation in metadata {
+            table.row(vec![
+                operation.name.clone(),
+                operation.family.name().to_string(),
+                crate::text::thousands(operation.calls),
+                format!("{:.3}", operation.time_s),
+                format!("{:.0} %", operation.share * 100.0),
+                crate::text::thousands(operation.files),
+                operation.top_file.clone().unwrap_or_default(),
+            ]);
+        }
+        out.push('\n');
+        out.push_str(&table.render());
+    }
+    if !derived.shapes.is_empty() {
+        let mut table = Table::new(
+            "Data Shape (time per call against bytes per call)",
+            &["Class", "Calls", "Mean Size", "Fixed Cost/Call", "Fixed Share", "Shape", "Decided by"],
+            &[false, true, true, true, true, false, false],
+        );
+        for shape in &derived.shapes {
+            table.row(vec![
+                shape.class.clone(),
+                crate::text::thousands(shape.calls),
+                crate::text::bytes(shape.mean_bytes.round() as u64),
+                format!("{:.1} us", shape.fixed_cost_s * 1e6),
+                format!("{:.0} %", shape.fixed_share * 100.0),
+                shape.verdict.name().to_string(),
+                if shape.method == "fit" { "fit of time to size".into() } else { "one size".into() },
+            ]);
+        }
+        out.push('\n');
+        out.push_str(&table.render());
+    }
+    if files > 0 && !derived.files.is_empty() {
+        let mut table = Table::new(
+            &format!(
+                "Access Pattern by File ({} of {} files, most bytes first)",
+                files.min(derived.files.len()),
+                derived.files.len()
+            ),
+            &["File", "Requests", "Sequential", "Consecutive", "Offsets", "Re-read", "Top Sizes"],
+            &[false, true, true, true, true, true, false],
+        );
+        for row in derived.files.iter().take(files) {
+            let bound = |lower: bool| if lower { ">=" } else { "" };
+            table.row(vec![
+                row.path.clone(),
+                crate::text::thousands((row.reads + row.writes) as u64),
+                format!("{:.0} %", row.sequential_share * 100.0),
+                format!("{:.0} %", row.consecutive_share * 100.0),
+                format!(
+                    "{}{}",
+                    bound(row.distinct_offsets_lower_bound),
+                    crate::text::thousands(row.distinct_offsets)
+                ),
+                format!(
+                    "{}{}",
+                    bound(row.reread_lower_bound),
+                    crate::text::bytes(row.reread_bytes.max(0) as u64)
+                ),
+                row.top_sizes
+                    .iter()
+                    .take(3)
+                    .map(|(size, count)| format!("{} x{}", crate::text::bytes((*size).max(0) as u64), count))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ]);
+        }
+        out.push('\n');
+        out.push_str(&table.render());
+    }
+    out
 }

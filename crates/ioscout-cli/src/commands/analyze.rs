@@ -24,9 +24,8 @@ pub(crate) fn run(arguments: &AnalyzeArguments) -> anyhow::Result<ExitCode> {
         }),
         dfanalyzer_compat: arguments.compat == Some(Compatibility::Dfanalyzer),
     };
-    let options = request.options()?;
     let (input, bar) = common::service_input_with_progress(&arguments.input, "analyze");
-    let (analysis, report, file_count) = ioscout_service::analyze::run(&input, &options)?;
+    let (outcome, analysis) = ioscout_service::analyze::analyze_keeping(&input, &request)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -36,7 +35,6 @@ pub(crate) fn run(arguments: &AnalyzeArguments) -> anyhow::Result<ExitCode> {
     {
         write_details(&analysis, directory, arguments.out_format)?;
     }
-    let outcome = ioscout_service::analyze::outcome(&analysis, report, file_count, request.dfanalyzer_compat);
     common::print(&outcome, arguments.json, arguments.input.quiet)?;
     Ok(common::exit_code(&outcome, &arguments.input))
 }

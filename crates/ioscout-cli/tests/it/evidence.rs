@@ -102,3 +102,30 @@ fn small_writes_are_op_count_bound_and_get_no_bandwidth_lever() {
     }
     assert!(proposed.iter().any(|id| id == "l1-buffer-small-writes"), "{proposed:?}");
 }
+
+/// `analyze` gains the evidence: metadata time by operation, data shapes and per-file access
+/// columns; DFAnalyzer's output (`--compat dfanalyzer`) stays DFAnalyzer's.
+#[test]
+fn analyze_reports_the_access_pattern_of_each_file() {
+    let value = json(&["analyze", "--json", "--view", "file_name", "testdata/evidence/random_pread"], 0);
+    let files = value["evidence"]["files"].as_array().cloned().unwrap_or_default();
+    let data = files
+        .iter()
+        .find(|row| row["path"].as_str().is_some_and(|path| path.ends_with("random_pread.dat")))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(data["reads"], 3000, "{data}");
+    assert_eq!(data["top_sizes"][0], serde_json::json!([4096, 3000]), "{data}");
+    let sequential = data["sequential_share"].as_f64().unwrap_or(1.0);
+    assert!(
+        sequential > 0.3 && sequential < 0.7,
+        "random reads are about half 'sequential' by Darshan's rule: {data}"
+    );
+    // 3000 random 4 KiB reads of 4096 blocks read some blocks twice (the 16 writes are not reads).
+    assert!(data["reread_bytes"].as_i64().unwrap_or(0) > 0, "{data}");
+    assert!(data["distinct_offsets"].as_u64().unwrap_or(0) > 2000, "{data}");
+    let text = crate::stdout(&ioscout(&["analyze", "--view", "file_name", "testdata/evidence/random_pread"]));
+    assert!(text.contains("Access Pattern by File") && text.contains("Data Shape"), "{text}");
+    let compat = json(&["analyze", "--json", "--compat", "dfanalyzer", "testdata/evidence/random_pread"], 0);
+    assert!(compat.get("evidence").is_none(), "DFAnalyzer's schema has no evidence section");
+}

@@ -144,7 +144,7 @@ impl Scanner {
             units.extend(file_units);
             open_files.push(open);
         }
-        let windows = windows(&units, threads, self.options.unit_bytes);
+        let windows = windows(&units, threads, self.options.unit_bytes, self.options.window_units_per_thread);
         let mut merges: Vec<FileMerge<F>> = (0..open_files.len()).map(|_| FileMerge::default()).collect();
         let mut current: Option<usize> = None;
         'windows: for batch in windows {
@@ -273,7 +273,9 @@ impl Scanner {
             .collect();
         let bases: Vec<&Chunk> = chunks.iter().filter(|chunk| chunk.file < open_files.len()).collect();
         let mut position = 0;
-        'windows: for batch in windows(&units, threads, self.options.unit_bytes) {
+        'windows: for batch in
+            windows(&units, threads, self.options.unit_bytes, self.options.window_units_per_thread)
+        {
             let results: Vec<UnitResult<F>> = in_pool(pool, || {
                 batch
                     .par_iter()

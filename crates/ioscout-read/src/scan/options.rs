@@ -18,6 +18,10 @@ pub struct ScanOptions {
     /// `part_bytes / 16` bytes long is inflated by one thread while the other workers parse its
     /// output in parts of about this many decompressed bytes (0: never).
     pub part_bytes: usize,
+    /// Units per worker thread decoded in one window before their folds are handed over in
+    /// order (8 by default). Folds that hold much per event (the replayed calls of the derived
+    /// Darshan records) ask for fewer, which bounds the memory of the folds in flight.
+    pub window_units_per_thread: u64,
 }
 
 /// The most worker threads a scan starts: four per core. More only adds switching (10,000
@@ -53,6 +57,7 @@ impl Default for ScanOptions {
             max_reported_problems: 20,
             progress: None,
             part_bytes: 4 << 20,
+            window_units_per_thread: 8,
         }
     }
 }

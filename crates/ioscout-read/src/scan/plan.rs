@@ -142,8 +142,8 @@ impl Scanner {
 /// Groups units into windows decoded in parallel between two ordered merges: enough work per
 /// window that no core waits long at the barrier, bounded so that memory stays bounded (each
 /// window holds at most about `threads * 8` units' worth of folds).
-pub(super) fn windows(units: &[Unit], threads: usize, unit_bytes: u64) -> Vec<&[Unit]> {
-    let budget = unit_bytes.max(1) * 8 * threads as u64;
+pub(super) fn windows(units: &[Unit], threads: usize, unit_bytes: u64, per_thread: u64) -> Vec<&[Unit]> {
+    let budget = unit_bytes.max(1) * per_thread.max(1) * threads as u64;
     let mut windows = Vec::new();
     let mut start = 0;
     let mut bytes = 0u64;
@@ -191,7 +191,7 @@ mod tests {
     #[test]
     fn windows_tile_the_units_within_their_budget() {
         let units: Vec<Unit> = (0..100).map(|index| unit(index * 10, index * 10 + 10)).collect();
-        let windows = windows(&units, 2, 10);
+        let windows = windows(&units, 2, 10, 8);
         let flattened: Vec<u64> =
             windows.iter().flat_map(|window| window.iter().map(|unit| unit.start)).collect();
         assert_eq!(flattened, (0..100).map(|index| index * 10).collect::<Vec<_>>());
@@ -208,6 +208,6 @@ mod tests {
     }
 
     fn windows_of(units: &[Unit]) -> Vec<&[Unit]> {
-        windows(units, 4, 1 << 30)
+        windows(units, 4, 1 << 30, 8)
     }
 }
