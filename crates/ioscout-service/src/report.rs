@@ -201,6 +201,7 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
     charts += over_time_section(&mut html, &analysis);
     charts += bytes_section(&mut html, activity.bytes, request.max_processes);
     charts += sizes_section(&mut html, &analysis);
+    evidence_section(&mut html, &derived);
     findings_section(&mut html, &findings);
     proposals_section(&mut html, &advice);
     let _ = write!(
@@ -415,6 +416,89 @@ fn sizes_section(html: &mut String, analysis: &Analysis) -> usize {
 }
 
 /// The findings with their evidence, severities coloured.
+/// What the Darshan records derived from the trace add: metadata time by operation, the shape of
+/// each data class, and the access pattern of the files with the most bytes.
+fn evidence_section(html: &mut String, derived: &ioscout_evidence::Derived) {
+    html.push_str("<h2>Access pattern and metadata</h2>\n");
+    let metadata: Vec<Vec<String>> = derived
+        .operations
+        .iter()
+        .filter(|operation| operation.family != ioscout_evidence::metadata::Family::Process)
+        .take(8)
+        .map(|operation| {
+            vec![
+                operation.name.clone(),
+                operation.family.name().to_string(),
+                operation.calls.to_string(),
+                format!("{:.3}", operation.time_s),
+                format!("{:.0} %", operation.share * 100.0),
+                operation.top_file.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    if !metadata.is_empty() {
+        html.push_str("<h3>Metadata time by operation</h3>\n");
+        table(html, &["Operation", "Family", "Calls", "Time (s)", "Share", "Most time in"], &metadata);
+    }
+    let shapes: Vec<Vec<String>> = derived
+        .shapes
+        .iter()
+        .map(|shape| {
+            vec![
+                shape.class.clone(),
+                shape.calls.to_string(),
+                format!("{:.0} B", shape.mean_bytes),
+                format!("{:.1} us", shape.fixed_cost_s * 1e6),
+                format!("{:.0} %", shape.fixed_share * 100.0),
+                shape.verdict.name().to_string(),
+            ]
+        })
+        .collect();
+    if !shapes.is_empty() {
+        html.push_str("<h3>Data shape: time per call against bytes per call</h3>\n");
+        table(html, &["Class", "Calls", "Mean size", "Fixed cost per call", "Fixed share", "Shape"], &shapes);
+    }
+    let files: Vec<Vec<String>> = derived
+        .files
+        .iter()
+        .take(20)
+        .map(|row| {
+            let bound = |lower: bool| if lower { "\u{2265} " } else { "" };
+            vec![
+                row.path.clone(),
+                (row.reads + row.writes).to_string(),
+                format!("{:.0} %", row.sequential_share * 100.0),
+                format!("{:.0} %", row.consecutive_share * 100.0),
+                format!("{}{}", bound(row.distinct_offsets_lower_bound), row.distinct_offsets),
+                format!(
+                    "{}{}",
+                    bound(row.reread_lower_bound),
+                    crate::text::bytes(row.reread_bytes.max(0) as u64)
+                ),
+                row.top_sizes
+                    .iter()
+                    .take(3)
+                    .map(|(size, count)| format!("{size} B \u{d7}{count}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ]
+        })
+        .collect();
+    if !files.is_empty() {
+        let _ = writeln!(
+            html,
+            "<h3>Access pattern by file ({} of {}, most bytes first)</h3>",
+            files.len(),
+            derived.files.len()
+        );
+        table(
+            html,
+            &["File", "Requests", "Sequential", "Consecutive", "Offsets", "Re-read", "Top sizes"],
+            &files,
+        );
+    }
+}
+
 fn findings_section(html: &mut String, findings: &[ioscout_diagnose::Finding]) {
     html.push_str("<h2>Findings</h2>\n");
     if findings.is_empty() {
@@ -524,6 +608,9 @@ mod tests {
         let report = report(&Input::of(vec![sample]), &ReportRequest::default())
             .unwrap_or_else(|error| panic!("{error}"));
         assert_eq!(report.charts, 5);
+        for section in ["Access pattern and metadata", "Data shape", "Access pattern by file"] {
+            assert!(report.html.contains(section), "{section}");
+        }
         for id in ["chart-timeline", "chart-bandwidth", "chart-operations", "chart-heatmap", "chart-sizes"] {
             assert!(report.html.contains(&format!("id=\"{id}\"")), "{id}");
         }
