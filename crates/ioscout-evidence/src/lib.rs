@@ -163,9 +163,9 @@ pub struct FileRow {
 
 fn file_row(path: &str, ranked: &[RankRecord], access: Option<&access::FileAccess>) -> Option<FileRow> {
     use posix::ix;
-    let sum = |index: usize| ranked.iter().map(|record| record.counters[index]).sum::<i64>();
+    let sum = |index: usize| ranked.iter().map(|record| record.counters[index]).fold(0, i64::saturating_add);
     let (reads, writes) = (sum(ix::READS), sum(ix::WRITES));
-    let requests = reads + writes;
+    let requests = reads.saturating_add(writes);
     if requests == 0 {
         return None;
     }
@@ -189,8 +189,8 @@ fn file_row(path: &str, ranked: &[RankRecord], access: Option<&access::FileAcces
         writes,
         bytes_read: sum(ix::BYTES_READ),
         bytes_written: sum(ix::BYTES_WRITTEN),
-        sequential_share: share(sum(ix::SEQ_READS) + sum(ix::SEQ_WRITES)),
-        consecutive_share: share(sum(ix::CONSEC_READS) + sum(ix::CONSEC_WRITES)),
+        sequential_share: share(sum(ix::SEQ_READS).saturating_add(sum(ix::SEQ_WRITES))),
+        consecutive_share: share(sum(ix::CONSEC_READS).saturating_add(sum(ix::CONSEC_WRITES))),
         distinct_offsets: access.map_or(0, access::FileAccess::distinct_offsets),
         distinct_offsets_lower_bound: access.is_some_and(|access| access.offsets_capped),
         reread_bytes: access.map_or(0, |access| access.reread_bytes),
@@ -302,8 +302,8 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
         {
             posix_file.finish();
             record_approximations.add(&posix_file.approximations);
-            all_bytes.0 += posix_file.counters[posix::ix::BYTES_READ];
-            all_bytes.1 += posix_file.counters[posix::ix::BYTES_WRITTEN];
+            all_bytes.0 = all_bytes.0.saturating_add(posix_file.counters[posix::ix::BYTES_READ]);
+            all_bytes.1 = all_bytes.1.saturating_add(posix_file.counters[posix::ix::BYTES_WRITTEN]);
             rebase(&mut posix_file.fcounters, &POSIX_TIMESTAMPS, origin_s);
             posix_by_file.entry(file).or_default().push(RankRecord {
                 rank,
@@ -315,8 +315,8 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
             && stdio_file.is_used()
         {
             record_approximations.add(&stdio_file.approximations);
-            all_bytes.0 += stdio_file.counters[stdio::ix::BYTES_READ];
-            all_bytes.1 += stdio_file.counters[stdio::ix::BYTES_WRITTEN];
+            all_bytes.0 = all_bytes.0.saturating_add(stdio_file.counters[stdio::ix::BYTES_READ]);
+            all_bytes.1 = all_bytes.1.saturating_add(stdio_file.counters[stdio::ix::BYTES_WRITTEN]);
             rebase(&mut stdio_file.fcounters, &STDIO_TIMESTAMPS, origin_s);
             stdio_by_file.entry(file).or_default().push(RankRecord {
                 rank,
@@ -368,8 +368,8 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
             if excluded_by_darshan(path) {
                 let entry = excluded.entry(path.clone()).or_default();
                 for record in &ranked {
-                    entry.0 += record.counters[read_at];
-                    entry.1 += record.counters[written_at];
+                    entry.0 = entry.0.saturating_add(record.counters[read_at]);
+                    entry.1 = entry.1.saturating_add(record.counters[written_at]);
                 }
                 continue;
             }
@@ -482,7 +482,7 @@ fn operations(replay: &Replay, paths: &[String]) -> Vec<Operation> {
         .iter()
         .filter(|(name, (kind, _))| family_of(**name, *kind) != Family::Process)
         .map(|(_, (_, tally))| tally.time_us)
-        .sum();
+        .fold(0, i64::saturating_add);
     let mut per_name_files: BTreeMap<u32, (u64, Option<(i64, u32)>)> = BTreeMap::new();
     for (&(file, name), tally) in &replay.operations.by_file {
         let entry = per_name_files.entry(name).or_default();

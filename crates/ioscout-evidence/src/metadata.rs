@@ -130,11 +130,11 @@ impl OperationTable {
         let time = op.end - op.start;
         let entry = self.by_name.entry(op.name).or_insert((op.kind, Tally::default()));
         entry.1.calls += 1;
-        entry.1.time_us += time;
+        entry.1.time_us = entry.1.time_us.saturating_add(time);
         entry.1.failed += u64::from(op.failed);
         let file = self.by_file.entry((op.file, op.name)).or_default();
         file.calls += 1;
-        file.time_us += time;
+        file.time_us = file.time_us.saturating_add(time);
         file.failed += u64::from(op.failed);
     }
 }

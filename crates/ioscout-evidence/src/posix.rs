@@ -360,7 +360,7 @@ impl PosixFile {
         if self.counters[max_byte] < this_offset + bytes - 1 {
             self.counters[max_byte] = this_offset + bytes - 1;
         }
-        self.counters[total] += bytes;
+        self.counters[total] = self.counters[total].saturating_add(bytes);
         self.counters[calls] += 1;
         self.counters[bins + size_bin(bytes)] += 1;
         self.access.add(bytes);

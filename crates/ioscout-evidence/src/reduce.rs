@@ -80,7 +80,7 @@ pub fn reduce(layout: Layout, mut records: Vec<RankRecord>) -> Option<RankRecord
     let mut rank_bytes = Vec::with_capacity(records.len());
     for record in &mut records {
         let time: f64 = at.times.iter().map(|&index| record.fcounters[index]).sum();
-        let bytes: i64 = at.bytes.iter().map(|&index| record.counters[index]).sum();
+        let bytes: i64 = at.bytes.iter().map(|&index| record.counters[index]).fold(0, i64::saturating_add);
         rank_times.push(time);
         rank_bytes.push(bytes as f64);
         record.counters[at.fastest] = record.rank;
@@ -147,31 +147,31 @@ fn combine_posix(mut infile: RankRecord, mut inout: RankRecord) -> RankRecord {
     let mut out = RankRecord { rank: -1, counters: vec![0; ix::COUNT], fcounters: vec![0.0; ix::F_COUNT] };
     let (a, b) = (&infile.counters, &inout.counters);
     for j in ix::OPENS..=ix::RENAME_TARGETS {
-        let sum = a[j] + b[j];
+        let sum = a[j].saturating_add(b[j]);
         out.counters[j] = if sum < 0 { -1 } else { sum };
     }
     out.counters[ix::RENAMED_FROM] = a[ix::RENAMED_FROM];
     out.counters[ix::MODE] = a[ix::MODE];
     for j in ix::BYTES_READ..=ix::BYTES_WRITTEN {
-        out.counters[j] = a[j] + b[j];
+        out.counters[j] = a[j].saturating_add(b[j]);
     }
     for j in ix::MAX_BYTE_READ..=ix::MAX_BYTE_WRITTEN {
         out.counters[j] = a[j].max(b[j]);
     }
     for j in ix::CONSEC_READS..=ix::RW_SWITCHES {
-        out.counters[j] = a[j] + b[j];
+        out.counters[j] = a[j].saturating_add(b[j]);
     }
     // Not known from a trace: -1 on every rank stays -1.
     out.counters[ix::MEM_NOT_ALIGNED] = if a[ix::MEM_NOT_ALIGNED] < 0 || b[ix::MEM_NOT_ALIGNED] < 0 {
         -1
     } else {
-        a[ix::MEM_NOT_ALIGNED] + b[ix::MEM_NOT_ALIGNED]
+        a[ix::MEM_NOT_ALIGNED].saturating_add(b[ix::MEM_NOT_ALIGNED])
     };
     out.counters[ix::MEM_ALIGNMENT] = a[ix::MEM_ALIGNMENT];
-    out.counters[ix::FILE_NOT_ALIGNED] = a[ix::FILE_NOT_ALIGNED] + b[ix::FILE_NOT_ALIGNED];
+    out.counters[ix::FILE_NOT_ALIGNED] = a[ix::FILE_NOT_ALIGNED].saturating_add(b[ix::FILE_NOT_ALIGNED]);
     out.counters[ix::FILE_ALIGNMENT] = a[ix::FILE_ALIGNMENT];
     for j in ix::SIZE_READ_0_100..ix::STRIDE1_STRIDE {
-        out.counters[j] = a[j] + b[j];
+        out.counters[j] = a[j].saturating_add(b[j]);
     }
     merge_four(
         &mut infile.counters,
@@ -213,7 +213,7 @@ fn combine_stdio(infile: &RankRecord, inout: &RankRecord) -> RankRecord {
     let mut out = RankRecord { rank: -1, counters: vec![0; ix::COUNT], fcounters: vec![0.0; ix::F_COUNT] };
     let (a, b) = (&infile.counters, &inout.counters);
     for j in ix::OPENS..=ix::BYTES_READ {
-        out.counters[j] = a[j] + b[j];
+        out.counters[j] = a[j].saturating_add(b[j]);
     }
     for j in ix::MAX_BYTE_READ..=ix::MAX_BYTE_WRITTEN {
         out.counters[j] = a[j].max(b[j]);

@@ -181,20 +181,20 @@ impl StdioFile {
             self.approximations.unknown_position += 1;
         }
         let this_offset = self.offset;
-        self.offset = this_offset + bytes;
+        self.offset = this_offset.saturating_add(bytes);
         if op.kind == OpKind::StdioRead {
-            if self.counters[ix::MAX_BYTE_READ] < this_offset + bytes - 1 {
-                self.counters[ix::MAX_BYTE_READ] = this_offset + bytes - 1;
+            if self.counters[ix::MAX_BYTE_READ] < this_offset.saturating_add(bytes) - 1 {
+                self.counters[ix::MAX_BYTE_READ] = this_offset.saturating_add(bytes) - 1;
             }
-            self.counters[ix::BYTES_READ] += bytes;
+            self.counters[ix::BYTES_READ] = self.counters[ix::BYTES_READ].saturating_add(bytes);
             self.counters[ix::READS] += 1;
             stamp(&mut self.fcounters, ix::F_READ_START_TIMESTAMP, ix::F_READ_END_TIMESTAMP, start, end);
             self.read_time.add(start, end);
         } else {
-            if self.counters[ix::MAX_BYTE_WRITTEN] < this_offset + bytes - 1 {
-                self.counters[ix::MAX_BYTE_WRITTEN] = this_offset + bytes - 1;
+            if self.counters[ix::MAX_BYTE_WRITTEN] < this_offset.saturating_add(bytes) - 1 {
+                self.counters[ix::MAX_BYTE_WRITTEN] = this_offset.saturating_add(bytes) - 1;
             }
-            self.counters[ix::BYTES_WRITTEN] += bytes;
+            self.counters[ix::BYTES_WRITTEN] = self.counters[ix::BYTES_WRITTEN].saturating_add(bytes);
             self.counters[if flush { ix::FLUSHES } else { ix::WRITES }] += 1;
             stamp(&mut self.fcounters, ix::F_WRITE_START_TIMESTAMP, ix::F_WRITE_END_TIMESTAMP, start, end);
             self.write_time.add(start, end);

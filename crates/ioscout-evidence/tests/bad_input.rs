@@ -108,3 +108,99 @@ fn a_read_before_any_open_and_a_close_without_open_are_approximations_not_panics
     assert_eq!(counter(&derived, "POSIX_READS"), 2);
     assert_eq!(counter(&derived, "POSIX_SEEKS"), 1);
 }
+
+mod garbage {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("0".to_string()),
+            Just("-1".to_string()),
+            Just("9223372036854775807".to_string()),
+            Just("-9223372036854775808".to_string()),
+            Just("18446744073709551615".to_string()),
+            Just("1e300".to_string()),
+            Just("\"12\"".to_string()),
+            Just("\"x\"".to_string()),
+            Just("null".to_string()),
+            (-5_i64..5_000_000).prop_map(|number| number.to_string()),
+        ]
+    }
+
+    fn line() -> impl Strategy<Value = String> {
+        let names = prop::sample::select(vec![
+            "open64",
+            "close",
+            "read",
+            "pread64",
+            "write",
+            "pwrite64",
+            "lseek64",
+            "__xstat64",
+            "fsync",
+            "rename",
+            "unlink",
+            "dup2",
+            "mmap",
+            "fopen",
+            "fread",
+            "fwrite",
+            "fseek",
+            "ftell",
+            "rewind",
+            "fclose",
+            "fgets",
+            "waitpid",
+            "start",
+        ]);
+        let cats = prop::sample::select(vec!["POSIX", "STDIO", "dftracer", "posix"]);
+        let keys = prop::sample::select(vec![
+            "fhash",
+            "ret",
+            "offset",
+            "whence",
+            "size",
+            "count",
+            "newpath_hash",
+            "fname",
+        ]);
+        (names, cats, 0_i64..4, value(), value(), proptest::collection::vec((keys, value()), 0..6)).prop_map(
+            |(name, cat, pid, ts, dur, args)| {
+                let args: Vec<String> = args
+                    .into_iter()
+                    .map(|(key, value)| {
+                        if key == "fhash" || key == "newpath_hash" {
+                            format!(r#""{key}":"f{}""#, value.len() % 3)
+                        } else {
+                            format!(r#""{key}":{value}"#)
+                        }
+                    })
+                    .collect();
+                format!(
+                    r#"{{"id":1,"name":"{name}","cat":"{cat}","pid":{pid},"tid":1,"ts":{ts},"dur":{dur},"ph":"X","args":{{{}}}}}"#,
+                    args.join(",")
+                )
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        /// Any sequence of calls, in any order and with any values, derives without a panic, and
+        /// every derived counter of a record is a count, never negative (save Darshan's -1).
+        #[test]
+        fn any_calls_derive_without_a_panic(lines in proptest::collection::vec(line(), 1..80)) {
+            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            let (derived, _) = derive(&format!("garbage-{}", lines.len()), &lines);
+            for record in derived.log.counter_records(id::POSIX) {
+                let (names, _) = counter_names(id::POSIX).unwrap_or_default();
+                for (name, value) in names.iter().zip(&record.counters) {
+                    let id_or_bytes = name.contains("MAX_BYTE") || *name == "POSIX_RENAMED_FROM";
+                    prop_assert!(*value >= -1 || id_or_bytes, "{name} = {value}");
+                }
+            }
+        }
+    }
+}
