@@ -110,6 +110,15 @@ impl NoOverlap {
     }
 }
 
+/// Sets a start timestamp to the earliest non-zero value and the end one to the latest call's
+/// (how Darshan keeps its `*_START_TIMESTAMP` and `*_END_TIMESTAMP` counters).
+pub fn stamp(fcounters: &mut [f64], start_index: usize, end_index: usize, start: f64, end: f64) {
+    if fcounters[start_index] == 0.0 || fcounters[start_index] > start {
+        fcounters[start_index] = start;
+    }
+    fcounters[end_index] = end;
+}
+
 /// Darshan's variance of one value over ranks (`darshan_variance_reduce`, then `S / n`): the
 /// population variance.
 pub fn population_variance(values: &[f64]) -> f64 {

@@ -9,7 +9,7 @@
 //! or write before any open of the file in that process (the position is unknown: taken as 0,
 //! as Darshan would not have seen the call at all), a `SEEK_END` whose target is unknown.
 
-use crate::common::{CommonValues, NoOverlap, size_bin};
+use crate::common::{CommonValues, NoOverlap, size_bin, stamp};
 use crate::op::{Op, OpKind, Whence};
 
 /// Indices of the POSIX counters (`darshan-posix-log-format.h`, record version 4), checked
@@ -174,14 +174,6 @@ impl Default for PosixFile {
             meta_time: NoOverlap::default(),
         }
     }
-}
-
-/// Sets a start timestamp to the earliest non-zero value and the end one to the latest call's.
-fn stamp(fcounters: &mut [f64], start_index: usize, end_index: usize, start: f64, end: f64) {
-    if fcounters[start_index] == 0.0 || fcounters[start_index] > start {
-        fcounters[start_index] = start;
-    }
-    fcounters[end_index] = end;
 }
 
 impl PosixFile {

@@ -4,7 +4,7 @@
 //! size), and is set by `fseek` (Darshan asks `ftell` afterwards; the trace gives `fseek`'s
 //! offset and `whence`, and `ftell` events re-anchor it) and by `rewind`.
 
-use crate::common::NoOverlap;
+use crate::common::{NoOverlap, stamp};
 use crate::op::{Op, OpKind, Whence};
 use crate::posix::Approximations;
 
@@ -79,13 +79,6 @@ impl Default for StdioFile {
             meta_time: NoOverlap::default(),
         }
     }
-}
-
-fn stamp(fcounters: &mut [f64], start_index: usize, end_index: usize, start: f64, end: f64) {
-    if fcounters[start_index] == 0.0 || fcounters[start_index] > start {
-        fcounters[start_index] = start;
-    }
-    fcounters[end_index] = end;
 }
 
 impl StdioFile {

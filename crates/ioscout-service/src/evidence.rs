@@ -169,25 +169,16 @@ pub fn evidence_json(derived: &Derived, files: usize) -> serde_json::Value {
     })
 }
 
-/// The tables of the evidence: metadata time by operation, the shape of each data class, and
-/// (`files` > 0) the access pattern of the files with the most bytes.
-pub fn evidence_text(derived: &Derived, files: usize) -> String {
-    use crate::table::Table;
-    let mut out = String::new();
-    let metadata: Vec<&ioscout_evidence::metadata::Operation> = derived
+/// Rows of the metadata table (the `limit` operations with the most time, process control left
+/// out): operation, family, calls, time, share, files, the file with the most time.
+pub fn metadata_rows(derived: &Derived, limit: usize) -> Vec<Vec<String>> {
+    derived
         .operations
         .iter()
         .filter(|operation| operation.family != ioscout_evidence::metadata::Family::Process)
-        .take(5)
-        .collect();
-    if !metadata.is_empty() {
-        let mut table = Table::new(
-            "Metadata Time by Operation",
-            &["Operation", "Family", "Calls", "Time (s)", "Share", "Files", "Most time in"],
-            &[false, false, true, true, true, true, false],
-        );
-        for operation in metadata {
-            table.row(vec![
+        .take(limit)
+        .map(|operation| {
+            vec![
                 operation.name.clone(),
                 operation.family.name().to_string(),
                 crate::text::thousands(operation.calls),
@@ -195,19 +186,23 @@ pub fn evidence_text(derived: &Derived, files: usize) -> String {
                 format!("{:.0} %", operation.share * 100.0),
                 crate::text::thousands(operation.files),
                 operation.top_file.clone().unwrap_or_default(),
-            ]);
-        }
-        out.push('\n');
-        out.push_str(&table.render());
-    }
-    if !derived.shapes.is_empty() {
-        let mut table = Table::new(
-            "Data Shape (time per call against bytes per call)",
-            &["Class", "Calls", "Mean Size", "Fixed Cost/Call", "Fixed Share", "Shape", "Decided by"],
-            &[false, true, true, true, true, false, false],
-        );
-        for shape in &derived.shapes {
-            table.row(vec![
+            ]
+        })
+        .collect()
+}
+
+/// Headers of [`metadata_rows`].
+pub const METADATA_HEADERS: [&str; 7] =
+    ["Operation", "Family", "Calls", "Time (s)", "Share", "Files", "Most time in"];
+
+/// Rows of the shape table: class, calls, mean size, fixed cost per call, its share, the shape,
+/// what decided it.
+pub fn shape_rows(derived: &Derived) -> Vec<Vec<String>> {
+    derived
+        .shapes
+        .iter()
+        .map(|shape| {
+            vec![
                 shape.class.clone(),
                 crate::text::thousands(shape.calls),
                 crate::text::bytes(shape.mean_bytes.round() as u64),
@@ -215,26 +210,26 @@ pub fn evidence_text(derived: &Derived, files: usize) -> String {
                 format!("{:.0} %", shape.fixed_share * 100.0),
                 shape.verdict.name().to_string(),
                 if shape.method == "fit" { "fit of time to size".into() } else { "one size".into() },
-            ]);
-        }
-        out.push('\n');
-        out.push_str(&table.render());
-    }
-    if files > 0 && !derived.files.is_empty() {
-        let mut table = Table::new(
-            &format!(
-                "Access Pattern by File ({} of {} files, most bytes first)",
-                files.min(derived.files.len()),
-                derived.files.len()
-            ),
-            &["File", "Requests", "Sequential", "Consecutive", "Offsets", "Re-read", "Top Sizes"],
-            &[false, true, true, true, true, true, false],
-        );
-        for row in derived.files.iter().take(files) {
+            ]
+        })
+        .collect()
+}
+
+/// Headers of [`shape_rows`].
+pub const SHAPE_HEADERS: [&str; 7] =
+    ["Class", "Calls", "Mean Size", "Fixed Cost/Call", "Fixed Share", "Shape", "Decided by"];
+
+/// Rows of the per-file access table (the `limit` files with the most bytes).
+pub fn file_rows(derived: &Derived, limit: usize) -> Vec<Vec<String>> {
+    derived
+        .files
+        .iter()
+        .take(limit)
+        .map(|row| {
             let bound = |lower: bool| if lower { ">=" } else { "" };
-            table.row(vec![
+            vec![
                 row.path.clone(),
-                crate::text::thousands((row.reads + row.writes) as u64),
+                crate::text::thousands(row.reads.saturating_add(row.writes).max(0) as u64),
                 format!("{:.0} %", row.sequential_share * 100.0),
                 format!("{:.0} %", row.consecutive_share * 100.0),
                 format!(
@@ -253,7 +248,56 @@ pub fn evidence_text(derived: &Derived, files: usize) -> String {
                     .map(|(size, count)| format!("{} x{}", crate::text::bytes((*size).max(0) as u64), count))
                     .collect::<Vec<_>>()
                     .join(", "),
-            ]);
+            ]
+        })
+        .collect()
+}
+
+/// Headers of [`file_rows`].
+pub const FILE_HEADERS: [&str; 7] =
+    ["File", "Requests", "Sequential", "Consecutive", "Offsets", "Re-read", "Top Sizes"];
+
+/// The tables of the evidence: metadata time by operation, the shape of each data class, and
+/// (`files` > 0) the access pattern of the files with the most bytes.
+pub fn evidence_text(derived: &Derived, files: usize) -> String {
+    use crate::table::Table;
+    let mut out = String::new();
+    let sections = [
+        ("Metadata Time by Operation".to_string(), METADATA_HEADERS, metadata_rows(derived, 5)),
+        ("Data Shape (time per call against bytes per call)".to_string(), SHAPE_HEADERS, shape_rows(derived)),
+        (
+            format!(
+                "Access Pattern by File ({} of {} files, most bytes first)",
+                files.min(derived.files.len()),
+                derived.files.len()
+            ),
+            FILE_HEADERS,
+            if files > 0 { file_rows(derived, files) } else { Vec::new() },
+        ),
+    ];
+    for (title, headers, rows) in sections {
+        if rows.is_empty() {
+            continue;
+        }
+        let right: Vec<bool> = headers
+            .iter()
+            .map(|header| {
+                !matches!(
+                    *header,
+                    "Operation"
+                        | "Family"
+                        | "Most time in"
+                        | "Class"
+                        | "Shape"
+                        | "Decided by"
+                        | "File"
+                        | "Top Sizes"
+                )
+            })
+            .collect();
+        let mut table = Table::new(&title, &headers, &right);
+        for row in rows {
+            table.row(row);
         }
         out.push('\n');
         out.push_str(&table.render());

@@ -419,71 +419,21 @@ fn sizes_section(html: &mut String, analysis: &Analysis) -> usize {
 /// What the Darshan records derived from the trace add: metadata time by operation, the shape of
 /// each data class, and the access pattern of the files with the most bytes.
 fn evidence_section(html: &mut String, derived: &ioscout_evidence::Derived) {
+    use crate::evidence::{
+        FILE_HEADERS, METADATA_HEADERS, SHAPE_HEADERS, file_rows, metadata_rows, shape_rows,
+    };
     html.push_str("<h2>Access pattern and metadata</h2>\n");
-    let metadata: Vec<Vec<String>> = derived
-        .operations
-        .iter()
-        .filter(|operation| operation.family != ioscout_evidence::metadata::Family::Process)
-        .take(8)
-        .map(|operation| {
-            vec![
-                operation.name.clone(),
-                operation.family.name().to_string(),
-                operation.calls.to_string(),
-                format!("{:.3}", operation.time_s),
-                format!("{:.0} %", operation.share * 100.0),
-                operation.top_file.clone().unwrap_or_default(),
-            ]
-        })
-        .collect();
+    let metadata = metadata_rows(derived, 8);
     if !metadata.is_empty() {
         html.push_str("<h3>Metadata time by operation</h3>\n");
-        table(html, &["Operation", "Family", "Calls", "Time (s)", "Share", "Most time in"], &metadata);
+        table(html, &METADATA_HEADERS, &metadata);
     }
-    let shapes: Vec<Vec<String>> = derived
-        .shapes
-        .iter()
-        .map(|shape| {
-            vec![
-                shape.class.clone(),
-                shape.calls.to_string(),
-                format!("{:.0} B", shape.mean_bytes),
-                format!("{:.1} us", shape.fixed_cost_s * 1e6),
-                format!("{:.0} %", shape.fixed_share * 100.0),
-                shape.verdict.name().to_string(),
-            ]
-        })
-        .collect();
+    let shapes = shape_rows(derived);
     if !shapes.is_empty() {
         html.push_str("<h3>Data shape: time per call against bytes per call</h3>\n");
-        table(html, &["Class", "Calls", "Mean size", "Fixed cost per call", "Fixed share", "Shape"], &shapes);
+        table(html, &SHAPE_HEADERS, &shapes);
     }
-    let files: Vec<Vec<String>> = derived
-        .files
-        .iter()
-        .take(20)
-        .map(|row| {
-            let bound = |lower: bool| if lower { "\u{2265} " } else { "" };
-            vec![
-                row.path.clone(),
-                (row.reads + row.writes).to_string(),
-                format!("{:.0} %", row.sequential_share * 100.0),
-                format!("{:.0} %", row.consecutive_share * 100.0),
-                format!("{}{}", bound(row.distinct_offsets_lower_bound), row.distinct_offsets),
-                format!(
-                    "{}{}",
-                    bound(row.reread_lower_bound),
-                    crate::text::bytes(row.reread_bytes.max(0) as u64)
-                ),
-                row.top_sizes
-                    .iter()
-                    .take(3)
-                    .map(|(size, count)| format!("{size} B \u{d7}{count}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            ]
-        })
-        .collect();
+    let files = file_rows(derived, 20);
     if !files.is_empty() {
         let _ = writeln!(
             html,
@@ -491,11 +441,7 @@ fn evidence_section(html: &mut String, derived: &ioscout_evidence::Derived) {
             files.len(),
             derived.files.len()
         );
-        table(
-            html,
-            &["File", "Requests", "Sequential", "Consecutive", "Offsets", "Re-read", "Top sizes"],
-            &files,
-        );
+        table(html, &FILE_HEADERS, &files);
     }
 }
 

@@ -6,11 +6,7 @@
 use crate::{ioscout, json, stdout};
 
 /// Labels ioscout does not meet yet, with why. A fix removes its line (the test then checks it).
-const KNOWN: &[(&str, &str, &str)] = &[(
-    "shared_interleaved_writes",
-    "PIPE-RANK-IMBALANCE",
-    "the parent's waitpid calls (46 ms) are in the POSIX layer's time, as DFAnalyzer counts them",
-)];
+const KNOWN: &[(&str, &str, &str)] = &[];
 
 fn codes(folder: &str) -> Vec<String> {
     let envelope =
