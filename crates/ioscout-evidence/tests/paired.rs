@@ -25,76 +25,29 @@ fn corpus() -> Option<PathBuf> {
     }
 }
 
-/// Counters that must be equal, per module.
-const EXACT_POSIX: &[&str] = &[
-    "POSIX_READS",
-    "POSIX_WRITES",
-    "POSIX_SEEKS",
-    "POSIX_STATS",
-    "POSIX_FSYNCS",
-    "POSIX_FDSYNCS",
-    "POSIX_RENAME_SOURCES",
-    "POSIX_RENAME_TARGETS",
-    "POSIX_BYTES_READ",
-    "POSIX_BYTES_WRITTEN",
-    "POSIX_MAX_BYTE_READ",
-    "POSIX_MAX_BYTE_WRITTEN",
-    "POSIX_CONSEC_READS",
-    "POSIX_CONSEC_WRITES",
-    "POSIX_SEQ_READS",
-    "POSIX_SEQ_WRITES",
-    "POSIX_RW_SWITCHES",
-    "POSIX_FILE_NOT_ALIGNED",
-    "POSIX_SIZE_READ_0_100",
-    "POSIX_SIZE_READ_100_1K",
-    "POSIX_SIZE_READ_1K_10K",
-    "POSIX_SIZE_READ_10K_100K",
-    "POSIX_SIZE_READ_100K_1M",
-    "POSIX_SIZE_READ_1M_4M",
-    "POSIX_SIZE_READ_4M_10M",
-    "POSIX_SIZE_READ_10M_100M",
-    "POSIX_SIZE_READ_100M_1G",
-    "POSIX_SIZE_READ_1G_PLUS",
-    "POSIX_SIZE_WRITE_0_100",
-    "POSIX_SIZE_WRITE_100_1K",
-    "POSIX_SIZE_WRITE_1K_10K",
-    "POSIX_SIZE_WRITE_10K_100K",
-    "POSIX_SIZE_WRITE_100K_1M",
-    "POSIX_SIZE_WRITE_1M_4M",
-    "POSIX_SIZE_WRITE_4M_10M",
-    "POSIX_SIZE_WRITE_10M_100M",
-    "POSIX_SIZE_WRITE_100M_1G",
-    "POSIX_SIZE_WRITE_1G_PLUS",
-    "POSIX_STRIDE1_STRIDE",
-    "POSIX_STRIDE2_STRIDE",
-    "POSIX_STRIDE3_STRIDE",
-    "POSIX_STRIDE4_STRIDE",
-    "POSIX_STRIDE1_COUNT",
-    "POSIX_STRIDE2_COUNT",
-    "POSIX_STRIDE3_COUNT",
-    "POSIX_STRIDE4_COUNT",
-    "POSIX_ACCESS1_ACCESS",
-    "POSIX_ACCESS2_ACCESS",
-    "POSIX_ACCESS3_ACCESS",
-    "POSIX_ACCESS4_ACCESS",
-    "POSIX_ACCESS1_COUNT",
-    "POSIX_ACCESS2_COUNT",
-    "POSIX_ACCESS3_COUNT",
-    "POSIX_ACCESS4_COUNT",
-    "POSIX_OPENS",
-];
-
-const EXACT_STDIO: &[&str] = &[
-    "STDIO_OPENS",
-    "STDIO_FDOPENS",
-    "STDIO_READS",
-    "STDIO_WRITES",
-    "STDIO_SEEKS",
-    "STDIO_FLUSHES",
-    "STDIO_BYTES_WRITTEN",
-    "STDIO_BYTES_READ",
-    "STDIO_MAX_BYTE_READ",
-    "STDIO_MAX_BYTE_WRITTEN",
+/// Counters not compared exactly: Darshan 3.5.0 does not monitor mmap (-1); fileno and dup
+/// are not in a trace; the mode, the rename source's id, the memory alignment and the file
+/// alignment are properties, not counts; the sizes of the slowest calls and the fastest and
+/// slowest ranks follow the times (compared within a tolerance instead).
+const NOT_EXACT: &[&str] = &[
+    "POSIX_MMAPS",
+    "POSIX_FILENOS",
+    "POSIX_DUPS",
+    "POSIX_MODE",
+    "POSIX_RENAMED_FROM",
+    "POSIX_MEM_NOT_ALIGNED",
+    "POSIX_MEM_ALIGNMENT",
+    "POSIX_FILE_ALIGNMENT",
+    "POSIX_MAX_READ_TIME_SIZE",
+    "POSIX_MAX_WRITE_TIME_SIZE",
+    "POSIX_FASTEST_RANK",
+    "POSIX_FASTEST_RANK_BYTES",
+    "POSIX_SLOWEST_RANK",
+    "POSIX_SLOWEST_RANK_BYTES",
+    "STDIO_FASTEST_RANK",
+    "STDIO_FASTEST_RANK_BYTES",
+    "STDIO_SLOWEST_RANK",
+    "STDIO_SLOWEST_RANK_BYTES",
 ];
 
 /// Times compared within a tolerance: the larger of 2 ms and 10 % of Darshan's value (the
@@ -200,10 +153,8 @@ fn derived_counters_equal_darshans_on_the_paired_runs() {
             };
             compared_files.insert(path.clone());
             let Some((names, fnames)) = counter_names(*module) else { continue };
-            let (exact, times) =
-                if *module == id::POSIX { (EXACT_POSIX, TIMES_POSIX) } else { (EXACT_STDIO, TIMES_STDIO) };
-            for counter in exact {
-                let Some(index) = names.iter().position(|name| name == counter) else { continue };
+            let times = if *module == id::POSIX { TIMES_POSIX } else { TIMES_STDIO };
+            for (index, counter) in names.iter().enumerate().filter(|(_, name)| !NOT_EXACT.contains(*name)) {
                 let (derived_value, darshan_value) = (our_counters[index], counters[index]);
                 if derived_value == darshan_value {
                     equal += 1;
