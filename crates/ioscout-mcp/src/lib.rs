@@ -188,7 +188,7 @@ fn registry() -> Vec<Entry> {
         ),
         entry(
             "darshan_summary",
-            "A Darshan log's version, processes, run time, modules and per-module counter totals under Darshan's counter names.",
+            "A Darshan log's version, processes, run time, modules and per-module counter totals under Darshan's counter names; given a DFTracer trace (file or directory), the same for the Darshan records derived from it, with a `derived` section (ranks, approximated counters).",
             true,
             darshan_summary,
         ),

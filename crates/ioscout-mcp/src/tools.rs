@@ -198,7 +198,8 @@ pub struct AdviseParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DarshanParams {
-    /// Darshan log, under a root.
+    /// A Darshan log, or a DFTracer trace file or directory (its derived records), under a root.
+    #[serde(alias = "trace_path")]
     pub log: String,
 }
 
