@@ -272,77 +272,18 @@ fn ranks(replay: &Replay) -> (Vec<Process>, RankRule) {
 
 /// The records of everything `replay` has consumed (`files` are the scanned files, to name them
 /// in approximations; `source` names the input).
-#[allow(clippy::too_many_lines)]
 pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived {
     let (processes, rank_rule) = ranks(&replay);
-    let rank_of: BTreeMap<i64, i64> = processes.iter().map(|process| (process.pid, process.rank)).collect();
     let origin = replay.first_ts.unwrap_or(0);
-    // Timestamps are kept in the replay's clock; the origin in the same clock.
-    let origin_s = replay.base_us.map_or(0.0, |base| origin.saturating_sub(base) as f64 / 1e6);
     let paths: Vec<String> = replay.files.items.iter().map(|key| path_of(key, &replay)).collect();
     for (pid, target, source_file) in std::mem::take(&mut replay.renames) {
         let from = record_id(&paths[source_file as usize]) as i64;
         let state = replay.states.entry((pid, target)).or_default();
         state.posix.get_or_insert_with(posix::PosixFile::default).renamed_from(from);
     }
-    let mut approximations = Approximations::default();
-    let mut approximated_records = Vec::new();
-    let mut posix_by_file: BTreeMap<u32, Vec<RankRecord>> = BTreeMap::new();
-    let mut stdio_by_file: BTreeMap<u32, Vec<RankRecord>> = BTreeMap::new();
-    let mut all_bytes = (0_i64, 0_i64);
-    let mut states: Vec<((i64, u32), fold::FileState)> =
-        std::mem::take(&mut replay.states).into_iter().collect();
-    states.sort_by_key(|(key, _)| *key);
-    for ((pid, file), mut state) in states {
-        let rank = rank_of.get(&pid).copied().unwrap_or(-1);
-        let left_out = excluded_by_darshan(&paths[file as usize]);
-        let mut record_approximations = Approximations::default();
-        if let Some(mut posix_file) = state.posix.take()
-            && posix_file.is_used()
-        {
-            posix_file.finish();
-            record_approximations.add(&posix_file.approximations);
-            all_bytes.0 = all_bytes.0.saturating_add(posix_file.counters[posix::ix::BYTES_READ]);
-            all_bytes.1 = all_bytes.1.saturating_add(posix_file.counters[posix::ix::BYTES_WRITTEN]);
-            rebase(&mut posix_file.fcounters, &POSIX_TIMESTAMPS, origin_s);
-            posix_by_file.entry(file).or_default().push(RankRecord {
-                rank,
-                counters: posix_file.counters,
-                fcounters: posix_file.fcounters,
-            });
-        }
-        if let Some(mut stdio_file) = state.stdio.take()
-            && stdio_file.is_used()
-        {
-            record_approximations.add(&stdio_file.approximations);
-            all_bytes.0 = all_bytes.0.saturating_add(stdio_file.counters[stdio::ix::BYTES_READ]);
-            all_bytes.1 = all_bytes.1.saturating_add(stdio_file.counters[stdio::ix::BYTES_WRITTEN]);
-            rebase(&mut stdio_file.fcounters, &STDIO_TIMESTAMPS, origin_s);
-            stdio_by_file.entry(file).or_default().push(RankRecord {
-                rank,
-                counters: stdio_file.counters,
-                fcounters: stdio_file.fcounters,
-            });
-        }
-        if left_out {
-            continue;
-        }
-        approximations.add(&record_approximations);
-        if record_approximations.total() > 0 && approximated_records.len() < 50 {
-            let (trace, event_id) = match state.first_approximation {
-                Some((trace, event_id)) => (files.get(trace).map(|file| file.path.clone()), event_id),
-                None => (None, None),
-            };
-            approximated_records.push(ApproximatedRecord {
-                path: paths[file as usize].clone(),
-                pid,
-                approximations: record_approximations,
-                trace,
-                event_id,
-            });
-        }
-    }
-    let mut file_rows: Vec<FileRow> = posix_by_file
+    let per_file = records_by_file(&mut replay, &processes, &paths, files);
+    let mut file_rows: Vec<FileRow> = per_file
+        .posix
         .iter()
         .filter(|(file, _)| !excluded_by_darshan(&paths[**file as usize]))
         .filter_map(|(file, ranked)| file_row(&paths[*file as usize], ranked, replay.access.get(file)))
@@ -353,11 +294,150 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
             .then_with(|| a.path.cmp(&b.path))
     });
     let nprocs = processes.len().max(1);
-    let mut excluded: BTreeMap<String, (i64, i64)> = BTreeMap::new();
-    let mut names: BTreeMap<u64, String> = BTreeMap::new();
-    let mut module_records = |by_file: BTreeMap<u32, Vec<RankRecord>>,
-                              layout: Layout|
-     -> Vec<CounterRecord> {
+    let mut modules_out = ModuleRecords::default();
+    let posix_records = modules_out.records(per_file.posix, Layout::Posix, &paths, nprocs);
+    let stdio_records = modules_out.records(per_file.stdio, Layout::Stdio, &paths, nprocs);
+    let mut modules = Vec::new();
+    if !posix_records.is_empty() {
+        modules.push((id::POSIX, Records::Counters(posix_records)));
+    }
+    if !stdio_records.is_empty() {
+        modules.push((id::STDIO, Records::Counters(stdio_records)));
+    }
+    let job = job(&replay, origin, nprocs, source);
+    let log =
+        DarshanLog::in_memory(source, job, modules_out.names.into_iter().collect(), modules, Vec::new());
+    Derived {
+        log,
+        processes,
+        rank_rule,
+        operations: operations(&replay, &paths),
+        approximations: per_file.approximations,
+        approximated_records: per_file.approximated,
+        unusable_calls: replay.unusable_count,
+        unusable_examples: std::mem::take(&mut replay.unusable),
+        excluded_files: modules_out
+            .excluded
+            .into_iter()
+            .map(|(path, (read, written))| (path, read, written))
+            .collect(),
+        time_origin_us: origin,
+        calls: replay.ops,
+        all_bytes: per_file.all_bytes,
+        shapes: ["posix_read", "posix_write", "stdio_read", "stdio_write"]
+            .iter()
+            .zip(&replay.shapes)
+            .filter_map(|(class, sums)| sums.shape(class))
+            .collect(),
+        files: file_rows,
+    }
+}
+
+/// The job record of derived records: the trace's first and last times, the processes, the
+/// traced command line.
+fn job(replay: &Replay, origin: i64, nprocs: usize, source: &Path) -> Job {
+    let last = replay.last_end.unwrap_or(origin);
+    Job {
+        start_time: origin.div_euclid(1_000_000),
+        start_time_nsec: origin.rem_euclid(1_000_000) * 1000,
+        end_time: last.div_euclid(1_000_000),
+        end_time_nsec: last.rem_euclid(1_000_000) * 1000,
+        nprocs: nprocs as i64,
+        jobid: -1,
+        metadata: vec![("source".to_string(), "derived from a DFTracer trace by ioscout".to_string())],
+        exe: command_line(replay).unwrap_or_else(|| source.display().to_string()),
+        ..Job::default()
+    }
+}
+
+/// Each (process, file)'s records, grouped by file, with what was approximated.
+#[derive(Default)]
+struct PerFile {
+    posix: BTreeMap<u32, Vec<RankRecord>>,
+    stdio: BTreeMap<u32, Vec<RankRecord>>,
+    approximations: Approximations,
+    approximated: Vec<ApproximatedRecord>,
+    all_bytes: (i64, i64),
+}
+
+/// Finishes every (process, file) state into its POSIX and STDIO records (timestamps made
+/// relative to the trace's first call), in (pid, file) order.
+fn records_by_file(
+    replay: &mut Replay,
+    processes: &[Process],
+    paths: &[String],
+    files: &[TraceFile],
+) -> PerFile {
+    let rank_of: BTreeMap<i64, i64> = processes.iter().map(|process| (process.pid, process.rank)).collect();
+    let origin = replay.first_ts.unwrap_or(0);
+    // Timestamps are kept in the replay's clock; the origin in the same clock.
+    let origin_s = replay.base_us.map_or(0.0, |base| origin.saturating_sub(base) as f64 / 1e6);
+    let mut out = PerFile::default();
+    let mut states: Vec<((i64, u32), fold::FileState)> =
+        std::mem::take(&mut replay.states).into_iter().collect();
+    states.sort_by_key(|(key, _)| *key);
+    for ((pid, file), mut state) in states {
+        let rank = rank_of.get(&pid).copied().unwrap_or(-1);
+        let mut record_approximations = Approximations::default();
+        if let Some(mut posix_file) = state.posix.take()
+            && posix_file.is_used()
+        {
+            posix_file.finish();
+            record_approximations.add(&posix_file.approximations);
+            out.all_bytes.0 = out.all_bytes.0.saturating_add(posix_file.counters[posix::ix::BYTES_READ]);
+            out.all_bytes.1 = out.all_bytes.1.saturating_add(posix_file.counters[posix::ix::BYTES_WRITTEN]);
+            rebase(&mut posix_file.fcounters, &POSIX_TIMESTAMPS, origin_s);
+            let record = RankRecord { rank, counters: posix_file.counters, fcounters: posix_file.fcounters };
+            out.posix.entry(file).or_default().push(record);
+        }
+        if let Some(mut stdio_file) = state.stdio.take()
+            && stdio_file.is_used()
+        {
+            record_approximations.add(&stdio_file.approximations);
+            out.all_bytes.0 = out.all_bytes.0.saturating_add(stdio_file.counters[stdio::ix::BYTES_READ]);
+            out.all_bytes.1 = out.all_bytes.1.saturating_add(stdio_file.counters[stdio::ix::BYTES_WRITTEN]);
+            rebase(&mut stdio_file.fcounters, &STDIO_TIMESTAMPS, origin_s);
+            let record = RankRecord { rank, counters: stdio_file.counters, fcounters: stdio_file.fcounters };
+            out.stdio.entry(file).or_default().push(record);
+        }
+        if excluded_by_darshan(&paths[file as usize]) {
+            continue;
+        }
+        out.approximations.add(&record_approximations);
+        if record_approximations.total() > 0 && out.approximated.len() < 50 {
+            let (trace, event_id) = match state.first_approximation {
+                Some((trace, event_id)) => (files.get(trace).map(|file| file.path.clone()), event_id),
+                None => (None, None),
+            };
+            out.approximated.push(ApproximatedRecord {
+                path: paths[file as usize].clone(),
+                pid,
+                approximations: record_approximations,
+                trace,
+                event_id,
+            });
+        }
+    }
+    out
+}
+
+/// The module records of the log, with the names they use and the files left out.
+#[derive(Default)]
+struct ModuleRecords {
+    names: BTreeMap<u64, String>,
+    excluded: BTreeMap<String, (i64, i64)>,
+}
+
+impl ModuleRecords {
+    /// One module's records: files Darshan excludes are counted apart, files every process has
+    /// (more than one) are reduced to their shared record, records sorted by rank and id.
+    fn records(
+        &mut self,
+        by_file: BTreeMap<u32, Vec<RankRecord>>,
+        layout: Layout,
+        paths: &[String],
+        nprocs: usize,
+    ) -> Vec<CounterRecord> {
         let (read_at, written_at) = match layout {
             Layout::Posix => (posix::ix::BYTES_READ, posix::ix::BYTES_WRITTEN),
             Layout::Stdio => (stdio::ix::BYTES_READ, stdio::ix::BYTES_WRITTEN),
@@ -366,7 +446,7 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
         for (file, ranked) in by_file {
             let path = &paths[file as usize];
             if excluded_by_darshan(path) {
-                let entry = excluded.entry(path.clone()).or_default();
+                let entry = self.excluded.entry(path.clone()).or_default();
                 for record in &ranked {
                     entry.0 = entry.0.saturating_add(record.counters[read_at]);
                     entry.1 = entry.1.saturating_add(record.counters[written_at]);
@@ -374,64 +454,19 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
                 continue;
             }
             let id = record_id(path);
-            names.insert(id, path.clone());
+            self.names.insert(id, path.clone());
             let shared = nprocs > 1 && ranked.len() == nprocs;
             let ranked = if shared { reduce::reduce(layout, ranked).into_iter().collect() } else { ranked };
-            for record in ranked {
-                records.push(CounterRecord {
-                    id,
-                    rank: record.rank,
-                    file_record_id: None,
-                    counters: record.counters,
-                    fcounters: record.fcounters,
-                });
-            }
+            records.extend(ranked.into_iter().map(|record| CounterRecord {
+                id,
+                rank: record.rank,
+                file_record_id: None,
+                counters: record.counters,
+                fcounters: record.fcounters,
+            }));
         }
         records.sort_by_key(|record| (record.rank, record.id));
         records
-    };
-    let posix_records = module_records(posix_by_file, Layout::Posix);
-    let stdio_records = module_records(stdio_by_file, Layout::Stdio);
-    let operations = operations(&replay, &paths);
-    let last = replay.last_end.unwrap_or(origin);
-    let job = Job {
-        start_time: origin.div_euclid(1_000_000),
-        start_time_nsec: origin.rem_euclid(1_000_000) * 1000,
-        end_time: last.div_euclid(1_000_000),
-        end_time_nsec: last.rem_euclid(1_000_000) * 1000,
-        nprocs: nprocs as i64,
-        jobid: -1,
-        metadata: vec![("source".to_string(), "derived from a DFTracer trace by ioscout".to_string())],
-        exe: command_line(&replay).unwrap_or_else(|| source.display().to_string()),
-        ..Job::default()
-    };
-    let mut modules = Vec::new();
-    if !posix_records.is_empty() {
-        modules.push((id::POSIX, Records::Counters(posix_records)));
-    }
-    if !stdio_records.is_empty() {
-        modules.push((id::STDIO, Records::Counters(stdio_records)));
-    }
-    let log = DarshanLog::in_memory(source, job, names.into_iter().collect(), modules, Vec::new());
-    Derived {
-        log,
-        processes,
-        rank_rule,
-        operations,
-        approximations,
-        approximated_records,
-        unusable_calls: replay.unusable_count,
-        unusable_examples: replay.unusable,
-        excluded_files: excluded.into_iter().map(|(path, (read, written))| (path, read, written)).collect(),
-        time_origin_us: origin,
-        calls: replay.ops,
-        all_bytes,
-        shapes: ["posix_read", "posix_write", "stdio_read", "stdio_write"]
-            .iter()
-            .zip(&replay.shapes)
-            .filter_map(|(class, sums)| sums.shape(class))
-            .collect(),
-        files: file_rows,
     }
 }
 
