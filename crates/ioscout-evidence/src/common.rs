@@ -4,6 +4,32 @@
 //! then by value, zero never listed), and the time sums that do not count overlapping calls
 //! twice. Used by [`crate::posix`] and [`crate::stdio`] as they replay a trace's calls.
 
+use crate::op::Whence;
+
+/// Offsets, positions and sizes above an exbibyte are taken as damage.
+pub const ABSURD: i64 = 1 << 60;
+
+/// Where a seek leaves the position: `SEEK_SET` at its offset, `SEEK_CUR` moved by it from a
+/// known `position`; `None` when the trace cannot say (from the end, from an unknown position, a
+/// negative or absurd offset).
+pub fn seek_target(position: Option<i64>, whence: Option<Whence>, offset: Option<i64>) -> Option<i64> {
+    match (whence?, offset?) {
+        (Whence::Set, offset) if (0..ABSURD).contains(&offset) => Some(offset),
+        (Whence::Current, delta) => Some(position?.saturating_add(delta).max(0)),
+        _ => None,
+    }
+}
+
+/// Moves a stream's `position` to `target` (then known), or, without one, marks it unknown and
+/// returns false (the caller counts the seek as approximated).
+pub fn move_to(position: &mut i64, known: &mut bool, target: Option<i64>) -> bool {
+    *known = target.is_some();
+    if let Some(target) = target {
+        *position = target;
+    }
+    *known
+}
+
 /// Darshan's size bins (`DARSHAN_BUCKET_INC`): 0-100, 100-1K, 1K-10K, 10K-100K, 100K-1M, 1M-4M,
 /// 4M-10M, 10M-100M, 100M-1G, 1G+ bytes; each bound is inclusive of its upper value.
 pub fn size_bin(bytes: i64) -> usize {

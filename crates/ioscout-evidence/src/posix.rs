@@ -9,8 +9,8 @@
 //! or write before any open of the file in that process (the position is unknown: taken as 0,
 //! as Darshan would not have seen the call at all), a `SEEK_END` whose target is unknown.
 
-use crate::common::{CommonValues, NoOverlap, size_bin, stamp};
-use crate::op::{Op, OpKind, Whence};
+use crate::common::{ABSURD, CommonValues, NoOverlap, move_to, seek_target, size_bin, stamp};
+use crate::op::{Op, OpKind};
 
 /// Indices of the POSIX counters (`darshan-posix-log-format.h`, record version 4), checked
 /// against [`ioscout_darshan::counters::POSIX_NAMES`] by a test.
@@ -124,9 +124,6 @@ impl Approximations {
         self.untracked_values += other.untracked_values;
     }
 }
-
-/// Larger offsets or sizes than this (an exbibyte) are taken as damage.
-const ABSURD: i64 = 1 << 60;
 
 /// The POSIX state and counters of one (process, file).
 #[derive(Clone, Debug)]
@@ -251,22 +248,14 @@ impl PosixFile {
         if op.failed {
             return;
         }
-        match (op.bytes, op.whence, op.offset) {
-            (Some(new), _, _) if (0..ABSURD).contains(&new) => {
-                self.offset = new;
-                self.position_known = true;
-            }
-            (_, Some(Whence::Set), Some(offset)) if (0..ABSURD).contains(&offset) => {
-                self.offset = offset;
-                self.position_known = true;
-            }
-            (_, Some(Whence::Current), Some(delta)) if self.position_known => {
-                self.offset = self.offset.saturating_add(delta).max(0);
-            }
-            _ => {
-                self.approximations.unknown_seek += 1;
-                self.position_known = false;
-            }
+        // `lseek` returns the new position; without it, `whence` and `offset` may tell.
+        let known = self.position_known.then_some(self.offset);
+        let target = op
+            .bytes
+            .filter(|new| (0..ABSURD).contains(new))
+            .or_else(|| seek_target(known, op.whence, op.offset));
+        if !move_to(&mut self.offset, &mut self.position_known, target) {
+            self.approximations.unknown_seek += 1;
         }
         self.counters[ix::SEEKS] += 1;
         self.meta_time.add(start, end);

@@ -4,8 +4,8 @@
 //! size), and is set by `fseek` (Darshan asks `ftell` afterwards; the trace gives `fseek`'s
 //! offset and `whence`, and `ftell` events re-anchor it) and by `rewind`.
 
-use crate::common::{NoOverlap, stamp};
-use crate::op::{Op, OpKind, Whence};
+use crate::common::{ABSURD, NoOverlap, move_to, seek_target, stamp};
+use crate::op::{Op, OpKind};
 use crate::posix::Approximations;
 
 /// Indices of the STDIO counters (`darshan-stdio-log-format.h`, record version 2), checked
@@ -45,8 +45,6 @@ pub mod ix {
     pub const F_VARIANCE_RANK_BYTES: usize = 14;
     pub const F_COUNT: usize = 15;
 }
-
-const ABSURD: i64 = 1 << 60;
 
 /// The STDIO state and counters of one (process, file).
 #[derive(Clone, Debug)]
@@ -107,18 +105,9 @@ impl StdioFile {
                 if op.failed {
                     return;
                 }
-                match (op.whence, op.offset) {
-                    (Some(Whence::Set), Some(offset)) if (0..ABSURD).contains(&offset) => {
-                        self.offset = offset;
-                        self.position_known = true;
-                    }
-                    (Some(Whence::Current), Some(delta)) if self.position_known => {
-                        self.offset = self.offset.saturating_add(delta).max(0);
-                    }
-                    _ => {
-                        self.approximations.unknown_seek += 1;
-                        self.position_known = false;
-                    }
+                let target = seek_target(self.position_known.then_some(self.offset), op.whence, op.offset);
+                if !move_to(&mut self.offset, &mut self.position_known, target) {
+                    self.approximations.unknown_seek += 1;
                 }
                 self.counters[ix::SEEKS] += 1;
                 self.meta_time.add(start, end);
