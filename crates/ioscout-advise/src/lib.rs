@@ -180,9 +180,11 @@ fn op_count_bound(measurements: &Measurements, strategy: &catalog::Strategy) -> 
         Basis::Io | Basis::SmallIo | Basis::Unoverlapped => &["posix_read", "posix_write"],
         Basis::Metadata => return None,
     };
-    let shapes: Vec<&ioscout_diagnose::DataShape> =
+    let shapes: Vec<&ioscout_evidence::shape::Shape> =
         measurements.shapes.iter().filter(|shape| classes.contains(&shape.class.as_str())).collect();
-    if shapes.is_empty() || !shapes.iter().all(|shape| shape.op_count_bound()) {
+    if shapes.is_empty()
+        || !shapes.iter().all(|shape| shape.verdict == ioscout_evidence::shape::Verdict::OpCountBound)
+    {
         return None;
     }
     let said: Vec<String> = shapes
@@ -548,17 +550,24 @@ mod tests {
         assert!(advice.checklist.iter().all(|item| !item.reason.is_empty()));
     }
 
-    fn shaped(verdict: &str) -> Vec<ioscout_diagnose::DataShape> {
+    fn shaped(verdict: &str) -> Vec<ioscout_evidence::shape::Shape> {
+        use ioscout_evidence::shape::{Shape, Verdict};
+        let bound = verdict == "op-count-bound";
         ["posix_read", "posix_write"]
             .iter()
-            .map(|class| ioscout_diagnose::DataShape {
+            .map(|class| Shape {
                 class: (*class).to_string(),
-                verdict: verdict.to_string(),
                 calls: 20_000,
+                bytes: 1_280_000,
+                time_s: 0.02,
                 mean_bytes: 64.0,
                 fixed_cost_s: 1e-6,
-                fixed_share: if verdict == "op-count-bound" { 1.0 } else { 0.2 },
-                method: "fit".to_string(),
+                bandwidth_bps: None,
+                fixed_share: if bound { 1.0 } else { 0.2 },
+                small_calls: 20_000,
+                small_time_share: 1.0,
+                verdict: if bound { Verdict::OpCountBound } else { Verdict::BandwidthBound },
+                method: "fit",
             })
             .collect()
     }

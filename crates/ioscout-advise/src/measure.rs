@@ -54,8 +54,37 @@ pub struct Measurements {
     /// Findings of diagnosis.
     #[serde(skip)]
     pub findings: Vec<Finding>,
-    /// The shape of each data class (traces only): op-count-bound or bandwidth-bound.
-    pub shapes: Vec<ioscout_diagnose::DataShape>,
+    /// The shape of each data class (traces only): op-count-bound or bandwidth-bound. Written
+    /// with the numbers that decide it ([`ShapeSummary`]).
+    #[serde(serialize_with = "shape_summaries")]
+    pub shapes: Vec<ioscout_evidence::shape::Shape>,
+}
+
+/// What the advice's JSON says of a data class's shape.
+#[derive(Serialize)]
+struct ShapeSummary<'a> {
+    class: &'a str,
+    verdict: &'static str,
+    calls: u64,
+    mean_bytes: f64,
+    fixed_cost_s: f64,
+    fixed_share: f64,
+    method: &'static str,
+}
+
+fn shape_summaries<S: serde::Serializer>(
+    shapes: &[ioscout_evidence::shape::Shape],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(shapes.iter().map(|shape| ShapeSummary {
+        class: &shape.class,
+        verdict: shape.verdict.name(),
+        calls: shape.calls,
+        mean_bytes: shape.mean_bytes,
+        fixed_cost_s: shape.fixed_cost_s,
+        fixed_share: shape.fixed_share,
+        method: shape.method,
+    }))
 }
 
 impl Measurements {
@@ -70,13 +99,13 @@ impl Measurements {
     pub fn from_analysis(
         analysis: &Analysis,
         parameters: Parameters,
-        records: Option<(&ioscout_darshan::DarshanLog, &ioscout_diagnose::TraceEvidence)>,
+        records: Option<&ioscout_evidence::Derived>,
     ) -> Measurements {
         let context = Context::new(analysis, parameters);
         let (findings, shapes) = match records {
-            Some((log, evidence)) => (
-                ioscout_diagnose::diagnose_trace(&context, log, evidence, DrishtiThresholds::default()),
-                evidence.shapes.clone(),
+            Some(derived) => (
+                ioscout_diagnose::diagnose_trace(&context, derived, DrishtiThresholds::default()),
+                derived.shapes.clone(),
             ),
             None => (ioscout_diagnose::diagnose(&context), Vec::new()),
         };

@@ -439,7 +439,7 @@ pub fn diagnose(context: &Context<'_>) -> Vec<Finding> {
 
 /// Every rule on a trace: the trace rules on its analysis (layers, overlap, epochs, processes),
 /// and the Darshan rule families (Drishti, IOSage, WisIO, redundant traffic) on the Darshan
-/// records derived from the same trace (`records`, from `ioscout-evidence`), exactly as they run
+/// records derived from the same trace (`derived`, from `ioscout-evidence`), exactly as they run
 /// on a log. One evidence model: no pattern has a rule for traces and another for logs.
 ///
 /// What a trace knows better than a log is used: the run time is the job time of the analysis,
@@ -447,11 +447,10 @@ pub fn diagnose(context: &Context<'_>) -> Vec<Finding> {
 /// the busiest process that compute does not hide (the unoverlapped time, when measured).
 pub fn diagnose_trace(
     context: &Context<'_>,
-    records: &ioscout_darshan::DarshanLog,
-    evidence: &TraceEvidence,
+    derived: &ioscout_evidence::Derived,
     thresholds: darshan::DrishtiThresholds,
 ) -> Vec<Finding> {
-    let mut facts = darshan::DarshanFacts::from_log(records);
+    let mut facts = darshan::DarshanFacts::from_log(&derived.log);
     facts.run_time = context.job_time_s();
     facts.io_time_by_slowest = match context.layer("posix") {
         Some(layer) => Some(layer.u_time_s.unwrap_or(layer.time_s).min(layer.time_s)),
@@ -462,48 +461,12 @@ pub fn diagnose_trace(
     findings.extend(darshan::diagnose(&darshan::DarshanContext::new(&facts, thresholds)));
     for finding in &mut findings {
         if dimension(finding.code) == Some("metadata_ops") {
-            name_metadata_calls(finding, &evidence.metadata_calls);
+            name_metadata_calls(finding, &derived.operations);
         }
-        state_shape(finding, &evidence.shapes);
+        state_shape(finding, &derived.shapes);
     }
     sort(&mut findings);
     findings
-}
-
-/// What a trace tells beyond Darshan's counters, for [`diagnose_trace`]: metadata calls by
-/// operation and the shape of each data class (`ioscout-evidence` computes both).
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
-pub struct TraceEvidence {
-    /// Metadata calls, most time first.
-    pub metadata_calls: Vec<MetadataCall>,
-    /// The shape of each data class with calls.
-    pub shapes: Vec<DataShape>,
-}
-
-/// Whether a data class is op-count-bound or bandwidth-bound, with the numbers.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct DataShape {
-    /// `posix_read`, `posix_write`, `stdio_read`, `stdio_write`.
-    pub class: String,
-    /// `op-count-bound`, `bandwidth-bound` or `mixed`.
-    pub verdict: String,
-    /// Calls.
-    pub calls: u64,
-    /// Mean bytes per call.
-    pub mean_bytes: f64,
-    /// Fixed cost per call in seconds.
-    pub fixed_cost_s: f64,
-    /// Share of the class's time the fixed cost explains.
-    pub fixed_share: f64,
-    /// `fit` or `size`.
-    pub method: String,
-}
-
-impl DataShape {
-    /// Whether the class is op-count-bound.
-    pub fn op_count_bound(&self) -> bool {
-        self.verdict == "op-count-bound"
-    }
 }
 
 /// The data classes a small-request finding is about.
@@ -519,7 +482,7 @@ fn shape_classes(code: &str) -> &'static [&'static str] {
 
 /// Says, in a small-request finding, whether its calls are op-count-bound or bandwidth-bound
 /// and on what evidence.
-fn state_shape(finding: &mut Finding, shapes: &[DataShape]) {
+fn state_shape(finding: &mut Finding, shapes: &[ioscout_evidence::shape::Shape]) {
     let mut said = Vec::new();
     for class in shape_classes(finding.code) {
         let Some(shape) = shapes.iter().find(|shape| shape.class == *class) else { continue };
@@ -544,7 +507,7 @@ fn state_shape(finding: &mut Finding, shapes: &[DataShape]) {
             "stdio_read" => "STDIO reads",
             _ => "STDIO writes",
         };
-        said.push(format!("{words} are {}: {basis}", shape.verdict));
+        said.push(format!("{words} are {}: {basis}", shape.verdict.name()));
         finding.evidence.push(Evidence {
             metric: format!("{class}_fixed_cost_share"),
             value: shape.fixed_share,
@@ -556,27 +519,14 @@ fn state_shape(finding: &mut Finding, shapes: &[DataShape]) {
     }
 }
 
-/// One metadata operation of a trace with its calls and time (`ioscout-evidence` counts them).
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct MetadataCall {
-    /// The function (`unlink`, `__xstat64`, `openat`, ...).
-    pub name: String,
-    /// Its family (`open`, `stat`, `unlink`, `rename`, `directory`, `listing`, ...).
-    pub family: String,
-    /// Calls.
-    pub calls: u64,
-    /// Summed time in seconds.
-    pub time_s: f64,
-    /// Share of all metadata time.
-    pub share: f64,
-}
-
 /// Names, in a metadata finding, the calls that take the time (most first, until four fifths of
 /// the metadata time are named, at most three), as text and evidence.
-fn name_metadata_calls(finding: &mut Finding, operations: &[MetadataCall]) {
+fn name_metadata_calls(finding: &mut Finding, operations: &[ioscout_evidence::metadata::Operation]) {
     let mut named = Vec::new();
     let mut covered = 0.0;
-    for call in operations.iter().filter(|call| call.family != "process").take(3) {
+    let metadata =
+        operations.iter().filter(|call| call.family != ioscout_evidence::metadata::Family::Process);
+    for call in metadata.take(3) {
         if covered >= 0.8 || call.time_s <= 0.0 {
             break;
         }

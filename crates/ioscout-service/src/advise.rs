@@ -87,11 +87,9 @@ pub fn advise(input: &Input, request: &AdviseRequest) -> Result<Outcome> {
     let preset = if request.preset.is_empty() { "auto" } else { &request.preset };
     let (run, report) = load(input, preset)?;
     let measurements = match run {
-        Run::Trace(analysis, derived) => Measurements::from_analysis(
-            &analysis,
-            ioscout_diagnose::Parameters::default(),
-            Some((&derived.log, &crate::evidence::trace_evidence(&derived))),
-        ),
+        Run::Trace(analysis, derived) => {
+            Measurements::from_analysis(&analysis, ioscout_diagnose::Parameters::default(), Some(&derived))
+        }
         Run::Darshan(log) => {
             Measurements::from_darshan(&log, ioscout_diagnose::darshan::DrishtiThresholds::default())
         }

@@ -114,8 +114,7 @@ pub fn diagnose(input: &Input, request: &DiagnoseRequest) -> Result<Outcome> {
     let window_bins = request.window_bins.unwrap_or_else(|| bins.div_ceil(10)).max(1);
     let recurrences = recurrence(&analysis, &parameters, window_bins);
     let context = Context::new(&analysis, parameters);
-    let evidence = crate::evidence::trace_evidence(&derived);
-    let all = diagnose_trace(&context, &derived.log, &evidence, thresholds(request)?);
+    let all = diagnose_trace(&context, &derived, thresholds(request)?);
     let metric = choose_metric(&all);
     let findings = select(all, minimum, families.as_deref());
     let mut value = envelope(&analysis, &findings, &recurrences);

@@ -114,37 +114,6 @@ pub fn summary(input: &Input) -> Result<(serde_json::Value, Option<ScanReport>)>
     Ok((value, Some(report)))
 }
 
-/// What the diagnosis takes from derived records beyond the counters: metadata calls by
-/// operation and the shape of each data class.
-pub fn trace_evidence(derived: &Derived) -> ioscout_diagnose::TraceEvidence {
-    ioscout_diagnose::TraceEvidence {
-        metadata_calls: derived
-            .operations
-            .iter()
-            .map(|operation| ioscout_diagnose::MetadataCall {
-                name: operation.name.clone(),
-                family: operation.family.name().to_string(),
-                calls: operation.calls,
-                time_s: operation.time_s,
-                share: operation.share,
-            })
-            .collect(),
-        shapes: derived
-            .shapes
-            .iter()
-            .map(|shape| ioscout_diagnose::DataShape {
-                class: shape.class.clone(),
-                verdict: shape.verdict.name().to_string(),
-                calls: shape.calls,
-                mean_bytes: shape.mean_bytes,
-                fixed_cost_s: shape.fixed_cost_s,
-                fixed_share: shape.fixed_share,
-                method: shape.method.to_string(),
-            })
-            .collect(),
-    }
-}
-
 /// The metadata operations as JSON rows (most time first, at most `limit`).
 pub fn operations_json(derived: &Derived, limit: usize) -> serde_json::Value {
     json!(derived.operations.iter().take(limit).collect::<Vec<_>>())

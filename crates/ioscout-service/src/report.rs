@@ -173,7 +173,7 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
     let measurements = ioscout_advise::Measurements::from_analysis(
         &analysis,
         ioscout_diagnose::Parameters::default(),
-        Some((&derived.log, &crate::evidence::trace_evidence(&derived))),
+        Some(&derived),
     );
     let findings = crate::diagnose::select(measurements.findings.clone(), ioscout_diagnose::Label::Low, None);
     let metric = ioscout_diagnose::choose_metric(&findings);

@@ -201,7 +201,7 @@ pub fn search_context(
     let measurements = ioscout_advise::Measurements::from_analysis(
         &analysis,
         ioscout_diagnose::Parameters::default(),
-        Some((&derived.log, &crate::evidence::trace_evidence(&derived))),
+        Some(&derived),
     );
     let components: Vec<String> = analysis
         .views
