@@ -188,27 +188,49 @@ fn string(text: &str, index: usize) -> Option<(usize, &str)> {
     Some((end + 1, text.get(index + 1..end)?))
 }
 
+impl EventFields<'_> {
+    /// Fields of no event, to be filled by [`decode_fields_into`].
+    pub fn empty() -> EventFields<'static> {
+        EventFields {
+            phase: Phase::Other,
+            integer_phase: false,
+            name: None,
+            cat: None,
+            pid: None,
+            tid: None,
+            ts: None,
+            dur: None,
+            id: None,
+            kind: None,
+            has_args: false,
+            args: KeyArgs::default(),
+        }
+    }
+}
+
 /// Decodes the fields of a common line straight from its bytes, or `None` (see the module
 /// documentation) to leave the line to the full decoder.
 pub fn decode_fields(line: &[u8]) -> Option<EventFields<'_>> {
+    let mut fields = EventFields::empty();
+    decode_fields_into(line, &mut fields).then_some(fields)
+}
+
+/// [`decode_fields`] into `fields`, which must be [`EventFields::empty`]: whether the line was
+/// decoded (when not, `fields` holds a part of it and is to be dropped). The scan decodes every
+/// line this way, into fields on its stack, so that the fields (some 600 bytes) are not copied
+/// out of a return value for each event.
+pub fn decode_fields_into<'a>(line: &'a [u8], fields: &mut EventFields<'a>) -> bool {
+    decode_into(line, fields).is_some()
+}
+
+fn decode_into<'a>(line: &'a [u8], fields: &mut EventFields<'a>) -> Option<()> {
     let bytes = json::plain_object_line(line)?;
     // ASCII was checked: this cannot fail, and costs no second pass.
     let text = std::str::from_utf8(bytes).ok()?;
-    let mut fields = EventFields {
-        phase: Phase::Other,
-        integer_phase: false,
-        name: None,
-        cat: None,
-        pid: None,
-        tid: None,
-        ts: None,
-        dur: None,
-        id: None,
-        kind: None,
-        has_args: false,
-        args: KeyArgs::default(),
-    };
     let mut phase_seen = false;
+    // A repeated `args` key replaces the first (as in the full decoder): only then is the
+    // first one's content cleared.
+    let mut args_seen = false;
     let mut index = json::skip_space(bytes, 1);
     if bytes.get(index) == Some(&b'}') {
         return None;
@@ -275,13 +297,19 @@ pub fn decode_fields(line: &[u8]) -> Option<EventFields<'_>> {
                 value_end
             }
             b"args" if first == b'{' => {
+                if args_seen {
+                    fields.args = KeyArgs::default();
+                }
+                args_seen = true;
                 fields.has_args = true;
-                fields.args = KeyArgs::default();
                 args(text, index, &mut fields.args)?
             }
             b"args" if first == b'n' => {
+                if args_seen {
+                    fields.args = KeyArgs::default();
+                }
+                args_seen = true;
                 fields.has_args = false;
-                fields.args = KeyArgs::default();
                 json::literal(bytes, index, b"null")?
             }
             b"args" => return None,
@@ -294,7 +322,7 @@ pub fn decode_fields(line: &[u8]) -> Option<EventFields<'_>> {
             _ => return None,
         }
     }
-    phase_seen.then_some(fields)
+    phase_seen.then_some(())
 }
 
 /// Walks the `args` object at `index`, validating it and keeping the key arguments; returns the

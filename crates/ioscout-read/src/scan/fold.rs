@@ -54,6 +54,38 @@ pub trait Fold: Send {
     fn skim(&mut self, line: &[u8]) {
         let _ = line;
     }
+
+    /// Called before each line given to [`Fold::event`] or [`Fold::fields`] with where that
+    /// line is, for folds that name lines in what they report.
+    fn line_position(&mut self, position: LinePosition) {
+        let _ = position;
+    }
+}
+
+/// Where a line is in its file: its index within the unit being decoded (whose first line is
+/// line [`crate::UnitSpan::line_base`] + 1 of the file, known only at merge time), or, for a
+/// line the merge stitched across two units, its line number in the file. One word, so a fold
+/// can keep one per event.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinePosition(u64);
+
+impl LinePosition {
+    const ABSOLUTE: u64 = 1 << 63;
+
+    /// The line at `index` (from 0) within its unit.
+    pub fn in_unit(index: u64) -> LinePosition {
+        LinePosition(index & !Self::ABSOLUTE)
+    }
+
+    /// Line `line` (from 1) of the file.
+    pub fn in_file(line: u64) -> LinePosition {
+        LinePosition(line | Self::ABSOLUTE)
+    }
+
+    /// The line number in the file (from 1), given the unit's `line_base`.
+    pub fn line(self, line_base: u64) -> u64 {
+        if self.0 & Self::ABSOLUTE != 0 { self.0 & !Self::ABSOLUTE } else { line_base + self.0 + 1 }
+    }
 }
 
 /// A fold that ignores events (for counting, which [`FileSummary`] already does).
@@ -112,5 +144,23 @@ impl<A: Fold, B: Fold> Fold for Both<A, B> {
         if self.second.needs_events() && self.second.wants(fields.phase) {
             self.second.fields(fields);
         }
+    }
+
+    fn line_position(&mut self, position: LinePosition) {
+        self.first.line_position(position);
+        self.second.line_position(position);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LinePosition;
+
+    #[test]
+    fn a_line_in_a_unit_counts_from_the_units_base_and_a_stitched_line_is_absolute() {
+        assert_eq!(LinePosition::in_unit(0).line(10), 11);
+        assert_eq!(LinePosition::in_unit(4).line(10), 15);
+        assert_eq!(LinePosition::in_file(7).line(10), 7);
+        assert_eq!(LinePosition::default().line(0), 1);
     }
 }

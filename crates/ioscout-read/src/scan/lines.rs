@@ -5,7 +5,7 @@
 use ioscout_model::{GenerationEvidence, Phase, PhaseCounts};
 
 use crate::event::{Args, Line, LineError, LinePhase, decode_line, decode_phase, hash_evidence};
-use crate::fields::{EventFields, decode_fields};
+use crate::fields::{EventFields, decode_fields_into};
 use crate::gzip::InflateProblem;
 
 use super::merge::UnitResult;
@@ -87,18 +87,19 @@ impl<F: Fold> LineProcessor<F> {
             self.fold.skim(bytes);
             return Ok(());
         }
-        if self.wants_fields
-            && let Some(fields) = decode_fields(bytes)
-        {
-            self.counts.add(fields.phase);
-            if self.evidence_samples < EVIDENCE_SAMPLES {
-                self.evidence_samples += 1;
-                self.evidence.add(fields_evidence(&fields));
-            } else if fields.integer_phase {
-                self.evidence.add(GenerationEvidence(GenerationEvidence::INTEGER_PHASE));
+        if self.wants_fields {
+            let mut fields = EventFields::empty();
+            if decode_fields_into(bytes, &mut fields) {
+                self.counts.add(fields.phase);
+                if self.evidence_samples < EVIDENCE_SAMPLES {
+                    self.evidence_samples += 1;
+                    self.evidence.add(fields_evidence(&fields));
+                } else if fields.integer_phase {
+                    self.evidence.add(GenerationEvidence(GenerationEvidence::INTEGER_PHASE));
+                }
+                self.fold.fields(&fields);
+                return Ok(());
             }
-            self.fold.fields(&fields);
-            return Ok(());
         }
         if !self.wants_all {
             return match decode_phase(bytes) {
@@ -160,6 +161,7 @@ impl<F: Fold> LineProcessor<F> {
     }
 
     pub(super) fn local_line(&mut self, bytes: &[u8], line_index: u64, offset: u64) {
+        self.fold.line_position(super::LinePosition::in_unit(line_index));
         if let Err((kind, detail)) = self.line(bytes) {
             self.push_problem(LocalProblem { kind, line_index, offset, detail });
         }
@@ -219,6 +221,7 @@ pub(super) fn process_whole_line<F: Fold>(
     let result = if oversize {
         Err((ProblemKind::LineTooLong, "line exceeds the line length limit; skipped".to_string()))
     } else {
+        processor.fold.line_position(super::LinePosition::in_file(location.line));
         processor.line(line)
     };
     // Counts of the stitched line go to the summary directly: the processor's counts were

@@ -48,7 +48,7 @@ use rayon::prelude::*;
 use crate::gzip::{self, InflateProblem};
 use crate::input::{Compression, InputProblem, TraceFile};
 
-pub use fold::{Both, Fold, NoFold};
+pub use fold::{Both, Fold, LinePosition, NoFold};
 pub use options::{Progress, ScanOptions, max_threads};
 pub use plan::{Chunk, UnitSpan};
 pub use report::{FileSummary, Problem, ProblemKind, ScanReport, printable};
@@ -62,6 +62,15 @@ use plan::{OpenFile, Unit, windows};
 enum Decoded<'pool, F> {
     Whole(Box<UnitResult<F>>),
     Split(&'pool rayon::ThreadPool),
+}
+
+/// What the merge of a window works on: the files' merges and summaries, and the file being
+/// merged.
+struct WindowMerge<'a, F> {
+    merges: &'a mut [FileMerge<F>],
+    files: &'a mut [FileSummary],
+    current: &'a mut Option<usize>,
+    open_files: &'a [OpenFile],
 }
 
 /// Reads trace files in parallel. See the module documentation.
@@ -147,59 +156,32 @@ impl Scanner {
         let windows = windows(&units, threads, self.options.unit_bytes, self.options.window_units_per_thread);
         let mut merges: Vec<FileMerge<F>> = (0..open_files.len()).map(|_| FileMerge::default()).collect();
         let mut current: Option<usize> = None;
-        'windows: for batch in windows {
-            let decoded: Vec<Decoded<'_, F>> = match (batch, pool) {
-                ([unit], Some(pool)) if self.splittable(&open_files[unit.file], unit, threads) => {
-                    vec![Decoded::Split(pool)]
-                }
-                _ => in_pool(pool, || {
-                    batch
-                        .par_iter()
-                        .map(|unit| {
-                            self.decode_unit(&open_files[unit.file], unit, unit.start != 0, make(unit.file))
-                        })
-                        .collect::<Vec<_>>()
-                })
-                .into_iter()
-                .map(|result| Decoded::Whole(Box::new(result)))
-                .collect(),
+        let decode = |batch: &[Unit]| self.decode_window(batch, &open_files, threads, pool, make);
+        let mut next = windows.first().map(|batch| decode(batch));
+        for (index, batch) in windows.iter().enumerate() {
+            let decoded = next.take().unwrap_or_default();
+            let following = windows.get(index + 1);
+            let mut window = WindowMerge {
+                merges: &mut merges,
+                files: &mut report.files[first_file..],
+                current: &mut current,
+                open_files: &open_files,
             };
-            for (unit, decoded) in batch.iter().zip(decoded) {
-                if current != Some(unit.file) {
-                    if let Some(previous) = current
-                        && self
-                            .finish_file(
-                                previous,
-                                &mut merges,
-                                &mut report.files[first_file + previous],
-                                consume,
-                            )
-                            .is_break()
-                    {
-                        report.stopped = true;
-                        break 'windows;
-                    }
-                    current = Some(unit.file);
-                }
-                let summary = &mut report.files[first_file + unit.file];
-                let open = &open_files[unit.file];
-                let merge = &mut merges[unit.file];
-                let flow = match decoded {
-                    Decoded::Whole(result) => {
-                        self.merge_unit(open, unit, *result, merge, summary, make, consume)
-                    }
-                    Decoded::Split(pool) => {
-                        self.decode_split(open, unit, pool, threads, merge, summary, make, consume)
-                    }
-                };
-                if let Some(progress) = &self.options.progress {
-                    (progress.0)(unit.end - unit.start);
-                }
-                if flow.is_break() {
-                    report.stopped = true;
-                    break 'windows;
-                }
+            // The next window is decoded on the pool while this one is merged on this thread, so
+            // the workers do not wait for the merge (nor the merge for them).
+            let mut prefetched = None;
+            let flow = match (pool, following) {
+                (Some(pool), Some(following)) => pool.in_place_scope(|scope| {
+                    scope.spawn(|_| prefetched = Some(decode(following)));
+                    self.merge_window(batch, decoded, &mut window, make, consume)
+                }),
+                _ => self.merge_window(batch, decoded, &mut window, make, consume),
+            };
+            if flow.is_break() {
+                report.stopped = true;
+                break;
             }
+            next = prefetched.or_else(|| following.map(|batch| decode(batch)));
         }
         if !report.stopped
             && let Some(previous) = current
@@ -210,6 +192,77 @@ impl Scanner {
             report.stopped = true;
         }
         report
+    }
+
+    /// Decodes the units of one window in parallel (or leaves a lone splittable unit to be split
+    /// as it is merged).
+    fn decode_window<'pool, F, M>(
+        &self,
+        batch: &[Unit],
+        open_files: &[OpenFile],
+        threads: usize,
+        pool: Option<&'pool rayon::ThreadPool>,
+        make: &M,
+    ) -> Vec<Decoded<'pool, F>>
+    where
+        F: Fold,
+        M: Fn(usize) -> F + Sync,
+    {
+        match (batch, pool) {
+            ([unit], Some(pool)) if self.splittable(&open_files[unit.file], unit, threads) => {
+                vec![Decoded::Split(pool)]
+            }
+            _ => in_pool(pool, || {
+                batch
+                    .par_iter()
+                    .map(|unit| {
+                        self.decode_unit(&open_files[unit.file], unit, unit.start != 0, make(unit.file))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .into_iter()
+            .map(|result| Decoded::Whole(Box::new(result)))
+            .collect(),
+        }
+    }
+
+    /// Merges one decoded window in file order, handing each file's folds to `consume`.
+    fn merge_window<F, M, C>(
+        &self,
+        batch: &[Unit],
+        decoded: Vec<Decoded<'_, F>>,
+        window: &mut WindowMerge<'_, F>,
+        make: &M,
+        consume: &mut C,
+    ) -> ControlFlow<()>
+    where
+        F: Fold,
+        M: Fn(usize) -> F + Sync,
+        C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>,
+    {
+        let threads = self.options.worker_threads();
+        for (unit, decoded) in batch.iter().zip(decoded) {
+            if *window.current != Some(unit.file) {
+                if let Some(previous) = *window.current {
+                    self.finish_file(previous, window.merges, &mut window.files[previous], consume)?;
+                }
+                *window.current = Some(unit.file);
+            }
+            let summary = &mut window.files[unit.file];
+            let open = &window.open_files[unit.file];
+            let merge = &mut window.merges[unit.file];
+            let flow = match decoded {
+                Decoded::Whole(result) => self.merge_unit(open, unit, *result, merge, summary, make, consume),
+                Decoded::Split(pool) => {
+                    self.decode_split(open, unit, pool, threads, merge, summary, make, consume)
+                }
+            };
+            if let Some(progress) = &self.options.progress {
+                (progress.0)(unit.end - unit.start);
+            }
+            flow?;
+        }
+        ControlFlow::Continue(())
     }
 
     /// Decodes only `chunks` (as an index records them) of `files`, in parallel, and hands each
