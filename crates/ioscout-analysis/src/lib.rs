@@ -303,11 +303,12 @@ pub fn analyze(
     input_problems: &[InputProblem],
     options: &AnalysisOptions,
 ) -> Result<(Analysis, ScanReport), AnalysisError> {
-    analyze_with(scanner, files, input_problems, options, |_| ioscout_read::NoFold, |_, _| {})
+    analyze_with(scanner, files, input_problems, options, |_| ioscout_read::NoFold, |_, _, _| {})
 }
 
 /// [`analyze`] with another fold filled by the same second pass: `make` builds one per unit of
-/// file `index` and `consume` receives each, filled, in file order. A later stage (the Darshan
+/// file `index` and `consume` receives each, filled, in file order, with the number of the file's
+/// lines before its unit ([`ioscout_read::UnitSpan::line_base`]). A later stage (the Darshan
 /// records derived from the trace) so costs no pass of its own.
 pub fn analyze_with<R, M, C>(
     scanner: &Scanner,
@@ -320,7 +321,7 @@ pub fn analyze_with<R, M, C>(
 where
     R: ioscout_read::Fold,
     M: Fn(usize) -> R + Sync,
-    C: FnMut(usize, R),
+    C: FnMut(usize, R, u64),
 {
     let candidates = check_options(options)?;
     let prepass = first_pass(scanner, files, &candidates);
@@ -330,13 +331,13 @@ where
         files,
         input_problems,
         |index| ioscout_read::Both { first: plan.fold(), second: make(index) },
-        |index, both, _| {
+        |index, both, span| {
             let ioscout_read::Both { first: fold, second: rider } = both;
             match total.as_mut() {
                 Some(total) => total.merge(fold),
                 None => total = Some(fold),
             }
-            consume(index, rider);
+            consume(index, rider, span.line_base);
             ControlFlow::Continue(())
         },
     );

@@ -49,14 +49,22 @@ pub struct CommonValues {
     tracked: Vec<(i64, i64)>,
     /// Values seen after the tracking table was full (Darshan drops them; kept for the note).
     pub untracked: u64,
+    /// Where the value counted last is in `tracked` (the same size usually comes again).
+    last: usize,
 }
 
 impl CommonValues {
     /// Counts one occurrence of `value`.
     pub fn add(&mut self, value: i64) {
-        if let Some(entry) = self.tracked.iter_mut().find(|(seen, _)| *seen == value) {
+        if let Some(entry) = self.tracked.get_mut(self.last)
+            && entry.0 == value
+        {
             entry.1 += 1;
+        } else if let Some(at) = self.tracked.iter().position(|(seen, _)| *seen == value) {
+            self.tracked[at].1 += 1;
+            self.last = at;
         } else if self.tracked.len() < TRACKED_VALUES {
+            self.last = self.tracked.len();
             self.tracked.push((value, 1));
         } else {
             self.untracked += 1;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use ioscout_model::{Event, Phase};
 use ioscout_read::fields::EventFields;
-use ioscout_read::{Fold, TraceMetadata};
+use ioscout_read::{Fold, LinePosition, TraceMetadata};
 use rustc_hash::FxHashMap;
 
 use crate::metadata::OperationTable;
@@ -22,21 +22,30 @@ use crate::stdio::StdioFile;
 pub(crate) struct Interner<K> {
     pub(crate) items: Vec<K>,
     index: FxHashMap<K, u32>,
+    /// The index returned last (calls come in runs: `read`, `read`, `read`, ...).
+    last: Option<u32>,
 }
 
 impl<K> Default for Interner<K> {
     fn default() -> Interner<K> {
-        Interner { items: Vec::new(), index: FxHashMap::default() }
+        Interner { items: Vec::new(), index: FxHashMap::default(), last: None }
     }
 }
 
 impl Interner<Box<str>> {
     /// Interns `name` without allocating when it is known.
     pub(crate) fn intern_str(&mut self, name: &str) -> u32 {
-        if let Some(&index) = self.index.get(name) {
-            return index;
+        if let Some(last) = self.last
+            && self.items.get(last as usize).is_some_and(|item| item.as_ref() == name)
+        {
+            return last;
         }
-        self.intern(name.into())
+        let index = match self.index.get(name) {
+            Some(&index) => index,
+            None => self.intern(name.into()),
+        };
+        self.last = Some(index);
+        index
     }
 }
 
@@ -47,16 +56,25 @@ pub(crate) struct FileInterner {
     hashes: FxHashMap<Box<str>, u32>,
     paths: FxHashMap<Box<str>, u32>,
     none: Option<u32>,
+    /// The index returned last (a process's calls come in runs on one file).
+    last: Option<u32>,
 }
 
 impl FileInterner {
     pub(crate) fn intern_ref(&mut self, key: &KeyRef<'_>) -> u32 {
+        if let Some(last) = self.last
+            && self.items.get(last as usize).is_some_and(|item| item.is(key))
+        {
+            return last;
+        }
         let found = match key {
             KeyRef::Hash(token) => self.hashes.get(token.as_ref()).copied(),
             KeyRef::Path(path) => self.paths.get(path.as_ref()).copied(),
             KeyRef::None => self.none,
         };
-        found.unwrap_or_else(|| self.intern(key.to_key()))
+        let index = found.unwrap_or_else(|| self.intern(key.to_key()));
+        self.last = Some(index);
+        index
     }
 
     pub(crate) fn intern(&mut self, key: FileKey) -> u32 {
@@ -100,6 +118,8 @@ impl<K: std::hash::Hash + Eq + Clone> Interner<K> {
 pub struct UnusableCall {
     /// The trace file.
     pub trace: PathBuf,
+    /// Its line in the trace file (from 1).
+    pub line: u64,
     /// DFTracer's event index.
     pub event_id: Option<i64>,
     /// The call.
@@ -115,13 +135,42 @@ pub struct EvidenceFold {
     files: FileInterner,
     ops: Vec<Op>,
     metadata: TraceMetadata,
-    unusable: Vec<(Option<i64>, String, Unusable)>,
+    unusable: Vec<(LinePosition, Option<i64>, String, Unusable)>,
     unusable_count: u64,
     first_ts: Option<i64>,
     last_end: Option<i64>,
     pids: Vec<i64>,
     /// `cmd_hash` of the processes' `start` events.
     commands: Vec<String>,
+    /// Where the line being decoded is.
+    line: LinePosition,
+    /// The kind of each interned name as a POSIX and as a STDIO call, once matched.
+    kinds: Vec<[Option<OpKind>; 2]>,
+}
+
+/// The op buffers of replayed units, handed to new units: a scan reuses a few buffers instead
+/// of mapping fresh memory for every unit (which cost more than the replay itself).
+#[derive(Clone, Debug, Default)]
+pub struct Buffers(std::sync::Arc<std::sync::Mutex<Vec<Vec<Op>>>>);
+
+/// How many buffers are kept for reuse (more than the units in flight of a scan's window).
+const KEEP_BUFFERS: usize = 8;
+
+impl Buffers {
+    /// A fold for a new unit, with a buffer of an earlier unit when one is free.
+    pub fn fold(&self) -> EvidenceFold {
+        let ops = self.0.lock().ok().and_then(|mut free| free.pop()).unwrap_or_default();
+        EvidenceFold { ops, ..EvidenceFold::default() }
+    }
+
+    fn give_back(&self, mut ops: Vec<Op>) {
+        ops.clear();
+        if let Ok(mut free) = self.0.lock()
+            && free.len() < KEEP_BUFFERS
+        {
+            free.push(ops);
+        }
+    }
 }
 
 /// How many unusable calls a unit keeps by name (the rest are counted).
@@ -140,6 +189,10 @@ impl Fold for EvidenceFold {
 
     fn wants(&self, phase: Phase) -> bool {
         matches!(phase, Phase::Complete | Phase::Metadata)
+    }
+
+    fn line_position(&mut self, position: LinePosition) {
+        self.line = position;
     }
 
     fn wants_fields(&self) -> bool {
@@ -169,19 +222,34 @@ impl Fold for EvidenceFold {
         {
             self.commands.push(token.0);
         }
-        match op::decode_fields(fields) {
-            Ok(None) => {}
-            Ok(Some(call)) => {
-                let mut op = call.op;
-                op.name = self.names.intern_str(call.name);
-                op.file = self.files.intern_ref(&call.key);
-                op.target = call.target.map(|target| self.files.intern_ref(&target));
-                self.ops.push(op);
+        let (Some(cat), Some(name)) = (fields.cat, fields.name) else { return };
+        let stdio = if cat.eq_ignore_ascii_case("POSIX") {
+            false
+        } else if cat.eq_ignore_ascii_case("STDIO") {
+            true
+        } else {
+            return;
+        };
+        let name_index = self.names.intern_str(name);
+        let kinds = &mut self.kinds;
+        if kinds.len() <= name_index as usize {
+            kinds.resize(name_index as usize + 1, [None; 2]);
+        }
+        let kind = *kinds[name_index as usize][usize::from(stdio)]
+            .get_or_insert_with(|| OpKind::of(cat, name).unwrap_or(OpKind::PosixOther));
+        let decoded = op::decode_call(fields, name, kind);
+        match &decoded {
+            Ok(call) => {
+                // Built in place from the borrowed call (moving the call out costs a copy).
+                let name = name_index;
+                let file = self.files.intern_ref(&call.key);
+                let target = call.target.as_ref().map(|target| self.files.intern_ref(target));
+                self.ops.push(Op { name, file, target, line: self.line, ..call.op });
             }
-            Err(reason) => {
+            &Err(reason) => {
                 self.unusable_count += 1;
                 if self.unusable.len() < KEEP_UNUSABLE {
-                    self.unusable.push((fields.id, fields.name.unwrap_or("").to_string(), reason));
+                    self.unusable.push((self.line, fields.id, fields.name.unwrap_or("").to_string(), reason));
                 }
             }
         }
@@ -193,8 +261,44 @@ impl Fold for EvidenceFold {
 pub(crate) struct FileState {
     pub(crate) posix: Option<PosixFile>,
     pub(crate) stdio: Option<StdioFile>,
-    /// The first approximated call: trace file index and event id.
-    pub(crate) first_approximation: Option<(usize, Option<i64>)>,
+    /// The first approximated call: trace file index and line.
+    pub(crate) first_approximation: Option<(usize, u64)>,
+}
+
+/// The (process, file) states, found by a map with the last one kept at hand (a process's calls
+/// come in runs on one file).
+#[derive(Debug, Default)]
+pub(crate) struct StateTable {
+    states: Vec<((i64, u32), FileState)>,
+    index: FxHashMap<(i64, u32), u32>,
+    last: Option<((i64, u32), u32)>,
+}
+
+impl StateTable {
+    /// The state of (`pid`, `file`), made when new.
+    pub(crate) fn get(&mut self, pid: i64, file: u32) -> &mut FileState {
+        let key = (pid, file);
+        let index = match self.last {
+            Some((last, index)) if last == key => index,
+            _ => {
+                let next = self.states.len() as u32;
+                let index = *self.index.entry(key).or_insert(next);
+                if index == next {
+                    self.states.push((key, FileState::default()));
+                }
+                self.last = Some((key, index));
+                index
+            }
+        };
+        &mut self.states[index as usize].1
+    }
+
+    /// Every state, by (process, file).
+    pub(crate) fn into_sorted(self) -> Vec<((i64, u32), FileState)> {
+        let mut states = self.states;
+        states.sort_by_key(|(key, _)| *key);
+        states
+    }
 }
 
 /// The replay of every unit's ops, in file order.
@@ -202,7 +306,7 @@ pub(crate) struct FileState {
 pub struct Replay {
     pub(crate) names: Interner<Box<str>>,
     pub(crate) files: FileInterner,
-    pub(crate) states: FxHashMap<(i64, u32), FileState>,
+    pub(crate) states: StateTable,
     pub(crate) metadata: TraceMetadata,
     pub(crate) operations: OperationTable,
     pub(crate) unusable: Vec<UnusableCall>,
@@ -218,16 +322,24 @@ pub struct Replay {
     pub(crate) shapes: [crate::shape::ShapeSums; 4],
     /// The clock's base for the replay's seconds (microseconds).
     pub(crate) base_us: Option<i64>,
-    /// Distinct offsets and re-read bytes per file.
-    pub(crate) access: FxHashMap<u32, crate::access::FileAccess>,
+    /// Distinct offsets and re-read bytes per file, by file index.
+    pub(crate) access: Vec<Option<crate::access::FileAccess>>,
+    /// Where consumed units' op buffers go back to.
+    buffers: Buffers,
 }
 
 /// How far before the first replayed call the replay's clock starts (a million seconds).
 const TIME_BASE_BEFORE_US: i64 = 1_000_000_000_000;
 
 impl Replay {
-    /// Replays the ops of one unit of trace file `trace` (named `path`).
-    pub fn consume(&mut self, trace: usize, path: &std::path::Path, fold: EvidenceFold) {
+    /// The buffers this replay gives back: make the folds of a scan with [`Buffers::fold`].
+    pub fn buffers(&self) -> Buffers {
+        self.buffers.clone()
+    }
+
+    /// Replays the ops of one unit of trace file `trace` (named `path`), whose lines follow line
+    /// `line_base` of the file ([`ioscout_read::UnitSpan::line_base`]).
+    pub fn consume(&mut self, trace: usize, path: &std::path::Path, fold: EvidenceFold, line_base: u64) {
         let EvidenceFold {
             names,
             files,
@@ -239,6 +351,8 @@ impl Replay {
             last_end,
             pids,
             commands,
+            line: _,
+            kinds: _,
         } = fold;
         for command in commands {
             if !self.commands.contains(&command) {
@@ -249,10 +363,11 @@ impl Replay {
         let file_map: Vec<u32> = files.items.into_iter().map(|key| self.files.intern(key)).collect();
         self.metadata.merge(metadata);
         self.unusable_count += unusable_count;
-        for (event_id, name, reason) in unusable {
+        for (line, event_id, name, reason) in unusable {
             if self.unusable.len() < KEEP_UNUSABLE {
                 self.unusable.push(UnusableCall {
                     trace: path.to_path_buf(),
+                    line: line.line(line_base),
                     event_id,
                     name,
                     reason: reason.reason(),
@@ -270,15 +385,17 @@ impl Replay {
                 self.pids.push(pid);
             }
         }
-        for mut op in ops {
+        for op in &ops {
+            let mut op = *op;
             op.name = name_map[op.name as usize];
             op.file = file_map[op.file as usize];
             op.target = op.target.map(|target| file_map[target as usize]);
-            self.apply(trace, &op);
+            self.apply(trace, line_base, &op);
         }
+        self.buffers.give_back(ops);
     }
 
-    fn apply(&mut self, trace: usize, op: &Op) {
+    fn apply(&mut self, trace: usize, line_base: u64, op: &Op) {
         self.ops += 1;
         self.operations.add(op);
         if self.files.items.get(op.file as usize) == Some(&FileKey::None) {
@@ -292,7 +409,7 @@ impl Replay {
         let end = op.end.saturating_sub(base).max(1) as f64 / 1e6;
         if op.kind.is_data()
             && !op.failed
-            && let Some(bytes) = op.bytes
+            && let Some(bytes) = op.bytes()
         {
             let class = match op.kind {
                 OpKind::PosixRead => 0,
@@ -302,15 +419,22 @@ impl Replay {
             };
             self.shapes[class].add(bytes, (op.end - op.start) as f64 / 1e6);
         }
-        let state = self.states.entry((op.pid, op.file)).or_default();
+        let state = self.states.get(op.pid, op.file);
         let before = state_approximations(state);
-        let access_map = &mut self.access;
         if op.kind.is_stdio() {
             state.stdio.get_or_insert_with(StdioFile::default).apply(op, start, end);
         } else {
             let access = state.posix.get_or_insert_with(PosixFile::default).apply(op, start, end);
             if let Some((offset, bytes)) = access {
-                access_map.entry(op.file).or_default().add(offset, bytes, op.kind == OpKind::PosixRead);
+                let file = op.file as usize;
+                if self.access.len() <= file {
+                    self.access.resize_with(file + 1, || None);
+                }
+                self.access[file].get_or_insert_with(crate::access::FileAccess::default).add(
+                    offset,
+                    bytes,
+                    op.kind == OpKind::PosixRead,
+                );
             }
             if op.kind == OpKind::PosixRename
                 && let Some(target) = op.target
@@ -319,7 +443,7 @@ impl Replay {
             }
         }
         if state.first_approximation.is_none() && state_approximations(state) != before {
-            state.first_approximation = Some((trace, op.event_id));
+            state.first_approximation = Some((trace, op.line.line(line_base)));
         }
     }
 }

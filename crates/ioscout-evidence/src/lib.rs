@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 use ioscout_darshan::{CounterRecord, DarshanLog, Job, Records, id};
 use ioscout_read::{InputProblem, ScanReport, Scanner, TraceFile};
 
-pub use crate::fold::{EvidenceFold, Replay, UnusableCall};
+pub use crate::fold::{Buffers, EvidenceFold, Replay, UnusableCall};
 use crate::metadata::{Family, Operation};
 use crate::op::FileKey;
 use crate::posix::Approximations;
@@ -91,8 +91,8 @@ pub struct ApproximatedRecord {
     pub approximations: Approximations,
     /// The trace file holding the first approximated call.
     pub trace: Option<PathBuf>,
-    /// That call's DFTracer event index.
-    pub event_id: Option<i64>,
+    /// That call's line in the trace file (from 1).
+    pub line: Option<u64>,
 }
 
 /// Darshan records derived from a trace, with what could not be derived exactly.
@@ -223,13 +223,14 @@ pub fn derive(
     source: &Path,
 ) -> (Derived, ScanReport) {
     let mut replay = Replay::default();
+    let buffers = replay.buffers();
     let report = scanner.scan(
         files,
         problems,
-        |_| EvidenceFold::default(),
-        |file, fold, _span| {
+        |_| buffers.fold(),
+        |file, fold, span| {
             let path = files.get(file).map_or(Path::new(""), |trace| trace.path.as_path());
-            replay.consume(file, path, fold);
+            replay.consume(file, path, fold, span.line_base);
             ControlFlow::Continue(())
         },
     );
@@ -278,15 +279,22 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
     let paths: Vec<String> = replay.files.items.iter().map(|key| path_of(key, &replay)).collect();
     for (pid, target, source_file) in std::mem::take(&mut replay.renames) {
         let from = record_id(&paths[source_file as usize]) as i64;
-        let state = replay.states.entry((pid, target)).or_default();
+        let state = replay.states.get(pid, target);
         state.posix.get_or_insert_with(posix::PosixFile::default).renamed_from(from);
     }
     let per_file = records_by_file(&mut replay, &processes, &paths, files);
+    replay.access.iter_mut().flatten().for_each(access::FileAccess::settle);
     let mut file_rows: Vec<FileRow> = per_file
         .posix
         .iter()
         .filter(|(file, _)| !excluded_by_darshan(&paths[**file as usize]))
-        .filter_map(|(file, ranked)| file_row(&paths[*file as usize], ranked, replay.access.get(file)))
+        .filter_map(|(file, ranked)| {
+            file_row(
+                &paths[*file as usize],
+                ranked,
+                replay.access.get(*file as usize).and_then(Option::as_ref),
+            )
+        })
         .collect();
     file_rows.sort_by(|a, b| {
         (b.bytes_read + b.bytes_written)
@@ -373,9 +381,7 @@ fn records_by_file(
     // Timestamps are kept in the replay's clock; the origin in the same clock.
     let origin_s = replay.base_us.map_or(0.0, |base| origin.saturating_sub(base) as f64 / 1e6);
     let mut out = PerFile::default();
-    let mut states: Vec<((i64, u32), fold::FileState)> =
-        std::mem::take(&mut replay.states).into_iter().collect();
-    states.sort_by_key(|(key, _)| *key);
+    let states = std::mem::take(&mut replay.states).into_sorted();
     for ((pid, file), mut state) in states {
         let rank = rank_of.get(&pid).copied().unwrap_or(-1);
         let mut record_approximations = Approximations::default();
@@ -405,8 +411,8 @@ fn records_by_file(
         }
         out.approximations.add(&record_approximations);
         if record_approximations.total() > 0 && out.approximated.len() < 50 {
-            let (trace, event_id) = match state.first_approximation {
-                Some((trace, event_id)) => (files.get(trace).map(|file| file.path.clone()), event_id),
+            let (trace, line) = match state.first_approximation {
+                Some((trace, line)) => (files.get(trace).map(|file| file.path.clone()), Some(line)),
                 None => (None, None),
             };
             out.approximated.push(ApproximatedRecord {
@@ -414,7 +420,7 @@ fn records_by_file(
                 pid,
                 approximations: record_approximations,
                 trace,
-                event_id,
+                line,
             });
         }
     }
@@ -513,13 +519,12 @@ fn operations(replay: &Replay, paths: &[String]) -> Vec<Operation> {
     let family_of = |name: u32, kind| Family::of(&replay.names.items[name as usize], kind);
     let total: i64 = replay
         .operations
-        .by_name
-        .iter()
-        .filter(|(name, (kind, _))| family_of(**name, *kind) != Family::Process)
-        .map(|(_, (_, tally))| tally.time_us)
+        .names()
+        .filter(|&(name, kind, _)| family_of(name, kind) != Family::Process)
+        .map(|(_, _, tally)| tally.time_us)
         .fold(0, i64::saturating_add);
     let mut per_name_files: BTreeMap<u32, (u64, Option<(i64, u32)>)> = BTreeMap::new();
-    for (&(file, name), tally) in &replay.operations.by_file {
+    for (file, name, tally) in replay.operations.files() {
         let entry = per_name_files.entry(name).or_default();
         entry.0 += 1;
         if entry.1.is_none_or(|(time, best)| tally.time_us > time || (tally.time_us == time && file < best)) {
@@ -528,9 +533,8 @@ fn operations(replay: &Replay, paths: &[String]) -> Vec<Operation> {
     }
     let mut rows: Vec<Operation> = replay
         .operations
-        .by_name
-        .iter()
-        .map(|(&name, &(kind, tally))| {
+        .names()
+        .map(|(name, kind, tally)| {
             let text = replay.names.items[name as usize].to_string();
             let (files, top) = per_name_files.get(&name).copied().unwrap_or_default();
             let family = Family::of(&text, kind);

@@ -4,8 +4,6 @@
 //! diagnosis names the call that costs the time instead of a total. Filled by the replay
 //! ([`crate::fold::Replay`]), read by [`crate::Derived`].
 
-use rustc_hash::FxHashMap;
-
 use crate::op::{Op, OpKind};
 
 /// The family a metadata call belongs to, for grouping and advice.
@@ -114,11 +112,11 @@ pub struct Tally {
 }
 
 /// Metadata calls by (function name) and by (file, function name), with names and files as the
-/// replay's interned indices.
+/// replay's interned indices (dense, so both are tables indexed by them: a few names per file).
 #[derive(Debug, Default)]
 pub struct OperationTable {
-    pub(crate) by_name: FxHashMap<u32, (OpKind, Tally)>,
-    pub(crate) by_file: FxHashMap<(u32, u32), Tally>,
+    by_name: Vec<Option<(OpKind, Tally)>>,
+    by_file: Vec<Vec<(u32, Tally)>>,
 }
 
 impl OperationTable {
@@ -128,14 +126,43 @@ impl OperationTable {
             return;
         }
         let time = op.end - op.start;
-        let entry = self.by_name.entry(op.name).or_insert((op.kind, Tally::default()));
-        entry.1.calls += 1;
-        entry.1.time_us = entry.1.time_us.saturating_add(time);
-        entry.1.failed += u64::from(op.failed);
-        let file = self.by_file.entry((op.file, op.name)).or_default();
-        file.calls += 1;
-        file.time_us = file.time_us.saturating_add(time);
-        file.failed += u64::from(op.failed);
+        let add = |tally: &mut Tally| {
+            tally.calls += 1;
+            tally.time_us = tally.time_us.saturating_add(time);
+            tally.failed += u64::from(op.failed);
+        };
+        let (name, file) = (op.name as usize, op.file as usize);
+        if self.by_name.len() <= name {
+            self.by_name.resize(name + 1, None);
+        }
+        add(&mut self.by_name[name].get_or_insert((op.kind, Tally::default())).1);
+        if self.by_file.len() <= file {
+            self.by_file.resize_with(file + 1, Vec::new);
+        }
+        let names = &mut self.by_file[file];
+        if let Some((_, tally)) = names.iter_mut().find(|(seen, _)| *seen == op.name) {
+            add(tally);
+        } else {
+            let mut tally = Tally::default();
+            add(&mut tally);
+            names.push((op.name, tally));
+        }
+    }
+
+    /// Every name with its kind (of its first call) and tally.
+    pub fn names(&self) -> impl Iterator<Item = (u32, OpKind, Tally)> + '_ {
+        self.by_name
+            .iter()
+            .enumerate()
+            .filter_map(|(name, entry)| entry.map(|(kind, tally)| (name as u32, kind, tally)))
+    }
+
+    /// Every (file, name) with its tally.
+    pub fn files(&self) -> impl Iterator<Item = (u32, u32, Tally)> + '_ {
+        self.by_file
+            .iter()
+            .enumerate()
+            .flat_map(|(file, names)| names.iter().map(move |&(name, tally)| (file as u32, name, tally)))
     }
 }
 

@@ -145,36 +145,52 @@ pub enum Whence {
 
 /// One call, reduced. Times are microseconds in the trace's clock. Names and files are
 /// indices into the tables of whoever collects the ops ([`crate::fold`]), so an op holds no
-/// allocation.
+/// allocation; the optional byte count and offset are packed with presence bits (a unit buffers
+/// every op it decodes until the replay, so its size is the scan's memory traffic).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Op {
     /// What the call does.
     pub kind: OpKind,
-    /// The function name as traced (`pread64`, `unlink`, ...), for the per-operation table.
-    pub name: u32,
-    /// The file.
-    pub file: u32,
-    /// The process.
-    pub pid: i64,
-    /// DFTracer's per-process event index, to name the event in problems.
-    pub event_id: Option<i64>,
-    /// Start time.
-    pub start: i64,
-    /// End time (start plus duration).
-    pub end: i64,
-    /// Bytes moved for a data call (`ret`, times `size` for `fread`/`fwrite`); the new position
-    /// for `lseek` and `ftell`; `None` when the trace does not say.
-    pub bytes: Option<i64>,
-    /// The explicit offset of `pread`/`pwrite`, or the offset argument of a seek.
-    pub offset: Option<i64>,
     /// `whence` of a seek.
     pub whence: Option<Whence>,
     /// A `pread`/`pwrite`-style call: it names its offset and does not move the position.
     pub positional: bool,
     /// The call failed (a negative `ret`).
     pub failed: bool,
+    /// Which of `bytes` and `offset` are known ([`Op::HAS_BYTES`], [`Op::HAS_OFFSET`]).
+    pub(crate) present: u8,
+    /// The function name as traced (`pread64`, `unlink`, ...), for the per-operation table.
+    pub name: u32,
+    /// The file.
+    pub file: u32,
     /// For `rename`: the target file.
     pub target: Option<u32>,
+    /// The process.
+    pub pid: i64,
+    /// Start time.
+    pub start: i64,
+    /// End time (start plus duration).
+    pub end: i64,
+    pub(crate) bytes: i64,
+    pub(crate) offset: i64,
+    /// Where its line is (resolved to a line number when the unit's place in the file is known).
+    pub line: ioscout_read::LinePosition,
+}
+
+impl Op {
+    const HAS_BYTES: u8 = 1;
+    const HAS_OFFSET: u8 = 2;
+
+    /// Bytes moved for a data call (`ret`, times `size` for `fread`/`fwrite`); the new position
+    /// for `lseek` and `ftell`; `None` when the trace does not say.
+    pub fn bytes(&self) -> Option<i64> {
+        (self.present & Self::HAS_BYTES != 0).then_some(self.bytes)
+    }
+
+    /// The explicit offset of `pread`/`pwrite`, or the offset argument of a seek.
+    pub fn offset(&self) -> Option<i64> {
+        (self.present & Self::HAS_OFFSET != 0).then_some(self.offset)
+    }
 }
 
 /// A decoded call before its names are interned: the op, the file it names, its function name
@@ -200,6 +216,19 @@ pub enum KeyRef<'a> {
     Path(std::borrow::Cow<'a, str>),
     /// No file.
     None,
+}
+
+impl FileKey {
+    /// Whether this is the key `key` borrows.
+    pub fn is(&self, key: &KeyRef<'_>) -> bool {
+        match (self, key) {
+            (FileKey::Hash(own), KeyRef::Hash(other)) | (FileKey::Path(own), KeyRef::Path(other)) => {
+                own.as_ref() == other.as_ref()
+            }
+            (FileKey::None, KeyRef::None) => true,
+            _ => false,
+        }
+    }
 }
 
 impl KeyRef<'_> {
@@ -278,7 +307,19 @@ pub fn decode_fields<'a>(fields: &'a EventFields<'_>) -> Result<Option<Call<'a>>
         return Ok(None);
     }
     let (Some(cat), Some(name)) = (fields.cat, fields.name) else { return Ok(None) };
-    let Some(kind) = OpKind::of(cat, name) else { return Ok(None) };
+    match OpKind::of(cat, name) {
+        Some(kind) => decode_call(fields, name, kind).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// [`decode_fields`] for a complete event whose call `name` is known to be of `kind` (a scan
+/// that interns names keeps their kinds, and so matches each name once).
+pub fn decode_call<'a>(
+    fields: &'a EventFields<'_>,
+    name: &'a str,
+    kind: OpKind,
+) -> Result<Call<'a>, Unusable> {
     let args = &fields.args;
     let key = match (&args.fhash, &args.fname) {
         (Some(hash), _) if !matches!(hash, RawValue::Null) => KeyRef::Hash(hash.as_text()),
@@ -318,26 +359,29 @@ pub fn decode_fields<'a>(fields: &'a EventFields<'_>) -> Result<Option<Call<'a>>
         OpKind::PosixRename => args.newpath_hash.as_ref().map(|value| KeyRef::Hash(value.as_text())),
         _ => None,
     };
-    Ok(Some(Call {
+    let present =
+        if bytes.is_some() { Op::HAS_BYTES } else { 0 } | if offset.is_some() { Op::HAS_OFFSET } else { 0 };
+    Ok(Call {
         op: Op {
             kind,
-            name: 0,
-            file: 0,
-            pid,
-            event_id: fields.id,
-            start,
-            end,
-            bytes,
-            offset,
             whence,
             positional,
             failed,
+            present,
+            name: 0,
+            file: 0,
             target: None,
+            pid,
+            start,
+            end,
+            bytes: bytes.unwrap_or(0),
+            offset: offset.unwrap_or(0),
+            line: ioscout_read::LinePosition::default(),
         },
         key,
         name,
         target,
-    }))
+    })
 }
 
 #[cfg(test)]
@@ -360,13 +404,13 @@ mod tests {
         );
         assert_eq!(key, FileKey::Hash("ab".into()));
         assert_eq!(
-            (pread.kind, pread.offset, pread.bytes, pread.end),
+            (pread.kind, pread.offset(), pread.bytes(), pread.end),
             (OpKind::PosixRead, Some(8192), Some(4096), 13)
         );
         let (_, fread) = op(
             r#"{"id":6,"name":"fread","cat":"STDIO","pid":7,"tid":7,"ts":10,"dur":3,"ph":1,"args":{"fhash":"ab","ret":3,"count":3,"size":100}}"#,
         );
-        assert_eq!((fread.kind, fread.bytes), (OpKind::StdioRead, Some(300)));
+        assert_eq!((fread.kind, fread.bytes()), (OpKind::StdioRead, Some(300)));
     }
 
     #[test]
@@ -375,7 +419,7 @@ mod tests {
             r#"{"id":"9","name":"read","cat":"POSIX","pid":"1","tid":"2","ts":"100","dur":"5","ph":"X","args":{"ret":"131072","count":"131072","fname":"/p/f","offset":"7"}}"#,
         );
         assert_eq!(key, FileKey::Path("/p/f".into()));
-        assert_eq!((read.offset, read.bytes), (None, Some(131_072)));
+        assert_eq!((read.offset(), read.bytes()), (None, Some(131_072)));
     }
 
     #[test]

@@ -251,9 +251,9 @@ impl PosixFile {
         // `lseek` returns the new position; without it, `whence` and `offset` may tell.
         let known = self.position_known.then_some(self.offset);
         let target = op
-            .bytes
+            .bytes()
             .filter(|new| (0..ABSURD).contains(new))
-            .or_else(|| seek_target(known, op.whence, op.offset));
+            .or_else(|| seek_target(known, op.whence, op.offset()));
         if !move_to(&mut self.offset, &mut self.position_known, target) {
             self.approximations.unknown_seek += 1;
         }
@@ -266,7 +266,7 @@ impl PosixFile {
         if op.failed {
             return None;
         }
-        let bytes = match op.bytes {
+        let bytes = match op.bytes() {
             Some(bytes) if (0..ABSURD).contains(&bytes) => bytes,
             Some(_) => {
                 self.approximations.absurd += 1;
@@ -283,7 +283,7 @@ impl PosixFile {
             self.position_known = true;
         }
         let positional = op.positional;
-        let this_offset = match (positional, op.offset) {
+        let this_offset = match (positional, op.offset()) {
             (true, Some(offset)) if (0..ABSURD).contains(&offset) => offset,
             (true, Some(_)) => {
                 self.approximations.absurd += 1;

@@ -105,7 +105,7 @@ impl StdioFile {
                 if op.failed {
                     return;
                 }
-                let target = seek_target(self.position_known.then_some(self.offset), op.whence, op.offset);
+                let target = seek_target(self.position_known.then_some(self.offset), op.whence, op.offset());
                 if !move_to(&mut self.offset, &mut self.position_known, target) {
                     self.approximations.unknown_seek += 1;
                 }
@@ -113,7 +113,7 @@ impl StdioFile {
                 self.meta_time.add(start, end);
             }
             OpKind::StdioTell => {
-                if let Some(position) = op.bytes.filter(|position| (0..ABSURD).contains(position)) {
+                if let Some(position) = op.bytes().filter(|position| (0..ABSURD).contains(position)) {
                     self.offset = position;
                     self.position_known = true;
                 }
@@ -143,7 +143,7 @@ impl StdioFile {
         let bytes = if flush {
             0
         } else {
-            match op.bytes {
+            match op.bytes() {
                 Some(bytes) if (0..ABSURD).contains(&bytes) => bytes,
                 Some(_) => {
                     self.approximations.absurd += 1;

@@ -1,7 +1,7 @@
 //! Bad input never panics and never gives a silently wrong counter: a data call without `ret`,
 //! a `pread` without `offset`, a call without `fhash`, a negative or absurd offset, a read before
 //! any open, a close without an open, a `SEEK_END` without a return value. Each is counted, with
-//! the trace file and the event named.
+//! the trace file and the line named (and the event, for a call tied to no file).
 
 use std::path::PathBuf;
 
@@ -9,6 +9,10 @@ use ioscout_darshan::{counter_names, id};
 use ioscout_read::{ScanOptions, Scanner, discover};
 
 fn derive(name: &str, lines: &[&str]) -> (ioscout_evidence::Derived, PathBuf) {
+    derive_with(name, lines, ScanOptions::default())
+}
+
+fn derive_with(name: &str, lines: &[&str], options: ScanOptions) -> (ioscout_evidence::Derived, PathBuf) {
     let folder = std::env::temp_dir().join(format!("ioscout-evidence-bad-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&folder);
     let _ = std::fs::create_dir_all(&folder);
@@ -23,8 +27,7 @@ fn derive(name: &str, lines: &[&str]) -> (ioscout_evidence::Derived, PathBuf) {
     let path = folder.join("trace.pfw");
     let _ = std::fs::write(&path, text);
     let (files, problems) = discover(&[&folder]);
-    let (derived, _) =
-        ioscout_evidence::derive(&Scanner::new(ScanOptions::default()), &files, &problems, &folder);
+    let (derived, _) = ioscout_evidence::derive(&Scanner::new(options), &files, &problems, &folder);
     (derived, path)
 }
 
@@ -56,9 +59,31 @@ fn a_read_without_ret_is_counted_as_a_call_of_unknown_size_and_named() {
     assert_eq!(derived.approximations.missing_ret, 1);
     let record = &derived.approximated_records[0];
     assert_eq!(
-        (record.path.as_str(), record.event_id, record.trace.as_deref()),
-        ("/data/a", Some(2), Some(path.as_path()))
+        (record.path.as_str(), record.line, record.trace.as_deref()),
+        ("/data/a", Some(3), Some(path.as_path())),
+        "the FH record is line 1, the open line 2, the read line 3"
     );
+}
+
+#[test]
+fn lines_are_named_exactly_when_the_file_is_read_in_many_small_units() {
+    // Units of 300 bytes cut most lines in two: the merge stitches them, and the line of every
+    // call still counts from the start of the file.
+    let mut lines = vec![event(1, "open64", r#""fhash":"fa""#)];
+    for id in 2..200 {
+        lines.push(event(id, "pread64", r#""fhash":"fa","ret":8,"offset":0,"count":8"#));
+    }
+    lines.push(event(200, "pread64", r#""fhash":"fa","ret":8,"count":8"#));
+    lines.push(event(201, "read", r#""ret":4"#));
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    for unit_bytes in [300, 301, 4096] {
+        let options =
+            ScanOptions { unit_bytes, threads: 2, window_units_per_thread: 1, ..ScanOptions::default() };
+        let (derived, _) = derive_with(&format!("units-{unit_bytes}"), &lines, options);
+        assert_eq!(derived.approximations.missing_offset, 1, "units of {unit_bytes} bytes");
+        assert_eq!(derived.approximated_records[0].line, Some(201), "units of {unit_bytes} bytes");
+        assert_eq!(derived.unusable_examples[0].line, 202, "units of {unit_bytes} bytes");
+    }
 }
 
 #[test]
@@ -69,8 +94,8 @@ fn a_call_without_a_file_is_counted_with_its_event() {
     assert_eq!(derived.unusable_calls, 1);
     let example = &derived.unusable_examples[0];
     assert_eq!(
-        (example.trace.as_path(), example.event_id, example.name.as_str()),
-        (path.as_path(), Some(1), "read")
+        (example.trace.as_path(), example.line, example.event_id, example.name.as_str()),
+        (path.as_path(), 2, Some(1), "read")
     );
     assert_eq!(counter(&derived, "POSIX_READS"), 0);
 }

@@ -113,15 +113,16 @@ pub fn run_with_records(
         return Err(input.no_traces(&input_problems));
     }
     let mut replay = ioscout_evidence::Replay::default();
+    let buffers = replay.buffers();
     let (analysis, report) = ioscout_analysis::analyze_with(
         &crate::evidence::scanner(input),
         &files,
         &input_problems,
         options,
-        |_| ioscout_evidence::EvidenceFold::default(),
-        |index, fold| {
+        |_| buffers.fold(),
+        |index, fold, line_base| {
             let path = files.get(index).map_or(std::path::Path::new(""), |file| file.path.as_path());
-            replay.consume(index, path, fold);
+            replay.consume(index, path, fold, line_base);
         },
     )?;
     let derived = ioscout_evidence::finish(replay, &files, &crate::evidence::source_of(input));

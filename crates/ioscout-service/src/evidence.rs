@@ -80,11 +80,11 @@ pub fn derivation_text(derived: &Derived) -> String {
     if let Some(first) = derived.approximated_records.first() {
         let _ = writeln!(
             text,
-            "# first approximated record: {} (pid {}, {}event {})",
+            "# first approximated record: {} (pid {}, {}line {})",
             first.path,
             first.pid,
             first.trace.as_deref().map(|trace| format!("{}, ", display_path(trace))).unwrap_or_default(),
-            first.event_id.map_or_else(|| "?".to_string(), |id| id.to_string())
+            first.line.map_or_else(|| "?".to_string(), |line| line.to_string())
         );
     }
     if !derived.excluded_files.is_empty() {
