@@ -157,6 +157,9 @@ pub struct Op {
     pub positional: bool,
     /// The call failed (a negative `ret`).
     pub failed: bool,
+    /// An open for appending (`O_APPEND`, `fopen` mode `a`): writes go to the file's end, which
+    /// the trace does not record.
+    pub append: bool,
     /// Which of `bytes` and `offset` are known ([`Op::HAS_BYTES`], [`Op::HAS_OFFSET`]).
     pub(crate) present: u8,
     /// The function name as traced (`pread64`, `unlink`, ...), for the per-operation table.
@@ -253,6 +256,9 @@ pub enum FileKey {
     /// A call on no file (`fork`, `waitpid`, `getcwd`, ...): counted by operation only.
     None,
 }
+
+/// `O_APPEND` on Linux (the flags DFTracer records are the call's, as the program passed them).
+const O_APPEND: i64 = 0o2000;
 
 fn integer(value: Option<&RawValue<'_>>) -> Option<i64> {
     value.and_then(RawValue::as_i64)
@@ -359,6 +365,13 @@ pub fn decode_call<'a>(
         OpKind::PosixRename => args.newpath_hash.as_ref().map(|value| KeyRef::Hash(value.as_text())),
         _ => None,
     };
+    let append = match kind {
+        OpKind::PosixOpen => integer(args.flags.as_ref()).is_some_and(|flags| flags & O_APPEND != 0),
+        OpKind::StdioOpen | OpKind::StdioFdopen => {
+            args.mode.as_ref().is_some_and(|mode| mode.as_text().trim_start().starts_with('a'))
+        }
+        _ => false,
+    };
     let present =
         if bytes.is_some() { Op::HAS_BYTES } else { 0 } | if offset.is_some() { Op::HAS_OFFSET } else { 0 };
     Ok(Call {
@@ -367,6 +380,7 @@ pub fn decode_call<'a>(
             whence,
             positional,
             failed,
+            append,
             present,
             name: 0,
             file: 0,

@@ -98,6 +98,13 @@ pub struct Approximations {
     pub unknown_position: u64,
     /// Negative or absurd offsets or sizes (ignored).
     pub absurd: u64,
+    /// Writes on a stream opened for appending (`O_APPEND`, `fopen` mode `a`): they go to the
+    /// file's end, which the trace does not record; their offsets are taken as Darshan takes them
+    /// (from 0 at the open).
+    pub append_position: u64,
+    /// `mmap` calls: reads and writes through a mapping are memory accesses, not calls, so
+    /// neither the trace nor Darshan sees their bytes.
+    pub mapped: u64,
     /// Distinct access sizes or strides past Darshan's 32 tracked values (Darshan drops them too).
     pub untracked_values: u64,
 }
@@ -111,6 +118,8 @@ impl Approximations {
             + self.unknown_seek
             + self.unknown_position
             + self.absurd
+            + self.append_position
+            + self.mapped
     }
 
     /// Adds `other`.
@@ -121,6 +130,8 @@ impl Approximations {
         self.unknown_seek += other.unknown_seek;
         self.unknown_position += other.unknown_position;
         self.absurd += other.absurd;
+        self.append_position += other.append_position;
+        self.mapped += other.mapped;
         self.untracked_values += other.untracked_values;
     }
 }
@@ -137,6 +148,8 @@ pub struct PosixFile {
     offset: i64,
     position_known: bool,
     opened: bool,
+    /// Opened for appending (see [`Approximations::append_position`]).
+    append: bool,
     last_byte_read: i64,
     last_byte_written: i64,
     /// 0 none, 1 read, 2 write.
@@ -161,6 +174,7 @@ impl Default for PosixFile {
             offset: 0,
             position_known: false,
             opened: false,
+            append: false,
             last_byte_read: 0,
             last_byte_written: 0,
             last_io: 0,
@@ -184,7 +198,10 @@ impl PosixFile {
     pub fn apply(&mut self, op: &Op, start: f64, end: f64) -> Option<(i64, i64)> {
         let mut access = None;
         match op.kind {
-            OpKind::PosixOpen => self.open(start, end, true, None),
+            OpKind::PosixOpen => {
+                self.open(start, end, true, None);
+                self.append = op.append;
+            }
             OpKind::PosixDup => self.open(start, end, false, Some(ix::DUPS)),
             OpKind::PosixRead | OpKind::PosixWrite => access = self.data(op, start, end),
             OpKind::PosixSeek => self.seek(op, start, end),
@@ -197,7 +214,10 @@ impl PosixFile {
                 self.counters[counter] += 1;
                 self.write_time.add(start, end);
             }
-            OpKind::PosixMmap => self.counters[ix::MMAPS] += 1,
+            OpKind::PosixMmap => {
+                self.counters[ix::MMAPS] += 1;
+                self.approximations.mapped += 1;
+            }
             OpKind::PosixClose => {
                 self.last_byte_read = 0;
                 self.last_byte_written = 0;
@@ -296,6 +316,8 @@ impl PosixFile {
             (false, _) => {
                 if !self.position_known {
                     self.approximations.unknown_position += 1;
+                } else if self.append && !read {
+                    self.approximations.append_position += 1;
                 }
                 self.offset
             }

@@ -58,6 +58,8 @@ pub struct StdioFile {
     offset: i64,
     position_known: bool,
     opened: bool,
+    /// Opened for appending (see [`Approximations::append_position`]).
+    append: bool,
     read_time: NoOverlap,
     write_time: NoOverlap,
     meta_time: NoOverlap,
@@ -72,6 +74,7 @@ impl Default for StdioFile {
             offset: 0,
             position_known: false,
             opened: false,
+            append: false,
             read_time: NoOverlap::default(),
             write_time: NoOverlap::default(),
             meta_time: NoOverlap::default(),
@@ -96,6 +99,7 @@ impl StdioFile {
                     self.counters[ix::FDOPENS] += 1;
                 }
                 self.opened = true;
+                self.append = op.append;
                 self.counters[ix::OPENS] += 1;
                 stamp(&mut self.fcounters, ix::F_OPEN_START_TIMESTAMP, ix::F_OPEN_END_TIMESTAMP, start, end);
                 self.meta_time.add(start, end);
@@ -161,6 +165,8 @@ impl StdioFile {
             self.position_known = true;
         } else if !self.position_known {
             self.approximations.unknown_position += 1;
+        } else if self.append && op.kind == OpKind::StdioWrite {
+            self.approximations.append_position += 1;
         }
         let this_offset = self.offset;
         self.offset = this_offset.saturating_add(bytes);

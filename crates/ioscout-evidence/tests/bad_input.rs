@@ -229,3 +229,43 @@ mod garbage {
         }
     }
 }
+
+#[test]
+fn writes_after_an_append_open_and_mapped_files_are_said_to_be_approximated() {
+    // open(O_WRONLY | O_CREAT | O_APPEND) = 1089: the writes land at the file's end, which the
+    // trace does not give; Darshan counts them from 0 and so do the records, but say so.
+    let lines = [
+        event(1, "open64", r#""fhash":"fa","flags":1089,"mode":420"#),
+        event(2, "write", r#""fhash":"fa","ret":10,"count":10"#),
+        event(3, "write", r#""fhash":"fa","ret":10,"count":10"#),
+        event(4, "mmap", r#""fhash":"fa","ret":0"#),
+        event(5, "close", r#""fhash":"fa""#),
+        event(6, "open64", r#""fhash":"fa","flags":1,"mode":420"#),
+        event(7, "write", r#""fhash":"fa","ret":10,"count":10"#),
+    ];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let (derived, _) = derive("append", &lines);
+    assert_eq!(counter(&derived, "POSIX_WRITES"), 3);
+    assert_eq!(counter(&derived, "POSIX_BYTES_WRITTEN"), 30);
+    assert_eq!(
+        (derived.approximations.append_position, derived.approximations.mapped),
+        (2, 1),
+        "the write after a plain open is exact"
+    );
+    assert_eq!(derived.approximated_records[0].line, Some(3), "the first write after the append open");
+}
+
+#[test]
+fn fwrite_after_fopen_for_appending_is_said_to_be_approximated() {
+    let stdio = |id: i64, name: &str, args: &str| {
+        event(id, name, args).replace(r#""cat":"POSIX""#, r#""cat":"STDIO""#)
+    };
+    let lines = [
+        stdio(1, "fopen", r#""fhash":"fa","mode":"a""#),
+        stdio(2, "fwrite", r#""fhash":"fa","ret":1,"size":100"#),
+        stdio(3, "fread", r#""fhash":"fa","ret":1,"size":100"#),
+    ];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let (derived, _) = derive("fopen-append", &lines);
+    assert_eq!(derived.approximations.append_position, 1, "the write only: reads use the position");
+}

@@ -52,6 +52,10 @@ pub struct KeyArgs<'a> {
     pub newpath_hash: Option<RawValue<'a>>,
     /// `cmd_hash` (`start` events).
     pub cmd_hash: Option<RawValue<'a>>,
+    /// `flags` (the open flags of `open`).
+    pub flags: Option<RawValue<'a>>,
+    /// `mode` (the mode string of `fopen`, the permission bits of `open`).
+    pub mode: Option<RawValue<'a>>,
 }
 
 impl<'a> KeyArgs<'a> {
@@ -89,6 +93,8 @@ impl<'a> KeyArgs<'a> {
                 | "ret_len"
                 | "newpath_hash"
                 | "cmd_hash"
+                | "flags"
+                | "mode"
         )
     }
 
@@ -111,6 +117,8 @@ impl<'a> KeyArgs<'a> {
             b"ret_len" => &mut self.ret_len,
             b"newpath_hash" => &mut self.newpath_hash,
             b"cmd_hash" => &mut self.cmd_hash,
+            b"flags" => &mut self.flags,
+            b"mode" => &mut self.mode,
             _ => return,
         };
         *slot = Some(value);
