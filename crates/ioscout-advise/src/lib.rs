@@ -270,6 +270,58 @@ fn round2(value: f64) -> f64 {
     (value * 100.0).round() / 100.0
 }
 
+/// The first gate `strategy` fails for this run, if any: doing less work, the wrong file system,
+/// a requirement the run does not use, a bandwidth lever for op-count-bound I/O.
+fn gate(strategy: &Strategy, measurements: &Measurements, filesystem: &Detection) -> Option<Rejection> {
+    let fs = filesystem.fs_type;
+    let reject =
+        |gate: &'static str, reason: String| Some(Rejection { id: strategy.id.clone(), gate, reason });
+    if is_doing_less(strategy) {
+        return reject(
+            "doing-less",
+            "its mechanism is doing less work (fewer checkpoints, less data, fewer epochs): never an optimisation"
+                .into(),
+        );
+    }
+    if !strategy.valid_on(fs) {
+        return reject(
+            "filesystem",
+            format!(
+                "the data are on {} ({}); it is valid on {}",
+                fs.name(),
+                filesystem.source,
+                strategy.fs_types.join(", ")
+            ),
+        );
+    }
+    if let Some(missing) =
+        strategy.requires.iter().find(|requirement| !measurements.uses.contains(*requirement))
+    {
+        return reject("requires", format!("it needs {missing}, which the run does not use"));
+    }
+    op_count_bound(measurements, strategy).and_then(|reason| reject("shape", reason))
+}
+
+/// The citation of `strategy` as a proposal shows it (its catalog entry, or its citation text).
+fn citation_of(catalog: &Catalog, strategy: &Strategy) -> CitationRef {
+    catalog.citation(strategy).map_or_else(
+        || CitationRef {
+            authors: String::new(),
+            title: strategy.citation.clone(),
+            venue: String::new(),
+            year: None,
+            url: String::new(),
+        },
+        |citation| CitationRef {
+            authors: citation.authors.clone(),
+            title: citation.title.clone(),
+            venue: citation.venue.clone().unwrap_or_default(),
+            year: citation.year,
+            url: citation.link().unwrap_or_default(),
+        },
+    )
+}
+
 /// Knowledge-base results of this workload, by strategy id: (verdict, delta %, citation).
 pub type Measured = std::collections::BTreeMap<String, (String, Option<f64>, String)>;
 
@@ -281,7 +333,6 @@ pub fn advise(
     filesystem: Detection,
     measured: &Measured,
 ) -> Advice {
-    let fs = filesystem.fs_type;
     let active: Vec<&ioscout_diagnose::Finding> = measurements
         .findings
         .iter()
@@ -301,60 +352,14 @@ pub fn advise(
         if answers.is_empty() {
             continue;
         }
-        if is_doing_less(strategy) {
-            rejected.push(Rejection {
-                id: strategy.id.clone(),
-                gate: "doing-less",
-                reason: "its mechanism is doing less work (fewer checkpoints, less data, fewer epochs): never an optimisation".into(),
-            });
-            continue;
-        }
-        if !strategy.valid_on(fs) {
-            rejected.push(Rejection {
-                id: strategy.id.clone(),
-                gate: "filesystem",
-                reason: format!(
-                    "the data are on {} ({}); it is valid on {}",
-                    fs.name(),
-                    filesystem.source,
-                    strategy.fs_types.join(", ")
-                ),
-            });
-            continue;
-        }
-        if let Some(missing) =
-            strategy.requires.iter().find(|requirement| !measurements.uses.contains(*requirement))
-        {
-            rejected.push(Rejection {
-                id: strategy.id.clone(),
-                gate: "requires",
-                reason: format!("it needs {missing}, which the run does not use"),
-            });
-            continue;
-        }
-        if let Some(reason) = op_count_bound(&measurements, strategy) {
-            rejected.push(Rejection { id: strategy.id.clone(), gate: "shape", reason });
+        if let Some(rejection) = gate(strategy, &measurements, &filesystem) {
+            rejected.push(rejection);
             continue;
         }
         let (seconds, basis) = basis_time(&measurements, strategy.basis);
         let app_impact_pct = round2(100.0 * strategy.efficacy * measurements.share(seconds));
         let system_impact_pct = round2(system_impact(&measurements, strategy));
-        let citation = catalog.citation(strategy).map_or_else(
-            || CitationRef {
-                authors: String::new(),
-                title: strategy.citation.clone(),
-                venue: String::new(),
-                year: None,
-                url: String::new(),
-            },
-            |citation| CitationRef {
-                authors: citation.authors.clone(),
-                title: citation.title.clone(),
-                venue: citation.venue.clone().unwrap_or_default(),
-                year: citation.year,
-                url: citation.link().unwrap_or_default(),
-            },
-        );
+        let citation = citation_of(catalog, strategy);
         let proposal = Proposal {
             rank: 0,
             strategy: strategy.name.clone(),

@@ -476,27 +476,7 @@ pub fn finish(
     let slots = preset.slots();
     let class_slots: Vec<Box<[u16]>> =
         (0..total.classifier.len() as u32).map(|id| total.classifier.class(id).slots.clone()).collect();
-    let layer_of_slot = |slot: u16| {
-        let slot = slots[usize::from(slot)];
-        slot.derived.is_none().then_some(slot.layer)
-    };
-    let mut layer_files: Vec<FxHashSet<u32>> = vec![FxHashSet::default(); preset.layers.len()];
-    let mut layer_processes: Vec<FxHashSet<u32>> = vec![FxHashSet::default(); preset.layers.len()];
-    for (file, class) in &total.file_classes {
-        for layer in class_slots[*class as usize].iter().filter_map(|slot| layer_of_slot(*slot)) {
-            layer_files[layer].insert(*file);
-        }
-    }
-    for (_, process, class) in total.by_time.keys() {
-        for layer in class_slots[*class as usize].iter().filter_map(|slot| layer_of_slot(*slot)) {
-            layer_processes[layer].insert(*process);
-        }
-    }
-    let layer_reach: Vec<(u64, u64)> = layer_files
-        .iter()
-        .zip(&layer_processes)
-        .map(|(files, processes)| (files.len() as u64, processes.len() as u64))
-        .collect();
+    let layer_reach = layer_reach(preset, &class_slots, total);
     let input = views::ViewInput {
         preset,
         class_slots: &class_slots,
@@ -559,18 +539,7 @@ pub fn finish(
         };
         computed.push(views::compute_view(view, cells.iter(), &grouping, &input));
     }
-    let mut histograms: BTreeMap<u16, [u64; SIZE_BIN_COUNT]> = BTreeMap::new();
-    for (class, counts) in &total.sizes {
-        for slot in &class_slots[*class as usize] {
-            if !preset.layers[slots[usize::from(*slot)].layer].keeps_size {
-                continue;
-            }
-            let mine = histograms.entry(*slot).or_insert([0; SIZE_BIN_COUNT]);
-            for (sum, count) in mine.iter_mut().zip(counts) {
-                *sum += count;
-            }
-        }
-    }
+    let histograms = size_histograms(preset, &class_slots, total);
     let processes: FxHashSet<(u32, i64)> = total.processes.iter().map(|key| (key.host, key.pid)).collect();
     let raw = RawStats {
         job_time_s: (prepared.last_end - prepared.first_ts).max(0) as f64 / TIME_RESOLUTION,
@@ -586,6 +555,70 @@ pub fn finish(
         ignored_rows: total.ignored_rows,
         rows_without_time: total.rows_without_time,
     };
+    let categories = category_totals(total);
+    Analysis {
+        options: options.clone(),
+        preset: preset.clone(),
+        raw,
+        categories,
+        views: computed,
+        sizes: histograms
+            .into_iter()
+            .map(|(slot, counts)| SizeHistogram { slot: slots[usize::from(slot)].name(preset), counts })
+            .collect(),
+    }
+}
+
+/// Per layer, how many files and processes it reached.
+fn layer_reach(preset: &Preset, class_slots: &[Box<[u16]>], total: &AnalysisFold<'_>) -> Vec<(u64, u64)> {
+    let slots = preset.slots();
+    let layer_of_slot = |slot: u16| {
+        let slot = slots[usize::from(slot)];
+        slot.derived.is_none().then_some(slot.layer)
+    };
+    let mut layer_files: Vec<FxHashSet<u32>> = vec![FxHashSet::default(); preset.layers.len()];
+    let mut layer_processes: Vec<FxHashSet<u32>> = vec![FxHashSet::default(); preset.layers.len()];
+    for (file, class) in &total.file_classes {
+        for layer in class_slots[*class as usize].iter().filter_map(|slot| layer_of_slot(*slot)) {
+            layer_files[layer].insert(*file);
+        }
+    }
+    for (_, process, class) in total.by_time.keys() {
+        for layer in class_slots[*class as usize].iter().filter_map(|slot| layer_of_slot(*slot)) {
+            layer_processes[layer].insert(*process);
+        }
+    }
+    layer_files
+        .iter()
+        .zip(&layer_processes)
+        .map(|(files, processes)| (files.len() as u64, processes.len() as u64))
+        .collect()
+}
+
+/// The request-size histograms of the slots whose layer keeps sizes.
+fn size_histograms(
+    preset: &Preset,
+    class_slots: &[Box<[u16]>],
+    total: &AnalysisFold<'_>,
+) -> BTreeMap<u16, [u64; SIZE_BIN_COUNT]> {
+    let slots = preset.slots();
+    let mut histograms: BTreeMap<u16, [u64; SIZE_BIN_COUNT]> = BTreeMap::new();
+    for (class, counts) in &total.sizes {
+        for slot in &class_slots[*class as usize] {
+            if !preset.layers[slots[usize::from(*slot)].layer].keeps_size {
+                continue;
+            }
+            let mine = histograms.entry(*slot).or_insert([0; SIZE_BIN_COUNT]);
+            for (sum, count) in mine.iter_mut().zip(counts) {
+                *sum += count;
+            }
+        }
+    }
+    histograms
+}
+
+/// Count, time and bytes per event category.
+fn category_totals(total: &AnalysisFold<'_>) -> BTreeMap<String, CategoryTotals> {
     let mut categories: BTreeMap<String, CategoryTotals> = BTreeMap::new();
     // By class id, so the per-category float sums add in one order whatever the cells' layout.
     let mut by_class: BTreeMap<u32, fold::Cell> = BTreeMap::new();
@@ -599,17 +632,7 @@ pub fn finish(
         totals.time_s += cell.time as f64 / TIME_RESOLUTION;
         totals.size += cell.size;
     }
-    Analysis {
-        options: options.clone(),
-        preset: preset.clone(),
-        raw,
-        categories,
-        views: computed,
-        sizes: histograms
-            .into_iter()
-            .map(|(slot, counts)| SizeHistogram { slot: slots[usize::from(slot)].name(preset), counts })
-            .collect(),
-    }
+    categories
 }
 
 /// Moves each (bin, process, class) cell to the bin of its earliest start (see

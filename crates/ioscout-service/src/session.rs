@@ -174,6 +174,77 @@ pub fn analyze_traces(
     Ok(outcome)
 }
 
+/// The catalog's techniques that answer one of the findings `codes`, scored by the strongest
+/// finding they answer.
+fn catalog_opportunities(
+    catalog: &ioscout_advise::Catalog,
+    measurements: &ioscout_advise::Measurements,
+    codes: &BTreeSet<&str>,
+) -> Vec<serde_json::Value> {
+    let mut opportunities = Vec::new();
+    for strategy in &catalog.strategies {
+        let answered: Vec<&String> =
+            strategy.answers.iter().filter(|code| codes.contains(code.as_str())).collect();
+        if answered.is_empty() {
+            continue;
+        }
+        let citation = catalog.citation(strategy);
+        let finding_score = measurements
+            .findings
+            .iter()
+            .filter(|finding| answered.iter().any(|code| *code == finding.code))
+            .map(|finding| finding.score)
+            .fold(0.0_f64, f64::max);
+        opportunities.push(json!({
+            "component": strategy.layer,
+            "answers": answered,
+            "metric_scope": if strategy.layer == "L3" { "system" } else { "app" },
+            "query_class": "opportunity",
+            "source": "catalog",
+            "id": strategy.id,
+            "title": strategy.name,
+            "url": citation.and_then(ioscout_advise::Citation::link),
+            "score": finding_score,
+            "snippet": strategy.change,
+            "citation": citation.map(|citation| format!("{}, \"{}\", {} {}", citation.authors, citation.title, citation.venue.clone().unwrap_or_default(), citation.year.map(|year| year.to_string()).unwrap_or_default())),
+        }));
+    }
+    opportunities
+}
+
+/// What the knowledge base at `path` measured for this system and workload (and metric scope,
+/// when given).
+fn knowledge_base_targets(
+    path: &Path,
+    system: &str,
+    workload: &str,
+    metric_scope: &str,
+) -> Result<Vec<serde_json::Value>> {
+    let (entries, _) = ioscout_advise::kb::read(path)?;
+    let mut targets = Vec::new();
+    for found in ioscout_advise::kb::lookup(
+        &entries,
+        Some(system).filter(|text| !text.is_empty()),
+        Some(workload).filter(|text| !text.is_empty()),
+        None,
+    ) {
+        if !metric_scope.is_empty() && found.entry.input.metric_scope != metric_scope {
+            continue;
+        }
+        targets.push(json!({
+            "source": "knowledge_base",
+            "query_class": "target",
+            "change": found.entry.input.change,
+            "metric": found.entry.input.metric,
+            "delta_pct": found.entry.delta_pct,
+            "verdict": found.entry.verdict,
+            "citation": found.entry.input.citation,
+            "relevance": found.relevance,
+        }));
+    }
+    Ok(targets)
+}
+
 /// The optimisation context of a run: for each layer its traces show and each finding raised,
 /// the knowledge-base entries and catalog techniques (with their citations) that apply; written
 /// to `<run>/context_opportunities.json` unless `write` is false.
@@ -212,58 +283,11 @@ pub fn search_context(
         .unwrap_or_default();
     let codes: BTreeSet<&str> = measurements.findings.iter().map(|finding| finding.code).collect();
     let catalog = ioscout_advise::Catalog::bundled()?;
-    let mut opportunities = Vec::new();
-    for strategy in &catalog.strategies {
-        let answered: Vec<&String> =
-            strategy.answers.iter().filter(|code| codes.contains(code.as_str())).collect();
-        if answered.is_empty() {
-            continue;
-        }
-        let citation = catalog.citation(strategy);
-        let finding_score = measurements
-            .findings
-            .iter()
-            .filter(|finding| answered.iter().any(|code| *code == finding.code))
-            .map(|finding| finding.score)
-            .fold(0.0_f64, f64::max);
-        opportunities.push(json!({
-            "component": strategy.layer,
-            "answers": answered,
-            "metric_scope": if strategy.layer == "L3" { "system" } else { "app" },
-            "query_class": "opportunity",
-            "source": "catalog",
-            "id": strategy.id,
-            "title": strategy.name,
-            "url": citation.and_then(ioscout_advise::Citation::link),
-            "score": finding_score,
-            "snippet": strategy.change,
-            "citation": citation.map(|citation| format!("{}, \"{}\", {} {}", citation.authors, citation.title, citation.venue.clone().unwrap_or_default(), citation.year.map(|year| year.to_string()).unwrap_or_default())),
-        }));
-    }
-    let mut benchmark_targets = Vec::new();
-    if let Some(path) = kb_path {
-        let (entries, _) = ioscout_advise::kb::read(path)?;
-        for found in ioscout_advise::kb::lookup(
-            &entries,
-            Some(system).filter(|text| !text.is_empty()),
-            Some(workload).filter(|text| !text.is_empty()),
-            None,
-        ) {
-            if !metric_scope.is_empty() && found.entry.input.metric_scope != metric_scope {
-                continue;
-            }
-            benchmark_targets.push(json!({
-                "source": "knowledge_base",
-                "query_class": "target",
-                "change": found.entry.input.change,
-                "metric": found.entry.input.metric,
-                "delta_pct": found.entry.delta_pct,
-                "verdict": found.entry.verdict,
-                "citation": found.entry.input.citation,
-                "relevance": found.relevance,
-            }));
-        }
-    }
+    let mut opportunities = catalog_opportunities(&catalog, &measurements, &codes);
+    let mut benchmark_targets = match kb_path {
+        Some(path) => knowledge_base_targets(path, system, workload, metric_scope)?,
+        None => Vec::new(),
+    };
     opportunities
         .sort_by(|a, b| b["score"].as_f64().unwrap_or(0.0).total_cmp(&a["score"].as_f64().unwrap_or(0.0)));
     opportunities.truncate(30);

@@ -271,6 +271,60 @@ pub fn trace_metric(directory: &Path, metric: &str) -> Result<(f64, BTreeMap<Str
     Ok((value, shares))
 }
 
+/// The environment of a run: the base variables and those the workload passes through, the
+/// workload's own (with placeholders filled), and each parameter that sets a variable.
+fn environment(
+    spec: &Spec,
+    workload: &crate::spec::Workload,
+    values: &BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    let mut environment: BTreeMap<String, String> = BASE_ENVIRONMENT
+        .iter()
+        .chain(workload.pass_environment.iter().map(String::as_str).collect::<Vec<_>>().iter())
+        .filter_map(|name| std::env::var(name).ok().map(|value| ((*name).to_string(), value)))
+        .collect();
+    for (name, value) in &workload.environment {
+        environment.insert(name.clone(), substitute(value, values));
+    }
+    for parameter in &spec.parameters {
+        if let (Some(variable), Some(value)) = (&parameter.env, values.get(&parameter.name)) {
+            environment.insert(variable.clone(), value.clone());
+        }
+    }
+    environment
+}
+
+/// The objective of one repetition: a number in the run's JSON file, or a metric of its traces
+/// (whose layer shares then go to `shares`).
+fn objective_value(
+    spec: &Spec,
+    run_dir: &Path,
+    traces: Option<&Path>,
+    values: &BTreeMap<String, String>,
+    shares: &mut Option<BTreeMap<String, f64>>,
+) -> Result<f64, String> {
+    let objective = &spec.objective;
+    match objective.source.as_str() {
+        "json" => {
+            let file = run_dir.join(substitute(objective.file.as_deref().unwrap_or_default(), values));
+            std::fs::read_to_string(&file)
+                .map_err(|error| format!("{}: {error}", file.display()))
+                .and_then(|text| {
+                    serde_json::from_str::<Value>(&text)
+                        .map_err(|error| format!("{}: not JSON ({error})", file.display()))
+                })
+                .and_then(|value| {
+                    json_number(&value, &objective.metric)
+                        .ok_or_else(|| format!("{}: no number at {}", file.display(), objective.metric))
+                })
+        }
+        _ => trace_metric(traces.unwrap_or(run_dir), &objective.metric).map(|(value, found)| {
+            *shares = Some(found);
+            value
+        }),
+    }
+}
+
 impl Executor for Local {
     fn evaluate(
         &self,
@@ -299,19 +353,7 @@ impl Executor for Local {
         if let (Some(size), Some(subset)) = (size, &spec.subset) {
             values.insert(subset.parameter.clone(), size.to_string());
         }
-        let mut environment: BTreeMap<String, String> = BASE_ENVIRONMENT
-            .iter()
-            .chain(workload.pass_environment.iter().map(String::as_str).collect::<Vec<_>>().iter())
-            .filter_map(|name| std::env::var(name).ok().map(|value| ((*name).to_string(), value)))
-            .collect();
-        for (name, value) in &workload.environment {
-            environment.insert(name.clone(), substitute(value, &values));
-        }
-        for parameter in &spec.parameters {
-            if let (Some(variable), Some(value)) = (&parameter.env, values.get(&parameter.name)) {
-                environment.insert(variable.clone(), value.clone());
-            }
-        }
+        let environment = environment(spec, workload, &values);
         let limit = Duration::from_secs_f64(workload.time_limit_s.max(0.001));
         let started = Instant::now();
         for parameter in &spec.parameters {
@@ -339,31 +381,9 @@ impl Executor for Local {
             {
                 return Evaluation::failed(status, started.elapsed().as_secs_f64(), message, Some(run_dir));
             }
-            let objective = &spec.objective;
-            let traces = objective.traces.as_deref().map(|traces| run_dir.join(substitute(traces, &values)));
-            let result = match objective.source.as_str() {
-                "json" => {
-                    let file =
-                        run_dir.join(substitute(objective.file.as_deref().unwrap_or_default(), &values));
-                    std::fs::read_to_string(&file)
-                        .map_err(|error| format!("{}: {error}", file.display()))
-                        .and_then(|text| {
-                            serde_json::from_str::<Value>(&text)
-                                .map_err(|error| format!("{}: not JSON ({error})", file.display()))
-                        })
-                        .and_then(|value| {
-                            json_number(&value, &objective.metric).ok_or_else(|| {
-                                format!("{}: no number at {}", file.display(), objective.metric)
-                            })
-                        })
-                }
-                _ => trace_metric(traces.as_deref().unwrap_or(&run_dir), &objective.metric).map(
-                    |(value, found)| {
-                        shares = Some(found);
-                        value
-                    },
-                ),
-            };
+            let traces =
+                spec.objective.traces.as_deref().map(|traces| run_dir.join(substitute(traces, &values)));
+            let result = objective_value(spec, &run_dir, traces.as_deref(), &values, &mut shares);
             match result {
                 Ok(value) if value.is_finite() => measured.push(value),
                 Ok(value) => {

@@ -292,58 +292,117 @@ pub fn tune(spec: &Spec, executor: &dyn Executor, options: &TuneOptions) -> Resu
     )
     .ok_or_else(|| TuneError::Strategy(options.strategy.clone()))?;
     let mut tuner = Tuner { spec, executor, history: Vec::new() };
-
-    // Subset selection: halve while the baseline's subset run stays faithful to the full run.
-    let full_size = spec.subset.as_ref().map(|subset| subset.full);
-    let mut size = full_size;
-    let mut subset_choice = None;
-    let mut full_baseline = None;
-    // Baseline runs of subset selection, by size: the search reuses the one at the chosen size.
-    let mut baseline_runs: BTreeMap<u64, Evaluation> = BTreeMap::new();
-    if let Some(subset) = spec.subset.as_ref().filter(|_| options.subset) {
-        let reference = tuner.run("subset", &baseline, Some(subset.full));
-        let mut steps = vec![SubsetStep {
-            size: subset.full,
-            score: reference.value,
-            fidelity: Some(1.0),
-            measure: "reference",
-        }];
-        let mut chosen = (subset.full, Some(1.0));
-        if reference.status == Status::Ok {
-            let mut current = subset.full;
-            loop {
-                let half = (current / 2) / subset.multiple.max(1) * subset.multiple.max(1);
-                if half < subset.minimum || half == 0 || half == current {
-                    break;
-                }
-                let trial = tuner.run("subset", &baseline, Some(half));
-                baseline_runs.insert(half, trial.clone());
-                let (found, measure) = fidelity(&trial, &reference);
-                steps.push(SubsetStep { size: half, score: trial.value, fidelity: found, measure });
-                if found.is_some_and(|found| found >= subset.fidelity) {
-                    chosen = (half, found);
-                    current = half;
-                } else {
-                    break;
-                }
-            }
-        }
-        size = Some(chosen.0);
-        baseline_runs.insert(subset.full, reference.clone());
-        full_baseline = Some(reference);
-        subset_choice = Some(SubsetChoice { size: chosen.0, full: subset.full, fidelity: chosen.1, steps });
-    }
-
-    // The search.
-    let mut scores: BTreeMap<Config, Option<f64>> = BTreeMap::new();
+    let mut subset = match spec.subset.as_ref().filter(|_| options.subset) {
+        Some(subset) => select_subset(&mut tuner, subset, &baseline),
+        None => SubsetOutcome::default(),
+    };
+    let size =
+        subset.choice.as_ref().map(|choice| choice.size).or(spec.subset.as_ref().map(|subset| subset.full));
     let budget = if options.budget == 0 { usize::MAX } else { options.budget };
-    let mut repeats = 0;
-    let baseline_evaluation = match size.and_then(|size| baseline_runs.remove(&size)) {
+    let baseline_evaluation = match size.and_then(|size| subset.baseline_runs.remove(&size)) {
         Some(evaluation) if evaluation.status == Status::Ok => evaluation,
         _ => tuner.run("search", &baseline, size),
     };
     let baseline_score = baseline_evaluation.value;
+    let (scores, evaluations) =
+        search(&mut tuner, strategy.as_mut(), &baseline, baseline_score, size, budget);
+    // Parameters that change what the application does are bounds, never the recommendation.
+    let eligible = |config: &Config| diagnostic.iter().all(|index| config[*index] == baseline[*index]);
+    let best = scores
+        .iter()
+        .filter(|(config, _)| eligible(config))
+        .filter_map(|(config, score)| score.map(|score| (config.clone(), score)))
+        .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| (b.0 == baseline).cmp(&(a.0 == baseline))));
+    let best_report = best
+        .as_ref()
+        .map(|(config, score)| Best { params: tuner.params(config), score: tuner.oriented(*score) });
+    let diagnostic_bounds = diagnostic_bounds(&tuner, &scores, &baseline, &diagnostic);
+    let validation = match (&subset.choice, &best) {
+        (Some(choice), Some(best)) if options.validate && choice.size != choice.full => {
+            let baseline_full = subset.full_baseline.as_ref().and_then(|evaluation| evaluation.value);
+            Some(validate(&mut tuner, choice, best, &baseline, baseline_full, baseline_score))
+        }
+        _ => None,
+    };
+    if let Some(path) = &options.kb {
+        record_in_kb(&tuner, &baseline, path, &options.strategy)?;
+    }
+    Ok(Report {
+        name: spec.name.clone(),
+        strategy: options.strategy.clone(),
+        objective: format!("{} {}", spec.objective.direction, spec.objective.metric),
+        best: best_report,
+        baseline_score,
+        evaluations,
+        total_evaluations: tuner.history.len(),
+        grid_size: spec.grid_size(),
+        subset: subset.choice,
+        validation,
+        diagnostic_bounds,
+        history: tuner.history,
+    })
+}
+
+/// What subset selection leaves: the chosen size, the full-size baseline run, and the baseline
+/// runs by size (the search reuses the one at the chosen size).
+#[derive(Default)]
+struct SubsetOutcome {
+    choice: Option<SubsetChoice>,
+    full_baseline: Option<Evaluation>,
+    baseline_runs: BTreeMap<u64, Evaluation>,
+}
+
+/// Halves the subset while the baseline's subset run stays faithful to the full run.
+fn select_subset(tuner: &mut Tuner<'_>, subset: &spec::Subset, baseline: &Config) -> SubsetOutcome {
+    let mut baseline_runs = BTreeMap::new();
+    let reference = tuner.run("subset", baseline, Some(subset.full));
+    let mut steps = vec![SubsetStep {
+        size: subset.full,
+        score: reference.value,
+        fidelity: Some(1.0),
+        measure: "reference",
+    }];
+    let mut chosen = (subset.full, Some(1.0));
+    if reference.status == Status::Ok {
+        let mut current = subset.full;
+        loop {
+            let half = (current / 2) / subset.multiple.max(1) * subset.multiple.max(1);
+            if half < subset.minimum || half == 0 || half == current {
+                break;
+            }
+            let trial = tuner.run("subset", baseline, Some(half));
+            baseline_runs.insert(half, trial.clone());
+            let (found, measure) = fidelity(&trial, &reference);
+            steps.push(SubsetStep { size: half, score: trial.value, fidelity: found, measure });
+            if found.is_some_and(|found| found >= subset.fidelity) {
+                chosen = (half, found);
+                current = half;
+            } else {
+                break;
+            }
+        }
+    }
+    baseline_runs.insert(subset.full, reference.clone());
+    SubsetOutcome {
+        choice: Some(SubsetChoice { size: chosen.0, full: subset.full, fidelity: chosen.1, steps }),
+        full_baseline: Some(reference),
+        baseline_runs,
+    }
+}
+
+/// The search: asks the strategy for configurations until the budget is spent (or it repeats
+/// known ones a thousand times running); returns every score (oriented) and the evaluations spent.
+fn search(
+    tuner: &mut Tuner<'_>,
+    strategy: &mut dyn strategy::Strategy,
+    baseline: &Config,
+    baseline_score: Option<f64>,
+    size: Option<u64>,
+    budget: usize,
+) -> (BTreeMap<Config, Option<f64>>, usize) {
+    let mut scores: BTreeMap<Config, Option<f64>> = BTreeMap::new();
     scores.insert(baseline.clone(), baseline_score.map(|value| tuner.oriented(value)));
+    let mut repeats = 0;
     let mut spent = 1;
     while spent < budget {
         let Some(config) = strategy.ask() else { break };
@@ -362,23 +421,21 @@ pub fn tune(spec: &Spec, executor: &dyn Executor, options: &TuneOptions) -> Resu
         strategy.tell(&config, oriented);
         spent += 1;
     }
-    let evaluations = spent;
-    // Parameters that change what the application does are bounds, never the recommendation.
-    let eligible = |config: &Config| diagnostic.iter().all(|index| config[*index] == baseline[*index]);
-    let best = scores
-        .iter()
-        .filter(|(config, _)| eligible(config))
-        .filter_map(|(config, score)| score.map(|score| (config.clone(), score)))
-        .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| (b.0 == baseline).cmp(&(a.0 == baseline))));
-    let best_report = best
-        .as_ref()
-        .map(|(config, score)| Best { params: tuner.params(config), score: tuner.oriented(*score) });
-    let diagnostic_bounds: Vec<DiagnosticBound> = diagnostic
+    (scores, spent)
+}
+
+/// For each parameter that changes the access pattern: each configuration with it changed,
+/// against the same configuration with it at its default, the largest gain.
+fn diagnostic_bounds(
+    tuner: &Tuner<'_>,
+    scores: &BTreeMap<Config, Option<f64>>,
+    baseline: &Config,
+    diagnostic: &[usize],
+) -> Vec<DiagnosticBound> {
+    diagnostic
         .iter()
         .filter_map(|index| {
-            let parameter = &spec.parameters[*index];
-            // Each configuration with the parameter changed, against the same configuration
-            // with it at its default: the largest gain.
+            let parameter = &tuner.spec.parameters[*index];
             scores
                 .iter()
                 .filter(|(config, _)| config[*index] != baseline[*index])
@@ -399,104 +456,93 @@ pub fn tune(spec: &Spec, executor: &dyn Executor, options: &TuneOptions) -> Resu
                     gain_pct: gain,
                 })
         })
-        .collect();
+        .collect()
+}
 
-    // Full-size validation of the best configuration.
-    let mut validation = None;
-    if options.validate
-        && let (Some(subset), Some((best_config, best_score))) = (&subset_choice, &best)
-        && subset.size != subset.full
-    {
-        let baseline_full = full_baseline.as_ref().and_then(|evaluation| evaluation.value);
-        let best_full = if *best_config == baseline {
-            baseline_full
-        } else {
-            tuner.run("validation", best_config, Some(subset.full)).value
-        };
-        let speedup = |best: Option<f64>, base: Option<f64>| match (best, base) {
-            (Some(best), Some(base)) if base != 0.0 && best != 0.0 => {
-                Some(if spec.maximize() { best / base } else { base / best })
-            }
-            _ => None,
-        };
-        let speedup_full = speedup(best_full, baseline_full);
-        let speedup_subset = speedup(Some(tuner.oriented(*best_score)), baseline_score);
-        let tuning_fidelity = match (speedup_full, speedup_subset) {
-            (Some(full), Some(sub)) if full > 0.0 && sub > 0.0 => Some(full.min(sub) / full.max(sub)),
-            _ => None,
-        };
-        validation = Some(Validation {
-            baseline: baseline_full,
-            best: best_full,
-            speedup_full,
-            speedup_subset,
-            tuning_fidelity,
-        });
-    }
-
-    // The knowledge base: every measured configuration against the baseline at the same size.
-    if let Some(path) = &options.kb {
-        let baseline_params = tuner.params(&baseline);
-        let mut baselines: BTreeMap<Option<u64>, f64> = BTreeMap::new();
-        for record in &tuner.history {
-            if record.params == baseline_params
-                && let Some(score) = record.score
-            {
-                baselines.entry(record.size).or_insert(score);
-            }
+/// Full-size validation of the best configuration (found on a subset).
+fn validate(
+    tuner: &mut Tuner<'_>,
+    subset: &SubsetChoice,
+    best: &(Config, f64),
+    baseline: &Config,
+    baseline_full: Option<f64>,
+    baseline_score: Option<f64>,
+) -> Validation {
+    let (best_config, best_score) = best;
+    let best_full = if best_config == baseline {
+        baseline_full
+    } else {
+        tuner.run("validation", best_config, Some(subset.full)).value
+    };
+    let maximize = tuner.spec.maximize();
+    let speedup = |best: Option<f64>, base: Option<f64>| match (best, base) {
+        (Some(best), Some(base)) if base != 0.0 && best != 0.0 => {
+            Some(if maximize { best / base } else { base / best })
         }
-        for record in tuner.history.iter().filter(|record| record.params != baseline_params) {
-            let (Some(after), Some(before)) = (record.score, baselines.get(&record.size)) else { continue };
-            let layer = spec
-                .parameters
-                .iter()
-                .filter(|parameter| {
-                    baseline_params.get(&parameter.name) != record.params.get(&parameter.name)
-                })
-                .map(|parameter| parameter.layer.clone())
-                .max()
-                .unwrap_or_else(|| "L1".into());
-            let input = ioscout_advise::kb::EntryInput {
-                system: spec.system.clone(),
-                workload: spec.name.clone(),
-                layer,
-                metric_scope: "app".into(),
-                metric: spec.objective.metric.clone(),
-                before: *before,
-                after,
-                higher_is_better: spec.maximize(),
-                change: describe_change(&baseline_params, &record.params),
-                citation: format!("session:ioscout-tune/{}/{}", spec.name, options.strategy),
-                caveats: format!(
-                    "{} evaluation {}{}",
-                    record.phase,
-                    record.index,
-                    record.size.map(|size| format!(", subset size {size}")).unwrap_or_default()
-                ),
-                ..ioscout_advise::kb::EntryInput::default()
-            };
-            let ts = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |elapsed| elapsed.as_secs());
-            let entry = ioscout_advise::kb::evaluate(input, ts)?;
-            ioscout_advise::kb::append(path, &entry)?;
+        _ => None,
+    };
+    let speedup_full = speedup(best_full, baseline_full);
+    let speedup_subset = speedup(Some(tuner.oriented(*best_score)), baseline_score);
+    let tuning_fidelity = match (speedup_full, speedup_subset) {
+        (Some(full), Some(sub)) if full > 0.0 && sub > 0.0 => Some(full.min(sub) / full.max(sub)),
+        _ => None,
+    };
+    Validation { baseline: baseline_full, best: best_full, speedup_full, speedup_subset, tuning_fidelity }
+}
+
+/// Appends every measured configuration to the knowledge base at `path`, against the baseline
+/// at the same size.
+fn record_in_kb(
+    tuner: &Tuner<'_>,
+    baseline: &Config,
+    path: &std::path::Path,
+    strategy: &str,
+) -> Result<(), TuneError> {
+    let spec = tuner.spec;
+    let baseline_params = tuner.params(baseline);
+    let mut baselines: BTreeMap<Option<u64>, f64> = BTreeMap::new();
+    for record in &tuner.history {
+        if record.params == baseline_params
+            && let Some(score) = record.score
+        {
+            baselines.entry(record.size).or_insert(score);
         }
     }
-
-    Ok(Report {
-        name: spec.name.clone(),
-        strategy: options.strategy.clone(),
-        objective: format!("{} {}", spec.objective.direction, spec.objective.metric),
-        best: best_report,
-        baseline_score,
-        evaluations,
-        total_evaluations: tuner.history.len(),
-        grid_size: spec.grid_size(),
-        subset: subset_choice,
-        validation,
-        diagnostic_bounds,
-        history: tuner.history,
-    })
+    for record in tuner.history.iter().filter(|record| record.params != baseline_params) {
+        let (Some(after), Some(before)) = (record.score, baselines.get(&record.size)) else { continue };
+        let layer = spec
+            .parameters
+            .iter()
+            .filter(|parameter| baseline_params.get(&parameter.name) != record.params.get(&parameter.name))
+            .map(|parameter| parameter.layer.clone())
+            .max()
+            .unwrap_or_else(|| "L1".into());
+        let input = ioscout_advise::kb::EntryInput {
+            system: spec.system.clone(),
+            workload: spec.name.clone(),
+            layer,
+            metric_scope: "app".into(),
+            metric: spec.objective.metric.clone(),
+            before: *before,
+            after,
+            higher_is_better: spec.maximize(),
+            change: describe_change(&baseline_params, &record.params),
+            citation: format!("session:ioscout-tune/{}/{}", spec.name, strategy),
+            caveats: format!(
+                "{} evaluation {}{}",
+                record.phase,
+                record.index,
+                record.size.map(|size| format!(", subset size {size}")).unwrap_or_default()
+            ),
+            ..ioscout_advise::kb::EntryInput::default()
+        };
+        let ts = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_secs());
+        let entry = ioscout_advise::kb::evaluate(input, ts)?;
+        ioscout_advise::kb::append(path, &entry)?;
+    }
+    Ok(())
 }
 
 impl Report {
