@@ -100,6 +100,7 @@ fn scan(
     threads: usize,
     max_line_bytes: usize,
     part_bytes: usize,
+    window_units_per_thread: u64,
 ) -> (PhaseCounts, Vec<Option<i64>>, Vec<(u64, u64)>) {
     let (files, problems) = discover(&[path]);
     assert!(problems.is_empty(), "{problems:?}");
@@ -115,7 +116,7 @@ fn scan(
         max_reported_problems: usize::MAX,
         progress: Some(ioscout_read::Progress(progress.clone())),
         part_bytes,
-        ..ScanOptions::default()
+        window_units_per_thread,
     });
     let mut order = Vec::new();
     let mut spans = Vec::new();
@@ -254,6 +255,8 @@ proptest! {
         // A whole-file unit of at least part_bytes / 16 compressed bytes is inflated on one
         // thread and parsed in parts of about part_bytes (with several threads).
         part_bytes in prop_oneof![Just(0usize), 16usize..2000],
+        // Small windows: many of them, each decoded on the pool while the one before is merged.
+        window in 1u64..4,
     ) {
         let mut text = lines.join(&b'\n');
         if trailing_newline {
@@ -273,7 +276,7 @@ proptest! {
         std::fs::write(&path, &bytes).map_err(|error| TestCaseError::fail(error.to_string()))?;
         let max_line_bytes = 300;
         let expected = ground_truth(&text, max_line_bytes);
-        let found = scan(&path, unit_bytes, threads, max_line_bytes, part_bytes);
+        let found = scan(&path, unit_bytes, threads, max_line_bytes, part_bytes, window);
         prop_assert_eq!(found, expected);
     }
 
@@ -283,6 +286,7 @@ proptest! {
         trailing_newline in any::<bool>(),
         unit_bytes in 1u64..400,
         threads in 1usize..4,
+        window in 1u64..4,
     ) {
         let mut text = lines.join(&b'\n');
         if trailing_newline {
@@ -293,7 +297,7 @@ proptest! {
         std::fs::write(&path, &text).map_err(|error| TestCaseError::fail(error.to_string()))?;
         let max_line_bytes = 300;
         let expected = ground_truth(&text, max_line_bytes);
-        let found = scan(&path, unit_bytes, threads, max_line_bytes, 4 << 20);
+        let found = scan(&path, unit_bytes, threads, max_line_bytes, 4 << 20, window);
         prop_assert_eq!(found, expected);
     }
 }
