@@ -153,7 +153,8 @@ pub struct EvidenceFold {
 #[derive(Clone, Debug, Default)]
 pub struct Buffers(std::sync::Arc<std::sync::Mutex<Vec<Vec<Op>>>>);
 
-/// How many buffers are kept for reuse (more than the units in flight of a scan's window).
+/// How many buffers are kept for reuse (the units in flight of two windows on a small machine;
+/// beyond that a buffer is dropped, as without reuse).
 const KEEP_BUFFERS: usize = 8;
 
 impl Buffers {
@@ -223,20 +224,14 @@ impl Fold for EvidenceFold {
             self.commands.push(token.0);
         }
         let (Some(cat), Some(name)) = (fields.cat, fields.name) else { return };
-        let stdio = if cat.eq_ignore_ascii_case("POSIX") {
-            false
-        } else if cat.eq_ignore_ascii_case("STDIO") {
-            true
-        } else {
-            return;
-        };
+        let Some(module) = op::Module::of(cat) else { return };
         let name_index = self.names.intern_str(name);
         let kinds = &mut self.kinds;
         if kinds.len() <= name_index as usize {
             kinds.resize(name_index as usize + 1, [None; 2]);
         }
-        let kind = *kinds[name_index as usize][usize::from(stdio)]
-            .get_or_insert_with(|| OpKind::of(cat, name).unwrap_or(OpKind::PosixOther));
+        let kind = *kinds[name_index as usize][usize::from(module == op::Module::Stdio)]
+            .get_or_insert_with(|| OpKind::in_module(module, name));
         let decoded = op::decode_call(fields, name, kind);
         match &decoded {
             Ok(call) => {

@@ -7,6 +7,28 @@
 use ioscout_model::{Event, Phase, RawValue};
 use ioscout_read::fields::EventFields;
 
+/// The Darshan module a traced call belongs to, by its category.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Module {
+    /// `POSIX`.
+    Posix,
+    /// `STDIO`.
+    Stdio,
+}
+
+impl Module {
+    /// The module of category `cat`, when it is one the evidence reads.
+    pub fn of(cat: &str) -> Option<Module> {
+        if cat.eq_ignore_ascii_case("POSIX") {
+            Some(Module::Posix)
+        } else if cat.eq_ignore_ascii_case("STDIO") {
+            Some(Module::Stdio)
+        } else {
+            None
+        }
+    }
+}
+
 /// What a call does to a file's counters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OpKind {
@@ -59,12 +81,14 @@ impl OpKind {
     /// The kind of the call `name` in category `cat` (`POSIX` or `STDIO`), when it is one the
     /// evidence reads.
     pub fn of(cat: &str, name: &str) -> Option<OpKind> {
-        if cat.eq_ignore_ascii_case("POSIX") {
-            Some(posix_kind(name))
-        } else if cat.eq_ignore_ascii_case("STDIO") {
-            Some(stdio_kind(name))
-        } else {
-            None
+        Module::of(cat).map(|module| OpKind::in_module(module, name))
+    }
+
+    /// The kind of the call `name` of `module`.
+    pub fn in_module(module: Module, name: &str) -> OpKind {
+        match module {
+            Module::Posix => posix_kind(name),
+            Module::Stdio => stdio_kind(name),
         }
     }
 

@@ -64,9 +64,10 @@ enum Decoded<'pool, F> {
     Split(&'pool rayon::ThreadPool),
 }
 
-/// What the merge of a window works on: the files' merges and summaries, and the file being
-/// merged.
+/// What the merge of a window works on: the scan's worker threads, the files' merges and
+/// summaries, and the file being merged.
 struct WindowMerge<'a, F> {
+    threads: usize,
     merges: &'a mut [FileMerge<F>],
     files: &'a mut [FileSummary],
     current: &'a mut Option<usize>,
@@ -162,6 +163,7 @@ impl Scanner {
             let decoded = next.take().unwrap_or_default();
             let following = windows.get(index + 1);
             let mut window = WindowMerge {
+                threads,
                 merges: &mut merges,
                 files: &mut report.files[first_file..],
                 current: &mut current,
@@ -240,7 +242,7 @@ impl Scanner {
         M: Fn(usize) -> F + Sync,
         C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>,
     {
-        let threads = self.options.worker_threads();
+        let threads = window.threads;
         for (unit, decoded) in batch.iter().zip(decoded) {
             if *window.current != Some(unit.file) {
                 if let Some(previous) = *window.current {
