@@ -134,6 +134,9 @@ pub struct Advice {
     pub measurements: Measurements,
     /// The findings that drove it: code, score, label.
     pub findings: Vec<(String, f64, String)>,
+    /// Rule findings the learned detector does not confirm (their pattern's probability below
+    /// its threshold): code and probability. No strategy is proposed for them.
+    pub not_confirmed: Vec<(String, f64)>,
     /// The twelve dimensions.
     pub checklist: Vec<ChecklistItem>,
     /// Ranked proposals.
@@ -248,7 +251,7 @@ fn system_impact(measurements: &Measurements, strategy: &Strategy) -> f64 {
                 measurements
                     .findings
                     .iter()
-                    .filter(|finding| strategy.answers.iter().any(|code| code == finding.code))
+                    .filter(|finding| strategy.answers.iter().any(|code| answers(code, finding)))
                     .flat_map(|finding| finding.evidence.iter())
                     .find(|evidence| evidence.metric == metric)
                     .map(|evidence| evidence.value)
@@ -325,6 +328,14 @@ fn citation_of(catalog: &Catalog, strategy: &Strategy) -> CitationRef {
 /// Knowledge-base results of this workload, by strategy id: (verdict, delta %, citation).
 pub type Measured = std::collections::BTreeMap<String, (String, Option<f64>, String)>;
 
+/// Whether a strategy that answers rule `code` answers `finding`: its own code, or, for the
+/// detector's finding of a pattern no rule explained, the IOSage rule of that pattern.
+fn answers(code: &str, finding: &ioscout_diagnose::Finding) -> bool {
+    code == finding.code
+        || (finding.family == ioscout_diagnose::Family::Detector
+            && finding.pattern.and_then(ioscout_diagnose::detector::rule_code) == Some(code))
+}
+
 /// The advice for a run: `measurements` (with its findings), the file system, and what the
 /// knowledge base measured for this workload before.
 pub fn advise(
@@ -337,6 +348,8 @@ pub fn advise(
         .findings
         .iter()
         .filter(|finding| finding.label >= ioscout_diagnose::Label::Low)
+        // A rule finding whose pattern the learned detector rejects is not acted on.
+        .filter(|finding| finding.model.is_none_or(|check| check.confirmed))
         .collect();
     let mut proposals = Vec::new();
     let mut bounds = Vec::new();
@@ -403,7 +416,32 @@ pub fn advise(
         .iter()
         .map(|finding| (finding.code.to_string(), finding.score, finding.label.name().to_string()))
         .collect();
-    Advice { filesystem, measurements, findings, checklist, proposals, diagnostic_bounds: bounds, rejected }
+    let not_confirmed = not_confirmed(&measurements);
+    Advice {
+        filesystem,
+        measurements,
+        findings,
+        not_confirmed,
+        checklist,
+        proposals,
+        diagnostic_bounds: bounds,
+        rejected,
+    }
+}
+
+/// The rule findings at low or above that the learned detector does not confirm.
+fn not_confirmed(measurements: &Measurements) -> Vec<(String, f64)> {
+    measurements
+        .findings
+        .iter()
+        .filter(|finding| finding.label >= ioscout_diagnose::Label::Low)
+        .filter_map(|finding| {
+            finding
+                .model
+                .filter(|check| !check.confirmed)
+                .map(|check| (finding.code.to_string(), check.probability))
+        })
+        .collect()
 }
 
 fn checklist(
@@ -447,8 +485,19 @@ fn checklist(
             }
             let stopped: Vec<&Rejection> =
                 rejected.iter().filter(|rejection| in_dimension.iter().any(|strategy| strategy.id == rejection.id)).collect();
+            let unconfirmed: Vec<(String, f64)> = not_confirmed(measurements)
+                .into_iter()
+                .filter(|(code, _)| in_dimension.iter().any(|strategy| strategy.answers.iter().any(|answer| answer == code)))
+                .collect();
             let reason = if let Some(rejection) = stopped.first() {
                 format!("{} answers a finding but {}", rejection.id, rejection.reason)
+            } else if !unconfirmed.is_empty() {
+                let named: Vec<String> =
+                    unconfirmed.iter().map(|(code, probability)| format!("{code} (p = {probability:.2})")).collect();
+                format!(
+                    "its techniques answer {}, which the learned detector does not confirm: not acted on (`--detector rules` acts on every rule finding)",
+                    named.join(", ")
+                )
             } else if measurements.findings.iter().all(|finding| finding.label < ioscout_diagnose::Label::Low) {
                 format!("no finding at low severity or above (I/O takes {:.1} % of the run)", io_share * 100.0)
             } else {

@@ -58,6 +58,12 @@ pub struct Measurements {
     /// with the numbers that decide it ([`ShapeSummary`]).
     #[serde(serialize_with = "shape_summaries")]
     pub shapes: Vec<ioscout_evidence::shape::Shape>,
+    /// The run's Darshan counters (a log's, or those derived from a trace), for the detector.
+    #[serde(skip)]
+    pub facts: Option<DarshanFacts>,
+    /// The learned detector's decisions, once [`Measurements::detect`] ran.
+    #[serde(skip)]
+    pub detection: Option<ioscout_diagnose::detector::Detection>,
 }
 
 /// What the advice's JSON says of a data class's shape.
@@ -102,12 +108,13 @@ impl Measurements {
         records: Option<&ioscout_evidence::Derived>,
     ) -> Measurements {
         let context = Context::new(analysis, parameters);
-        let (findings, shapes) = match records {
+        let (findings, shapes, facts) = match records {
             Some(derived) => (
                 ioscout_diagnose::diagnose_trace(&context, derived, DrishtiThresholds::default()),
                 derived.shapes.clone(),
+                Some(ioscout_diagnose::trace_facts(&context, derived)),
             ),
-            None => (ioscout_diagnose::diagnose(&context), Vec::new()),
+            None => (ioscout_diagnose::diagnose(&context), Vec::new(), None),
         };
         let slot = |name: &str| context.slot(name).cloned().unwrap_or_default();
         let posix = slot("posix");
@@ -183,6 +190,8 @@ impl Measurements {
             file_weights,
             findings,
             shapes,
+            facts,
+            detection: None,
         }
     }
 
@@ -269,6 +278,26 @@ impl Measurements {
             file_weights,
             findings,
             shapes: Vec::new(),
+            facts: Some(facts),
+            detection: None,
         }
+    }
+
+    /// Lets the learned detector decide the run's patterns (`--detector both`): rule findings
+    /// of a pattern the model rejects are marked not confirmed (and no strategy answers them),
+    /// patterns the model finds that no rule explains become findings of their own. Without
+    /// Darshan counters (a trace measured without its derived records) nothing changes.
+    pub fn detect(&mut self, model: &ioscout_detect::Model) {
+        let Some(facts) = &self.facts else { return };
+        let detection = ioscout_diagnose::detector::Detection::of(model, facts);
+        let io_share = DarshanContext::new(facts, DrishtiThresholds::default()).io_share();
+        let findings = std::mem::take(&mut self.findings);
+        self.findings = ioscout_diagnose::detector::join(
+            findings,
+            Some(&detection),
+            ioscout_diagnose::detector::Detector::Both,
+            io_share,
+        );
+        self.detection = Some(detection);
     }
 }

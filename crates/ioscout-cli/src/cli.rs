@@ -100,20 +100,34 @@ Examples:
     /// Bottleneck findings with severity, evidence and one line of why (exit 1 with --fail-on
     /// when a finding reaches that severity).
     #[command(after_help = "\
-Families (--rules): wisio, dfanalyzer, drishti, iosage, pipeline. Severity labels: none, low, medium, high, critical
-(critical at 0.85 or more, high 0.6, medium 0.3). --json writes DFDiagnoser's fact envelope
+Families (--rules): wisio, dfanalyzer, drishti, iosage, pipeline, detector. Severity labels: none, low, medium,
+high, critical (critical at 0.85 or more, high 0.6, medium 0.3). --json writes DFDiagnoser's fact envelope
 (analyzer.fact-envelope.v1).
+
+Detector (--detector): both (default) lets the learned model (IOSage's method: gradient-boosted trees over
+normalised Darshan counters, trained on labelled runs) decide which patterns a run has and the rules explain
+them; a rule finding the model rejects is marked not confirmed and held below medium, a pattern the model finds
+that no rule explains is reported with the model's evidence (DET-*). model: the model's findings only. rules:
+the rules alone. Every finding names its IOSage pattern; `ioscout explain PATTERN` prints its card.
 
 Examples:
   ioscout diagnose traces/
+  ioscout diagnose --detector rules job.darshan
   ioscout diagnose --min-severity medium --fail-on high traces/
   ioscout diagnose --json traces/ > facts.json")]
     Diagnose(DiagnoseArguments),
     /// List the diagnosis rules: code, family, title.
     Rules(RulesArguments),
-    /// Print one rule's full documentation: what it detects, why it hurts, evidence, thresholds,
-    /// references.
+    /// Print one rule's full documentation (what it detects, why it hurts, evidence, thresholds,
+    /// references), or the card of one of IOSage's eight patterns.
+    #[command(
+        after_help = "Examples:\n  ioscout explain P05\n  ioscout explain access_pattern\n  ioscout explain file_strategy --model my-model.json"
+    )]
     Explain(ExplainArguments),
+    /// The learned detector's inputs: the feature vector of each run (what the training script
+    /// reads), or the documented feature table.
+    #[command(subcommand)]
+    Detect(DetectCommand),
     /// Cited, file-system-aware proposals: the 12-dimension checklist and a ranked proposal
     /// table, from a trace or a Darshan log.
     #[command(after_help = "\
@@ -458,9 +472,52 @@ pub(crate) struct DiagnoseArguments {
     /// Time bins per window for prevalence and persistence (default: the job in ten windows).
     #[arg(long, value_name = "BINS")]
     pub(crate) window_bins: Option<u64>,
+    /// Which decides the patterns of a run.
+    #[arg(long, value_enum, default_value_t = DetectorArgument::Both)]
+    pub(crate) detector: DetectorArgument,
+    /// A detector model file (from `crates/ioscout-detect/train/train.py`; default: the model that
+    /// ships with ioscout).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) model: Option<PathBuf>,
     /// Print DFDiagnoser's fact envelope (JSON).
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub(crate) enum DetectorArgument {
+    /// The learned model decides the patterns, the rules explain them.
+    Both,
+    /// The learned model alone.
+    Model,
+    /// The rules alone.
+    Rules,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum DetectCommand {
+    /// The detector's feature vector of each run: a Darshan log, or a trace (a file or a
+    /// directory); with --list, the features and how each is computed.
+    #[command(
+        after_help = "Examples:\n  ioscout detect features --list\n  ioscout detect features --json logs/*.darshan > features.json\n  ioscout detect features runs/r1/ runs/r2/   # one run per directory"
+    )]
+    Features(DetectFeaturesArguments),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DetectFeaturesArguments {
+    /// Runs: Darshan logs, or trace files or directories (each path one run).
+    #[arg(value_name = "RUN", required_unless_present = "list")]
+    pub(crate) paths: Vec<PathBuf>,
+    /// List the features and their definitions instead.
+    #[arg(long)]
+    pub(crate) list: bool,
+    /// Print JSON (`features`: the names; `runs`: per run its input, source and values).
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Treat bad input as an error instead of reading what can be read.
+    #[arg(long)]
+    pub(crate) strict: bool,
 }
 
 #[derive(Debug, Args)]
@@ -472,9 +529,17 @@ pub(crate) struct RulesArguments {
 
 #[derive(Debug, Args)]
 pub(crate) struct ExplainArguments {
-    /// Rule code (`ioscout rules` lists them).
+    /// Rule code (`ioscout rules` lists them), or an IOSage pattern: `access_granularity`,
+    /// `metadata_intensity`, `parallelism_efficiency`, `access_pattern`, `interface_choice`,
+    /// `file_strategy`, `throughput_utilization` or `healthy`.
     #[arg(value_name = "CODE")]
     pub(crate) code: String,
+    /// The model file whose training runs give a card's typical values (default: the built-in).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) model: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -605,6 +670,13 @@ pub(crate) struct AdviseArguments {
     /// Workload name (for the knowledge-base lookup).
     #[arg(long, value_name = "NAME")]
     pub(crate) workload: Option<String>,
+    /// Which decides the run's patterns (both: proposals answer what the learned detector
+    /// confirms or finds, not rule findings it rejects).
+    #[arg(long, value_enum, default_value_t = DetectorArgument::Both)]
+    pub(crate) detector: DetectorArgument,
+    /// A detector model file (default: the built-in).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) model: Option<PathBuf>,
     /// Layer preset for traces (as in analyze).
     #[arg(long, value_name = "PRESET", default_value = "auto")]
     pub(crate) preset: String,

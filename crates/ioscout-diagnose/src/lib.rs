@@ -13,6 +13,7 @@
 
 pub mod context;
 pub mod darshan;
+pub mod detector;
 pub mod rules;
 
 use serde::Serialize;
@@ -33,6 +34,8 @@ pub enum Family {
     Iosage,
     /// The optimisation pipeline's own checks (`shared/research/seeds/000_*`).
     Pipeline,
+    /// The learned detector's findings: a pattern the model detects that no rule explains.
+    Detector,
 }
 
 impl Family {
@@ -44,6 +47,7 @@ impl Family {
             Family::Drishti => "drishti",
             Family::Iosage => "iosage",
             Family::Pipeline => "pipeline",
+            Family::Detector => "detector",
         }
     }
 }
@@ -191,6 +195,11 @@ pub struct Finding {
     pub crossed: Vec<String>,
     /// One line of why, with the numbers.
     pub why: String,
+    /// IOSage's pattern the finding speaks for ([`detector::pattern_of`]); `None` for findings
+    /// about something else.
+    pub pattern: Option<ioscout_detect::Pattern>,
+    /// What the learned detector said about that pattern, when it was asked.
+    pub model: Option<detector::ModelCheck>,
 }
 
 impl Finding {
@@ -207,6 +216,8 @@ impl Finding {
             evidence: Vec::new(),
             crossed: Vec::new(),
             why,
+            pattern: detector::pattern_of(rule.code),
+            model: None,
         }
     }
 
@@ -450,13 +461,7 @@ pub fn diagnose_trace(
     derived: &ioscout_evidence::Derived,
     thresholds: darshan::DrishtiThresholds,
 ) -> Vec<Finding> {
-    let mut facts = darshan::DarshanFacts::from_log(&derived.log);
-    facts.run_time = context.job_time_s();
-    facts.io_time_by_slowest = match context.layer("posix") {
-        Some(layer) => Some(layer.u_time_s.unwrap_or(layer.time_s).min(layer.time_s)),
-        // A preset without a POSIX layer: the busiest process's POSIX time, overlap unknown.
-        None => context.slot("posix").map(SlotTotals::max_process_time_s),
-    };
+    let facts = trace_facts(context, derived);
     let mut findings = diagnose(context);
     findings.extend(darshan::diagnose(&darshan::DarshanContext::new(&facts, thresholds)));
     for finding in &mut findings {
@@ -467,6 +472,19 @@ pub fn diagnose_trace(
     }
     sort(&mut findings);
     findings
+}
+
+/// The Darshan facts of a trace: its derived records, with the job time and the POSIX time on
+/// the critical path from the analysis (what the Darshan rules and the detector read).
+pub fn trace_facts(context: &Context<'_>, derived: &ioscout_evidence::Derived) -> darshan::DarshanFacts {
+    let mut facts = darshan::DarshanFacts::from_log(&derived.log);
+    facts.run_time = context.job_time_s();
+    facts.io_time_by_slowest = match context.layer("posix") {
+        Some(layer) => Some(layer.u_time_s.unwrap_or(layer.time_s).min(layer.time_s)),
+        // A preset without a POSIX layer: the busiest process's POSIX time, overlap unknown.
+        None => context.slot("posix").map(SlotTotals::max_process_time_s),
+    };
+    facts
 }
 
 /// The data classes a small-request finding is about.
@@ -550,7 +568,7 @@ fn name_metadata_calls(finding: &mut Finding, operations: &[ioscout_evidence::me
 }
 
 /// Most severe first, then by code and scope.
-fn sort(findings: &mut [Finding]) {
+pub(crate) fn sort(findings: &mut [Finding]) {
     findings.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.code.cmp(b.code)).then(a.scope.cmp(&b.scope)));
 }
 
@@ -581,6 +599,8 @@ mod tests {
             evidence: Vec::new(),
             crossed: Vec::new(),
             why: String::new(),
+            pattern: None,
+            model: None,
         };
         assert_eq!(choose_metric(&[]).metric, "time");
         assert_eq!(

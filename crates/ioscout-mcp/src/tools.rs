@@ -106,7 +106,7 @@ pub struct DiagnoseParams {
     /// Layer preset for traces.
     #[serde(default = "default_auto")]
     pub preset: String,
-    /// Rule families, comma-separated: wisio, dfanalyzer, drishti, iosage, pipeline.
+    /// Rule families, comma-separated: wisio, dfanalyzer, drishti, iosage, pipeline, detector.
     #[serde(default)]
     pub rules: Option<String>,
     /// Hide findings below this severity: none, low, medium, high, critical.
@@ -118,6 +118,13 @@ pub struct DiagnoseParams {
     /// Drishti's threshold JSON (a file under a root), for Darshan logs.
     #[serde(default)]
     pub drishti_config: Option<String>,
+    /// Which decides the patterns: model, rules or both (default both: the learned model
+    /// decides, the rules explain; a rule finding the model rejects is marked not confirmed).
+    #[serde(default)]
+    pub detector: Option<String>,
+    /// A detector model file under a root (default: the model that ships with ioscout).
+    #[serde(default)]
+    pub model: Option<String>,
 }
 
 /// `comparator`.
@@ -165,7 +172,8 @@ pub struct QueryParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExplainParams {
-    /// Rule code (e.g. PIPE-OVERLAP-1, P08, WIS-SMALL-READ); empty lists every rule.
+    /// Rule code (e.g. PIPE-OVERLAP-1, P08, WIS-SMALL-READ), or one of IOSage's patterns
+    /// (`access_granularity`, `metadata_intensity`, ...) for its card; empty lists every rule.
     #[serde(default)]
     pub code: String,
 }
@@ -463,6 +471,14 @@ pub fn diagnose(context: &Context, params: DiagnoseParams) -> Result<Outcome, To
         Some(path) => Some(context.roots.resolve(&path, true)?),
         None => None,
     };
+    let model = match params.model.as_deref().and_then(some) {
+        Some(path) => Some(context.roots.resolve(&path, true)?),
+        None => None,
+    };
+    let detector = match params.detector.as_deref().and_then(some) {
+        Some(name) => name.parse().map_err(ToolError::InvalidParams)?,
+        None => ioscout_service::diagnose::Detector::Both,
+    };
     let request = ioscout_service::diagnose::DiagnoseRequest {
         preset: params.preset,
         rules: params.rules,
@@ -471,6 +487,8 @@ pub fn diagnose(context: &Context, params: DiagnoseParams) -> Result<Outcome, To
         bandwidth_ceiling_bps: params.bandwidth_ceiling,
         window_bins: None,
         drishti_config,
+        detector,
+        model,
     };
     Ok(ioscout_service::diagnose::diagnose(&input(context, &params.trace_path)?, &request)?)
 }
@@ -549,7 +567,7 @@ pub fn explain_rule(_context: &Context, params: ExplainParams) -> Result<Outcome
     if params.code.trim().is_empty() {
         return Ok(ioscout_service::diagnose::list_rules());
     }
-    Ok(ioscout_service::diagnose::explain(params.code.trim())?)
+    Ok(ioscout_service::diagnose::explain(params.code.trim(), None)?)
 }
 
 /// `advise`.
@@ -565,6 +583,7 @@ pub fn advise(context: &Context, params: AdviseParams) -> Result<Outcome, ToolEr
         kb: Some(context.kb.clone()),
         system: params.system,
         workload: params.workload,
+        ..ioscout_service::advise::AdviseRequest::default()
     };
     Ok(ioscout_service::advise::advise(&input(context, &params.trace_path)?, &request)?)
 }

@@ -64,6 +64,11 @@ pub struct AdviseRequest {
     pub system: Option<String>,
     /// Workload name for the knowledge-base lookup.
     pub workload: Option<String>,
+    /// Which decides the run's patterns (`both`: proposals answer only what the learned
+    /// detector confirms or finds).
+    pub detector: crate::diagnose::Detector,
+    /// The detector's model file (`None`: the built-in).
+    pub model: Option<PathBuf>,
 }
 
 fn warnings_of(path: &Path, skipped: &[(usize, String)]) -> Vec<String> {
@@ -86,7 +91,7 @@ pub fn advise(input: &Input, request: &AdviseRequest) -> Result<Outcome> {
     };
     let preset = if request.preset.is_empty() { "auto" } else { &request.preset };
     let (run, report) = load(input, preset)?;
-    let measurements = match run {
+    let mut measurements = match run {
         Run::Trace(analysis, derived) => {
             Measurements::from_analysis(&analysis, ioscout_diagnose::Parameters::default(), Some(&derived))
         }
@@ -94,6 +99,9 @@ pub fn advise(input: &Input, request: &AdviseRequest) -> Result<Outcome> {
             Measurements::from_darshan(&log, ioscout_diagnose::darshan::DrishtiThresholds::default())
         }
     };
+    if request.detector.uses_model() {
+        measurements.detect(&crate::detect::load(request.model.as_deref())?);
+    }
     let filesystem = ioscout_advise::filesystem::detect(&measurements.file_weights, user_fs);
     let mut measured = ioscout_advise::Measured::new();
     let mut warnings = Vec::new();

@@ -8,6 +8,8 @@ use std::path::PathBuf;
 
 use ioscout_analysis::{AnalysisOptions, OverlapMode, ViewType};
 use ioscout_diagnose::darshan::{DarshanContext, DarshanFacts, DrishtiThresholds};
+use ioscout_diagnose::detector::Detection;
+pub use ioscout_diagnose::detector::Detector;
 use ioscout_diagnose::{
     Context, Finding, Label, Parameters, Recurrence, RuleDoc, choose_metric, diagnose_trace, recurrence,
     rules,
@@ -20,7 +22,7 @@ use crate::text::display_path;
 use crate::{Input, Outcome, Result, ServiceError};
 
 /// The rule families `rules` may name.
-pub const FAMILIES: [&str; 5] = ["wisio", "dfanalyzer", "drishti", "iosage", "pipeline"];
+pub const FAMILIES: [&str; 6] = ["wisio", "dfanalyzer", "drishti", "iosage", "pipeline", "detector"];
 
 /// What to diagnose and how to filter.
 #[derive(Clone, Debug)]
@@ -39,6 +41,10 @@ pub struct DiagnoseRequest {
     pub window_bins: Option<u64>,
     /// Drishti's threshold JSON, for Darshan logs.
     pub drishti_config: Option<PathBuf>,
+    /// Which decides the patterns: the learned model, the rules, or both.
+    pub detector: Detector,
+    /// The model file (`None`: the one that ships with ioscout).
+    pub model: Option<PathBuf>,
 }
 
 impl Default for DiagnoseRequest {
@@ -51,6 +57,8 @@ impl Default for DiagnoseRequest {
             bandwidth_ceiling_bps: None,
             window_bins: None,
             drishti_config: None,
+            detector: Detector::Both,
+            model: None,
         }
     }
 }
@@ -102,6 +110,7 @@ pub fn diagnose(input: &Input, request: &DiagnoseRequest) -> Result<Outcome> {
     let minimum = parse_label(request.min_severity.as_deref().unwrap_or("low"))?;
     let fail_on = request.fail_on.as_deref().map(parse_label).transpose()?;
     let families = parse_families(request.rules.as_deref())?;
+    let model = model_of(request)?;
     let options = AnalysisOptions {
         preset: request.preset.clone(),
         views: vec![ViewType::TimeRange],
@@ -114,18 +123,45 @@ pub fn diagnose(input: &Input, request: &DiagnoseRequest) -> Result<Outcome> {
     let window_bins = request.window_bins.unwrap_or_else(|| bins.div_ceil(10)).max(1);
     let recurrences = recurrence(&analysis, &parameters, window_bins);
     let context = Context::new(&analysis, parameters);
-    let all = diagnose_trace(&context, &derived, thresholds(request)?);
+    let thresholds = thresholds(request)?;
+    let facts = ioscout_diagnose::trace_facts(&context, &derived);
+    let io_share = DarshanContext::new(&facts, thresholds.clone()).io_share();
+    let detection = model.as_ref().map(|model| Detection::of(model, &facts));
+    let all = diagnose_trace(&context, &derived, thresholds);
+    let all = ioscout_diagnose::detector::join(all, detection.as_ref(), request.detector, io_share);
     let metric = choose_metric(&all);
     let findings = select(all, minimum, families.as_deref());
     let mut value = envelope(&analysis, &findings, &recurrences);
+    value["context"]["detector"] = crate::detect::detection_json(detection.as_ref(), request.detector);
     value["context"]["metric_to_optimise"] = serde_json::to_value(&metric).unwrap_or_default();
     value["context"]["metadata_operations"] = crate::evidence::operations_json(&derived, 10);
     value["context"]["data_shapes"] = serde_json::to_value(&derived.shapes).unwrap_or_default();
     value["context"]["derived_records"] = crate::evidence::derivation_json(&derived);
     let mut text = render(&findings, &format!("preset {}", analysis.preset.name), Some(&recurrences));
+    text.push_str(&crate::detect::detection_text(detection.as_ref()));
     let _ = writeln!(text, "Metric to optimise: {} ({})", metric.metric, metric.reason);
     let flagged = fail_on.is_some_and(|level| findings.iter().any(|finding| finding.label >= level));
     Ok(Outcome { value, text, report: Some(report), flagged, warnings: Vec::new() })
+}
+
+/// The model the request asks for (`None` with `--detector rules`).
+fn model_of(request: &DiagnoseRequest) -> Result<Option<ioscout_detect::Model>> {
+    if request.detector.uses_model() {
+        crate::detect::load(request.model.as_deref()).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// How a finding's severity was decided: by a rule, by the model, or by a rule the model does
+/// not confirm.
+fn method_of(finding: &Finding) -> &'static str {
+    match finding.model {
+        _ if finding.family == ioscout_diagnose::Family::Detector => "model",
+        Some(check) if !check.confirmed => "rule, not confirmed by the model",
+        Some(_) => "rule, confirmed by the model",
+        None => "rule",
+    }
 }
 
 /// How many findings of each label.
@@ -158,8 +194,10 @@ fn envelope(
                            "t0_ns": analysis.raw.first_ts.saturating_mul(1000), "t1_ns": analysis.raw.last_end.saturating_mul(1000)},
                 "scope": {"workload": analysis.preset.name, "layer": finding.scope, "entity": null, "rank_set": null, "node": null},
                 "evidence": {"metrics": metrics_of(finding), "crossed": finding.crossed, "why": finding.why},
-                "severity": {"score": finding.score, "label": finding.label.name(), "method": "rule"},
+                "severity": {"score": finding.score, "label": finding.label.name(), "method": method_of(finding)},
                 "confidence": 1.0,
+                "pattern": finding.pattern,
+                "model": finding.model,
                 "opportunity_tags": [],
                 "suppresses_tags": [],
                 "fact_id": format!("{}-{index}", finding.code),
@@ -205,6 +243,7 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
         parse_label(request.min_severity.as_deref().unwrap_or(if drishti_only { "none" } else { "low" }))?;
     let fail_on = request.fail_on.as_deref().map(parse_label).transpose()?;
     let thresholds = thresholds(request)?;
+    let model = model_of(request)?;
     let decoded: Vec<Result<(ioscout_darshan::DarshanLog, DarshanFacts)>> = logs
         .par_iter()
         .map(|path| {
@@ -221,7 +260,14 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
         let (log, facts) = decoded?;
         warnings.extend(log.problems.iter().map(|problem| format!("{}: {problem}", display_path(path))));
         let context = DarshanContext::new(&facts, thresholds.clone());
-        let findings = select(ioscout_diagnose::darshan::diagnose(&context), minimum, families.as_deref());
+        let detection = model.as_ref().map(|model| Detection::of(model, &facts));
+        let all = ioscout_diagnose::detector::join(
+            ioscout_diagnose::darshan::diagnose(&context),
+            detection.as_ref(),
+            request.detector,
+            context.io_share(),
+        );
+        let findings = select(all, minimum, families.as_deref());
         flagged |= fail_on.is_some_and(|level| findings.iter().any(|finding| finding.label >= level));
         let metric = choose_metric(&findings);
         reports.push(json!({
@@ -238,6 +284,7 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
                 "io_share": context.io_share(),
                 "metric_to_optimise": metric,
                 "problems": log.problems,
+                "detector": crate::detect::detection_json(detection.as_ref(), request.detector),
             },
             "severity_counts": severity_counts(&findings),
             "facts": findings.iter().enumerate().map(|(index, finding)| json!({
@@ -247,8 +294,10 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
                 "title": finding.title,
                 "scope": {"layer": finding.scope},
                 "evidence": {"metrics": metrics_of(finding), "crossed": finding.crossed, "why": finding.why},
-                "severity": {"score": finding.score, "label": finding.label.name(), "method": "rule"},
+                "severity": {"score": finding.score, "label": finding.label.name(), "method": method_of(finding)},
                 "confidence": 1.0,
+                "pattern": finding.pattern,
+                "model": finding.model,
             })).collect::<Vec<_>>(),
         }));
         let _ = writeln!(
@@ -270,6 +319,7 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
             let _ = writeln!(text, "  read in part (damaged region): {}", damaged.join(", "));
         }
         text.push_str(&render(&findings, "Darshan counters", None));
+        text.push_str(&crate::detect::detection_text(detection.as_ref()));
         let _ = writeln!(text, "Metric to optimise: {} ({})\n", metric.metric, metric.reason);
     }
     let value = if reports.len() == 1 { reports.remove(0) } else { serde_json::Value::Array(reports) };
@@ -336,7 +386,12 @@ pub fn render(
                 ));
             }
             row.push(finding.scope.clone());
-            row.push(finding.why.clone());
+            row.push(match finding.model {
+                Some(check) if !check.confirmed => {
+                    format!("[not confirmed by the model, p = {:.2}] {}", check.probability, finding.why)
+                }
+                _ => finding.why.clone(),
+            });
             table.row(row);
         }
     }
@@ -355,6 +410,7 @@ fn all_docs() -> Vec<(&'static str, &'static RuleDoc)> {
     let mut docs: Vec<(&'static str, &'static RuleDoc)> =
         rules::all().iter().map(|rule| ("trace", rule.doc())).collect();
     docs.extend(ioscout_diagnose::darshan::rules::all().iter().map(|rule| ("darshan", rule.doc())));
+    docs.extend(ioscout_diagnose::detector::MODEL_DOCS.iter().map(|doc| ("model", doc)));
     docs
 }
 
@@ -383,8 +439,22 @@ pub fn list_rules() -> Outcome {
 }
 
 /// One rule's documentation (both forms when a pattern is decided from traces and from Darshan
-/// counters); an unknown code is a bad request listing the known ones.
-pub fn explain(code: &str) -> Result<Outcome> {
+/// counters), or the card of one of IOSage's patterns (`access_pattern`, with the typical values
+/// of `model`'s training runs); an unknown code is a bad request listing the known ones.
+pub fn explain(code: &str, model: Option<&std::path::Path>) -> Result<Outcome> {
+    if let Some(card) = crate::detect::card(code, model)? {
+        return Ok(card);
+    }
+    if let Some(doc) = ioscout_diagnose::detector::MODEL_DOCS.iter().find(|doc| doc.code == code) {
+        return Ok(Outcome::new(
+            {
+                let mut value = serde_json::to_value(doc).unwrap_or_default();
+                value["input"] = json!("model");
+                value
+            },
+            doc.render(),
+        ));
+    }
     let trace = rules::find(code).map(ioscout_diagnose::Rule::doc);
     let darshan =
         ioscout_diagnose::darshan::rules::find(code).map(ioscout_diagnose::darshan::DarshanRule::doc);
@@ -402,7 +472,13 @@ pub fn explain(code: &str) -> Result<Outcome> {
         (None, Some(doc)) => Ok(Outcome::new(with_input(doc, "darshan"), doc.render())),
         (None, None) => {
             let codes: Vec<&str> = all_docs().iter().map(|(_, doc)| doc.code).collect();
-            Err(ServiceError::BadRequest(format!("no rule {code:?} (known: {})", codes.join(", "))))
+            let patterns: Vec<&str> =
+                ioscout_detect::Pattern::ALL.iter().map(|pattern| pattern.name()).collect();
+            Err(ServiceError::BadRequest(format!(
+                "no rule or pattern {code:?} (rules: {}; patterns: {})",
+                codes.join(", "),
+                patterns.join(", ")
+            )))
         }
     }
 }

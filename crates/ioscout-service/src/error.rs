@@ -35,6 +35,9 @@ pub enum ServiceError {
     /// The bundled strategy catalog is inconsistent.
     #[error(transparent)]
     Catalog(#[from] ioscout_advise::catalog::CatalogError),
+    /// The detector's model file could not be used.
+    #[error("cannot use the detector's model (`--detector rules` diagnoses without it)")]
+    Model(#[source] ioscout_detect::ModelError),
     /// A `--where` expression or an aggregation did not parse.
     #[error(transparent)]
     Query(#[from] ioscout_query::QueryError),

@@ -18,6 +18,7 @@ pub mod advise;
 pub mod analyze;
 pub mod count;
 pub mod darshan;
+pub mod detect;
 pub mod diagnose;
 mod distributed_query;
 mod error;

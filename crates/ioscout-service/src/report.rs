@@ -170,11 +170,12 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
     let (analysis, scan, file_count, derived) = crate::analyze::run_with_records(input, &options)?;
     // The measurements carry the diagnosis: the rules run once.
     let catalog = ioscout_advise::Catalog::bundled()?;
-    let measurements = ioscout_advise::Measurements::from_analysis(
+    let mut measurements = ioscout_advise::Measurements::from_analysis(
         &analysis,
         ioscout_diagnose::Parameters::default(),
         Some(&derived),
     );
+    measurements.detect(&crate::detect::load(None)?);
     let findings = crate::diagnose::select(measurements.findings.clone(), ioscout_diagnose::Label::Low, None);
     let metric = ioscout_diagnose::choose_metric(&findings);
     let filesystem = ioscout_advise::filesystem::detect(&measurements.file_weights, None);

@@ -269,11 +269,12 @@ pub fn search_context(
             ..AnalysisOptions::default()
         },
     )?;
-    let measurements = ioscout_advise::Measurements::from_analysis(
+    let mut measurements = ioscout_advise::Measurements::from_analysis(
         &analysis,
         ioscout_diagnose::Parameters::default(),
         Some(&derived),
     );
+    measurements.detect(&crate::detect::load(None)?);
     let components: Vec<String> = analysis
         .views
         .first()

@@ -19,6 +19,8 @@ pub(crate) fn run(arguments: &AdviseArguments) -> anyhow::Result<ExitCode> {
         kb: arguments.kb.clone(),
         system: arguments.system.clone(),
         workload: arguments.workload.clone(),
+        detector: crate::commands::diagnose::detector(arguments.detector),
+        model: arguments.model.clone(),
     };
     let (input, bar) = common::service_input_with_progress(&arguments.input, "analyse");
     let outcome = ioscout_service::advise::advise(&input, &request)?;

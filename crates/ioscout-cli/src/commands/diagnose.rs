@@ -1,11 +1,15 @@
-//! `ioscout diagnose`, `ioscout rules` and `ioscout explain`: findings ranked by severity, the
-//! rule list, and one rule's full documentation (the work is `ioscout_service::diagnose`).
+//! `ioscout diagnose`, `ioscout rules`, `ioscout explain` and `ioscout detect`: findings ranked by
+//! severity, the rule list, one rule's documentation or a pattern's card, and the detector's
+//! feature vectors (the work is `ioscout_service::diagnose` and `ioscout_service::detect`).
 
 use std::process::ExitCode;
 
-use ioscout_service::diagnose::DiagnoseRequest;
+use ioscout_service::diagnose::{Detector, DiagnoseRequest};
 
-use crate::cli::{DiagnoseArguments, ExplainArguments, RulesArguments};
+use crate::cli::{
+    DetectCommand, DetectFeaturesArguments, DetectorArgument, DiagnoseArguments, ExplainArguments,
+    RulesArguments,
+};
 use crate::common;
 
 pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
@@ -17,6 +21,8 @@ pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
         bandwidth_ceiling_bps: arguments.bandwidth_ceiling,
         window_bins: arguments.window_bins,
         drishti_config: arguments.drishti_config.clone(),
+        detector: detector(arguments.detector),
+        model: arguments.model.clone(),
     };
     let (input, bar) = common::service_input_with_progress(&arguments.input, "diagnose");
     let outcome = ioscout_service::diagnose::diagnose(&input, &request)?;
@@ -27,12 +33,42 @@ pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
     Ok(common::exit_code(&outcome, &arguments.input))
 }
 
+/// The service's detector for the command line's.
+pub(crate) fn detector(argument: DetectorArgument) -> Detector {
+    match argument {
+        DetectorArgument::Both => Detector::Both,
+        DetectorArgument::Model => Detector::Model,
+        DetectorArgument::Rules => Detector::Rules,
+    }
+}
+
 pub(crate) fn list(arguments: &RulesArguments) -> anyhow::Result<ExitCode> {
     common::print(&ioscout_service::diagnose::list_rules(), arguments.json, false)?;
     Ok(ExitCode::SUCCESS)
 }
 
 pub(crate) fn explain(arguments: &ExplainArguments) -> anyhow::Result<ExitCode> {
-    common::print(&ioscout_service::diagnose::explain(&arguments.code)?, false, false)?;
+    let outcome = ioscout_service::diagnose::explain(&arguments.code, arguments.model.as_deref())?;
+    common::print(&outcome, arguments.json, false)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn detect(command: &DetectCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        DetectCommand::Features(arguments) => features(arguments),
+    }
+}
+
+fn features(arguments: &DetectFeaturesArguments) -> anyhow::Result<ExitCode> {
+    if arguments.list {
+        common::print(&ioscout_service::detect::feature_list(), arguments.json, false)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let input = ioscout_service::Input {
+        paths: arguments.paths.clone(),
+        strict: arguments.strict,
+        ..ioscout_service::Input::default()
+    };
+    common::print(&ioscout_service::detect::features(&input)?, arguments.json, false)?;
     Ok(ExitCode::SUCCESS)
 }

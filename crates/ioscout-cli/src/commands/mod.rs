@@ -4,7 +4,7 @@ mod advise;
 mod analyze;
 mod count;
 mod darshan;
-mod diagnose;
+pub(crate) mod diagnose;
 mod export;
 mod index;
 mod info;
@@ -44,6 +44,7 @@ pub(crate) fn run(arguments: &Arguments) -> anyhow::Result<ExitCode> {
         Command::Diagnose(arguments) => diagnose::run(arguments),
         Command::Rules(arguments) => diagnose::list(arguments),
         Command::Explain(arguments) => diagnose::explain(arguments),
+        Command::Detect(command) => diagnose::detect(command),
         Command::Darshan(command) => darshan::run(command),
         Command::Advise(arguments) => advise::run(arguments),
         Command::Compare(arguments) => advise::compare(arguments),

@@ -25,14 +25,35 @@ fn check_advice(advice: &serde_json::Value, label: &str) {
         assert!(item["reason"].as_str().is_some_and(|reason| reason.len() > 20), "{label}: {item}");
     }
     let fs = advice["filesystem"]["fs_type"].as_str().unwrap_or_default().to_string();
-    let raised = advice["findings"]
+    let proposals = advice["proposals"].as_array().cloned().unwrap_or_default();
+    // Every raised finding some strategy answers, and the learned detector does not reject,
+    // is answered: by a proposal, a diagnostic bound, or a rejection that says why not.
+    let not_confirmed: Vec<&str> = advice["not_confirmed"]
         .as_array()
         .into_iter()
         .flatten()
-        .any(|finding| finding[1].as_f64().unwrap_or(0.0) > 0.0);
-    let proposals = advice["proposals"].as_array().cloned().unwrap_or_default();
-    if raised {
-        assert!(!proposals.is_empty(), "{label}: findings but no proposal");
+        .filter_map(|entry| entry[0].as_str())
+        .collect();
+    let considered: Vec<&str> = ["proposals", "diagnostic_bounds", "rejected"]
+        .iter()
+        .flat_map(|key| advice[*key].as_array().into_iter().flatten())
+        .filter_map(|entry| entry["id"].as_str())
+        .collect();
+    for finding in advice["findings"].as_array().into_iter().flatten() {
+        let code = finding[0].as_str().unwrap_or_default();
+        let raised = finding[2].as_str().is_some_and(|label| label != "none");
+        let answering: Vec<&str> = strategies
+            .values()
+            .filter(|strategy| strategy.answers.iter().any(|answer| answer == code))
+            .map(|strategy| strategy.id.as_str())
+            .collect();
+        if !raised || answering.is_empty() || not_confirmed.contains(&code) || code.starts_with("DET-") {
+            continue;
+        }
+        assert!(
+            answering.iter().any(|id| considered.contains(id)),
+            "{label}: {code} raised, answered by {answering:?}, yet neither proposed, bounded nor rejected"
+        );
     }
     for proposal in &proposals {
         for key in ["authors", "title", "url"] {

@@ -10,6 +10,7 @@ mod bad_input;
 mod corpus;
 mod count;
 mod darshan;
+mod detect;
 mod evidence;
 mod export;
 mod index;

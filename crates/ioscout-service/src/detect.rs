@@ -1,0 +1,171 @@
+//! The learned detector in the service: the model a diagnosis loads, the feature vectors of
+//! runs (`ioscout detect features`, what the training script reads) and the pattern cards
+//! (`ioscout explain PATTERN`, the MCP tool `explain_rule`).
+//!
+//! A run is one Darshan log, or one trace (a file or a directory of a run's trace files); a
+//! trace's counters are the records derived from it (`ioscout_evidence`), with the job time
+//! and the POSIX time on the critical path from its analysis, as `diagnose` reads them.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use ioscout_analysis::{AnalysisOptions, OverlapMode, ViewType};
+use ioscout_detect::{Card, FEATURES, Features, Model, Pattern};
+use ioscout_diagnose::darshan::DarshanFacts;
+use ioscout_diagnose::detector::{Detection, Detector, counters};
+use ioscout_diagnose::{Context, Parameters};
+use rayon::prelude::*;
+use serde_json::json;
+
+use crate::table::Table;
+use crate::text::display_path;
+use crate::{Input, Outcome, Result, ServiceError};
+
+/// The model at `path`, or the one that ships with ioscout.
+pub fn load(path: Option<&Path>) -> Result<Model> {
+    match path {
+        Some(path) => Model::load(path),
+        None => Model::builtin(),
+    }
+    .map_err(ServiceError::Model)
+}
+
+/// The counters of one run as the Darshan rules and the detector read them.
+pub struct RunFacts {
+    /// The run as given.
+    pub path: PathBuf,
+    /// `darshan` or `dftracer`.
+    pub source: &'static str,
+    /// Its facts.
+    pub facts: DarshanFacts,
+}
+
+/// The facts of a trace (every path of `input` together is one run).
+pub fn trace_facts(input: &Input) -> Result<DarshanFacts> {
+    let options = AnalysisOptions {
+        views: vec![ViewType::TimeRange],
+        overlap: OverlapMode::Exact,
+        ..AnalysisOptions::default()
+    };
+    let (analysis, _, _, derived) = crate::analyze::run_with_records(input, &options)?;
+    let context = Context::new(&analysis, Parameters::default());
+    Ok(ioscout_diagnose::trace_facts(&context, &derived))
+}
+
+/// The facts of every path of `input`, each one run: Darshan logs read in parallel, traces
+/// one after the other (each scan uses every thread).
+pub fn runs(input: &Input) -> Result<Vec<RunFacts>> {
+    let logs: Vec<Result<Option<RunFacts>>> = input
+        .paths
+        .par_iter()
+        .map(|path| {
+            if !crate::is_darshan_log(path) {
+                return Ok(None);
+            }
+            let log = crate::darshan::read(path, !input.strict)?;
+            Ok(Some(RunFacts { path: path.clone(), source: "darshan", facts: DarshanFacts::from_log(&log) }))
+        })
+        .collect();
+    let mut runs = Vec::with_capacity(input.paths.len());
+    for (path, log) in input.paths.iter().zip(logs) {
+        if let Some(run) = log? {
+            runs.push(run);
+            continue;
+        }
+        let one = Input { paths: vec![path.clone()], cluster: None, ..input.clone() };
+        runs.push(RunFacts { path: path.clone(), source: "dftracer", facts: trace_facts(&one)? });
+    }
+    Ok(runs)
+}
+
+/// The feature vector of every run of `input` (`ioscout detect features`).
+pub fn features(input: &Input) -> Result<Outcome> {
+    let runs = runs(input)?;
+    let mut values = Vec::with_capacity(runs.len());
+    let mut text = String::new();
+    for run in &runs {
+        let features = Features::of(&counters(&run.facts));
+        values.push(json!({
+            "input": display_path(&run.path),
+            "source": run.source,
+            "nprocs": run.facts.nprocs,
+            "values": features.values(),
+        }));
+        let _ =
+            writeln!(text, "{} ({}, {} processes)", display_path(&run.path), run.source, run.facts.nprocs);
+        let width = FEATURES.iter().map(|feature| feature.name.len()).max().unwrap_or(0);
+        for (name, value) in features.named() {
+            let _ = writeln!(text, "  {name:width$}  {value:.6}");
+        }
+    }
+    let names: Vec<&str> = FEATURES.iter().map(|feature| feature.name).collect();
+    Ok(Outcome::new(json!({"features": names, "runs": values}), text))
+}
+
+/// The documented feature table (`ioscout detect features --list`).
+pub fn feature_list() -> Outcome {
+    let mut table = Table::new(
+        &format!("Detector features ({})", FEATURES.len()),
+        &["Feature", "Definition"],
+        &[false; 2],
+    );
+    for feature in FEATURES {
+        table.row(vec![feature.name.to_string(), feature.doc.to_string()]);
+    }
+    Outcome::new(serde_json::to_value(FEATURES).unwrap_or_default(), table.render())
+}
+
+/// The card of `pattern` with the typical values of `model`'s training runs, or `None` when
+/// `name` is not a pattern.
+pub fn card(name: &str, model: Option<&Path>) -> Result<Option<Outcome>> {
+    let Ok(pattern) = name.parse::<Pattern>() else { return Ok(None) };
+    let model = load(model)?;
+    let card = Card::of(pattern, &model);
+    let catalog = ioscout_advise::Catalog::bundled()?;
+    let rule = ioscout_diagnose::detector::rule_code(pattern);
+    let strategies: Vec<&ioscout_advise::catalog::Strategy> = catalog
+        .strategies
+        .iter()
+        .filter(|strategy| rule.is_some_and(|rule| strategy.answers.iter().any(|code| code == rule)))
+        .collect();
+    let mut text = card.render();
+    if !strategies.is_empty() {
+        let _ = writeln!(text, "  Strategies that answer it (`ioscout advise`):");
+        for strategy in &strategies {
+            let _ = writeln!(text, "    {}: {}", strategy.id, strategy.name);
+        }
+    }
+    let mut value = serde_json::to_value(&card).unwrap_or_default();
+    value["rule"] = json!(rule);
+    value["strategies"] = json!(strategies.iter().map(|strategy| &strategy.id).collect::<Vec<_>>());
+    Ok(Some(Outcome::new(value, text)))
+}
+
+/// What every diagnosis says about the detector: the mode, the model, and its decision on
+/// every pattern with the features that drove it.
+pub fn detection_json(detection: Option<&Detection>, detector: Detector) -> serde_json::Value {
+    match detection {
+        None => json!({"mode": detector.name(), "model": null, "patterns": []}),
+        Some(detection) => json!({
+            "mode": detector.name(),
+            "model": detection.model,
+            "detected": detection.detected().map(|decision| decision.pattern).collect::<Vec<_>>(),
+            "patterns": detection.decisions,
+        }),
+    }
+}
+
+/// One line per run: the patterns the model detects, with their probabilities.
+pub fn detection_text(detection: Option<&Detection>) -> String {
+    let Some(detection) = detection else { return String::new() };
+    let detected: Vec<String> = detection
+        .detected()
+        .map(|decision| format!("{} {:.2}", decision.pattern, decision.probability))
+        .collect();
+    if detected.is_empty() {
+        let healthy = detection.decision(Pattern::Healthy).map_or(0.0, |decision| decision.probability);
+        format!("Patterns (model): none detected (healthy {healthy:.2})\n")
+    } else {
+        format!("Patterns (model): {}\n", detected.join(", "))
+    }
+}
