@@ -136,6 +136,13 @@ async def stdio_checks(workspace):
             check("severity_counts" in diagnosis, "severity_counts")
             darshan_findings = structured(await session.call_tool("diagnose", {"trace_path": DARSHAN, "rules": "drishti"}), "diagnose darshan")
             check(darshan_findings["context"]["source"] == "darshan", "darshan diagnose")
+            labelled = "testdata/labelled/sample/run-0037"
+            by_rules = structured(await session.call_tool("diagnose", {"trace_path": labelled, "detector": "rules"}), "diagnose rules")
+            check(by_rules["facts"] == cli_json("diagnose", "--json", "--detector", "rules", labelled)["facts"], "diagnose --detector rules")
+            by_both = structured(await session.call_tool("diagnose", {"trace_path": labelled}), "diagnose both")
+            check(by_both["context"]["detector"]["detected"] == ["access_granularity"], "the model's patterns")
+            card = structured(await session.call_tool("explain_rule", {"code": "file_strategy"}), "pattern card")
+            check(card.get("pattern") == "file_strategy" and card.get("typical"), "pattern card")
             summary = structured(await session.call_tool("darshan_summary", {"log": DARSHAN}), "darshan_summary")
             check(without(summary, "status", "log") == without(cli_json("darshan", "summary", "--json", DARSHAN), "log"), "darshan_summary != ioscout darshan summary")
             comparison = structured(

@@ -95,6 +95,33 @@ pub struct CounterRecord {
     pub fcounters: Vec<f64>,
 }
 
+impl CounterRecord {
+    /// A record of `module` for file `id` on `rank` with the named counters set (an integer
+    /// counter takes the value truncated) and the others 0, as tests and synthetic inputs build
+    /// them; `Err` names the first name that is not a counter of the module.
+    pub fn with_values(
+        module: usize,
+        id: u64,
+        rank: i64,
+        values: &[(&str, f64)],
+    ) -> Result<CounterRecord, String> {
+        let (names, float_names) =
+            counter_names(module).ok_or_else(|| format!("module {module} has no counters"))?;
+        let mut counters = vec![0_i64; names.len()];
+        let mut fcounters = vec![0.0_f64; float_names.len()];
+        for (name, value) in values {
+            if let Some(index) = names.iter().position(|candidate| candidate == name) {
+                counters[index] = *value as i64;
+            } else if let Some(index) = float_names.iter().position(|candidate| candidate == name) {
+                fcounters[index] = *value;
+            } else {
+                return Err(format!("{name} is not a counter of module {module}"));
+            }
+        }
+        Ok(CounterRecord { id, rank, file_record_id: None, counters, fcounters })
+    }
+}
+
 /// One component of a Lustre layout.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct LustreComponent {

@@ -395,19 +395,7 @@ mod tests {
     use super::*;
 
     fn record(module: usize, file: u64, rank: i64, values: &[(&str, f64)]) -> CounterRecord {
-        let (names, float_names) = counter_names(module).unwrap_or((&[], &[]));
-        let mut counters = vec![0_i64; names.len()];
-        let mut fcounters = vec![0.0; float_names.len()];
-        for (name, value) in values {
-            if let Some(index) = names.iter().position(|candidate| candidate == name) {
-                counters[index] = *value as i64;
-            } else if let Some(index) = float_names.iter().position(|candidate| candidate == name) {
-                fcounters[index] = *value;
-            } else {
-                panic!("unknown counter {name}");
-            }
-        }
-        CounterRecord { id: file, rank, file_record_id: None, counters, fcounters }
+        CounterRecord::with_values(module, file, rank, values).unwrap_or_else(|error| panic!("{error}"))
     }
 
     fn features(nprocs: i64, posix: &[CounterRecord]) -> Features {

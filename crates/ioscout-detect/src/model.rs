@@ -111,16 +111,27 @@ pub enum ModelError {
     },
 }
 
-/// The file as written by the training script.
+/// What is read first: the format and version (any other field skipped), so a newer file is
+/// named as such even when its shape has changed.
+#[derive(serde::Deserialize)]
+struct Header {
+    #[serde(default)]
+    format: String,
+    #[serde(default)]
+    version: Option<u64>,
+}
+
+/// The file as written by the training script (numbers borrowed as text, parsed once).
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct File {
+struct File<'a> {
     #[serde(rename = "format")]
-    _format: String,
+    _format: &'a str,
     #[serde(rename = "version")]
     _version: u32,
     features: Vec<String>,
-    patterns: Vec<FileEnsemble>,
+    #[serde(borrow)]
+    patterns: Vec<FileEnsemble<'a>>,
     #[serde(default)]
     cards: BTreeMap<String, serde_json::Value>,
     #[serde(default)]
@@ -129,22 +140,25 @@ struct File {
 
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FileEnsemble {
-    pattern: String,
-    threshold: String,
-    init: String,
-    learning_rate: String,
-    trees: Vec<FileTree>,
+struct FileEnsemble<'a> {
+    pattern: &'a str,
+    threshold: &'a str,
+    init: &'a str,
+    learning_rate: &'a str,
+    #[serde(borrow)]
+    trees: Vec<FileTree<'a>>,
 }
 
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FileTree {
+struct FileTree<'a> {
     feature: Vec<i64>,
-    threshold: Vec<String>,
+    #[serde(borrow)]
+    threshold: Vec<&'a str>,
     left: Vec<i64>,
     right: Vec<i64>,
-    value: Vec<String>,
+    #[serde(borrow)]
+    value: Vec<&'a str>,
 }
 
 /// One node: a split, or a leaf.
@@ -213,16 +227,32 @@ pub struct Decision {
     pub contributions: Vec<Contribution>,
 }
 
-fn number(path: &Path, pattern: &str, tree: &str, node: &str, text: &str) -> Result<f64, ModelError> {
-    match text.parse::<f64>() {
-        Ok(value) if value.is_finite() => Ok(value),
-        _ => Err(ModelError::Tree {
-            path: path.to_path_buf(),
-            pattern: pattern.to_string(),
-            tree: tree.to_string(),
-            node: node.to_string(),
-            what: format!("{text:?} is not a finite number"),
-        }),
+/// Where in the file a problem is: an ensemble, and maybe a tree and a node of it.
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    path: &'a Path,
+    pattern: &'a str,
+    tree: Option<usize>,
+    node: Option<usize>,
+}
+
+impl Place<'_> {
+    fn error(self, what: String) -> ModelError {
+        let index = |value: Option<usize>| value.map_or_else(|| "-".to_string(), |value| value.to_string());
+        ModelError::Tree {
+            path: self.path.to_path_buf(),
+            pattern: self.pattern.to_string(),
+            tree: index(self.tree),
+            node: index(self.node),
+            what,
+        }
+    }
+
+    fn number(self, text: &str) -> Result<f64, ModelError> {
+        match text.parse::<f64>() {
+            Ok(value) if value.is_finite() => Ok(value),
+            _ => Err(self.error(format!("{text:?} is not a finite number"))),
+        }
     }
 }
 
@@ -255,19 +285,16 @@ impl Model {
                 message.strip_suffix(&suffix).map_or(message.clone(), str::to_string)
             },
         };
-        // The version is read first, so a newer file is named as such even when its shape has
-        // changed.
-        let header: serde_json::Value = serde_json::from_str(text).map_err(json)?;
-        let format = header.get("format").and_then(serde_json::Value::as_str).unwrap_or_default();
-        if format != FORMAT {
-            return Err(ModelError::Format { path: path.to_path_buf(), found: format.to_string() });
+        let header: Header = serde_json::from_str(text).map_err(json)?;
+        if header.format != FORMAT {
+            return Err(ModelError::Format { path: path.to_path_buf(), found: header.format });
         }
-        if let Some(found) = header.get("version").and_then(serde_json::Value::as_u64)
+        if let Some(found) = header.version
             && found > u64::from(VERSION)
         {
             return Err(ModelError::NewerVersion { path: path.to_path_buf(), found: found as u32 });
         }
-        let file: File = serde_json::from_value(header).map_err(json)?;
+        let file: File<'_> = serde_json::from_str(text).map_err(json)?;
         let mut columns = Vec::with_capacity(file.features.len());
         for name in &file.features {
             match FEATURES.iter().position(|feature| feature.name == name) {
@@ -287,31 +314,24 @@ impl Model {
         Ok(Model { source: path.display().to_string(), trained: file.trained, cards: file.cards, ensembles })
     }
 
-    fn ensemble(path: &Path, file: &FileEnsemble, columns: &[usize]) -> Result<Ensemble, ModelError> {
-        let name = file.pattern.as_str();
-        let bad = |tree: &str, node: &str, what: String| ModelError::Tree {
-            path: path.to_path_buf(),
-            pattern: name.to_string(),
-            tree: tree.to_string(),
-            node: node.to_string(),
-            what,
-        };
-        let pattern = name.parse::<Pattern>().map_err(|error| bad("-", "-", error.to_string()))?;
+    fn ensemble(path: &Path, file: &FileEnsemble<'_>, columns: &[usize]) -> Result<Ensemble, ModelError> {
+        let place = Place { path, pattern: file.pattern, tree: None, node: None };
+        let pattern = file.pattern.parse::<Pattern>().map_err(|error| place.error(error.to_string()))?;
         let mut trees = Vec::with_capacity(file.trees.len());
         for (tree_index, tree) in file.trees.iter().enumerate() {
-            let tree_name = tree_index.to_string();
+            let place = Place { tree: Some(tree_index), ..place };
             let count = tree.feature.len();
             if count == 0
                 || [tree.threshold.len(), tree.left.len(), tree.right.len(), tree.value.len()]
                     .iter()
                     .any(|length| *length != count)
             {
-                return Err(bad(&tree_name, "-", "the node arrays are empty or of different lengths".into()));
+                return Err(place.error("the node arrays are empty or of different lengths".into()));
             }
             let mut nodes = Vec::with_capacity(count);
             for node in 0..count {
-                let node_name = node.to_string();
-                let value = number(path, name, &tree_name, &node_name, &tree.value[node])?;
+                let place = Place { node: Some(node), ..place };
+                let value = place.number(tree.value[node])?;
                 let (left, right) = (tree.left[node], tree.right[node]);
                 if left < 0 {
                     nodes.push(Node::Leaf { value });
@@ -321,32 +341,24 @@ impl Model {
                 let child =
                     |index: i64| usize::try_from(index).ok().filter(|index| *index > node && *index < count);
                 let (Some(left), Some(right)) = (child(left), child(right)) else {
-                    return Err(bad(
-                        &tree_name,
-                        &node_name,
-                        format!("children {left} and {right} out of order or range"),
-                    ));
+                    return Err(place.error(format!("children {left} and {right} out of order or range")));
                 };
                 let feature = usize::try_from(tree.feature[node])
                     .ok()
                     .and_then(|index| columns.get(index).copied())
                     .ok_or_else(|| {
-                        bad(
-                            &tree_name,
-                            &node_name,
-                            format!("feature index {} out of range", tree.feature[node]),
-                        )
+                        place.error(format!("feature index {} out of range", tree.feature[node]))
                     })?;
-                let threshold = number(path, name, &tree_name, &node_name, &tree.threshold[node])?;
+                let threshold = place.number(tree.threshold[node])?;
                 nodes.push(Node::Split { feature, threshold, left, right, value });
             }
             trees.push(nodes);
         }
         Ok(Ensemble {
             pattern,
-            threshold: number(path, name, "-", "-", &file.threshold)?,
-            init: number(path, name, "-", "-", &file.init)?,
-            learning_rate: number(path, name, "-", "-", &file.learning_rate)?,
+            threshold: place.number(file.threshold)?,
+            init: place.number(file.init)?,
+            learning_rate: place.number(file.learning_rate)?,
             trees,
         })
     }

@@ -326,6 +326,16 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
     Ok(Outcome { value, text, report: None, flagged, warnings })
 }
 
+/// A finding's why as printed: marked when the learned detector does not confirm its pattern.
+pub fn why_of(finding: &Finding) -> String {
+    match finding.model {
+        Some(check) if !check.confirmed => {
+            format!("[not confirmed by the model, p = {:.2}] {}", check.probability, finding.why)
+        }
+        _ => finding.why.clone(),
+    }
+}
+
 /// The root cause a finding points at, for grouping: its bottleneck dimension.
 fn cause(finding: &Finding) -> &'static str {
     match ioscout_diagnose::dimension(finding.code) {
@@ -386,12 +396,7 @@ pub fn render(
                 ));
             }
             row.push(finding.scope.clone());
-            row.push(match finding.model {
-                Some(check) if !check.confirmed => {
-                    format!("[not confirmed by the model, p = {:.2}] {}", check.probability, finding.why)
-                }
-                _ => finding.why.clone(),
-            });
+            row.push(why_of(finding));
             table.row(row);
         }
     }
@@ -422,6 +427,7 @@ pub fn list_rules() -> Outcome {
         .map(|(input, doc)| {
             let mut value = serde_json::to_value(doc).unwrap_or_default();
             value["input"] = json!(input);
+            value["pattern"] = json!(ioscout_diagnose::detector::pattern_of(doc.code));
             value
         })
         .collect();

@@ -464,7 +464,7 @@ fn findings_section(html: &mut String, findings: &[ioscout_diagnose::Finding]) {
                     format!("{:.2}", finding.score),
                     finding.code.to_string(),
                     finding.scope.clone(),
-                    finding.why.clone(),
+                    crate::diagnose::why_of(finding),
                     evidence.join("; "),
                 ]
             })

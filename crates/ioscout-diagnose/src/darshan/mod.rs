@@ -506,19 +506,7 @@ pub(crate) mod testing {
 
     /// A record of `module` for file `id` on `rank` with the named counters set.
     pub(crate) fn record(module: Module, id: u64, rank: i64, values: &[(&str, f64)]) -> CounterRecord {
-        let Some((names, float_names)) = counter_names(module.id()) else { panic!("no names") };
-        let mut counters = vec![0_i64; names.len()];
-        let mut fcounters = vec![0.0_f64; float_names.len()];
-        for (name, value) in values {
-            if let Some(index) = names.iter().position(|candidate| candidate == name) {
-                counters[index] = *value as i64;
-            } else if let Some(index) = float_names.iter().position(|candidate| candidate == name) {
-                fcounters[index] = *value;
-            } else {
-                panic!("unknown counter {name}");
-            }
-        }
-        CounterRecord { id, rank, file_record_id: None, counters, fcounters }
+        CounterRecord::with_values(module.id(), id, rank, values).unwrap_or_else(|error| panic!("{error}"))
     }
 
     /// Facts of a job of `nprocs` processes over `run_time` seconds with these modules.
