@@ -2,7 +2,7 @@
 """IOSage's Table IV for ioscout's learned detector, its rules, Drishti 0.8 and WisIO 0.2.2, on
 configuration-labelled Darshan logs and DFTracer traces, split by configuration (never at random).
 
-    bench/detector.sh [PEERS_DIR] [TRACES_DIR]     (the wrapper builds ioscout and the venv)
+    bench/detector.sh [PEERS_DIR] [TRACES_DIR] [--skip drishti,wisio]   (the wrapper builds ioscout)
 
 The runs are the training tables of crates/ioscout-detect/model (the Darshan logs of
 ../shared/corpus/darshan-labelled, the traces of testdata/labelled/make_campaign.py in
@@ -101,8 +101,14 @@ def fit_model(runs, names, x, seed, path):
 
 
 def main():
-    peers = sys.argv[1] if len(sys.argv) > 1 else os.path.expanduser("~/.cache/ioscout-peers")
-    traces_dir = sys.argv[2] if len(sys.argv) > 2 else "/work/campaign/dftracer-labelled"
+    arguments = sys.argv[1:]
+    skip = set()
+    if "--skip" in arguments:
+        at = arguments.index("--skip")
+        skip = set(arguments[at + 1].split(","))
+        del arguments[at : at + 2]
+    peers = arguments[0] if arguments else os.path.expanduser("~/.cache/ioscout-peers")
+    traces_dir = arguments[1] if len(arguments) > 1 else "/work/campaign/dftracer-labelled"
     model_dir = os.path.join(ROOT, "crates/ioscout-detect/model")
     logs_dir = os.path.join(ROOT, "../shared/corpus/darshan-labelled")
     log_runs, names, log_x = train.read_tables([os.path.join(model_dir, "detector-v1.logs.json")])
@@ -170,7 +176,7 @@ def main():
     # Drishti 0.8 on the logs.
     codes = {rule["code"]: rule["pattern"] for rule in run_json(["rules", "--json"])}
     drishti = os.path.join(peers, "tools/bin/drishti")
-    if os.path.exists(drishti):
+    if os.path.exists(drishti) and "drishti" not in skip:
         rows, failed = [], 0
         work = os.path.join(scratch, "drishti")
         os.makedirs(work, exist_ok=True)
@@ -194,7 +200,7 @@ def main():
     wisio = os.path.join(peers, "analyzer/bin/wisio")
     reasons = {"Small reads": "access_granularity", "Small writes": "access_granularity",
                "Excessive metadata access": "metadata_intensity", "Random operations": "access_pattern"}
-    if os.path.exists(wisio):
+    if os.path.exists(wisio) and "wisio" not in skip:
         env = dict(os.environ, USER=os.environ.get("USER", "root"))
         for name in ["logs", "traces"]:
             chosen, per_label = [], {}

@@ -32,6 +32,19 @@
  * Files are removed at the end of a run unless --keep 1 is given.
  *
  * Sizes accept the suffixes k, m, g (powers of 1024).
+ *
+ * Start-up reads (--imports N --import-dir IDIR), in every mode: before its
+ * main work every rank reads the same N small files that already exist in
+ * IDIR, the way an interpreter loads its modules or a code reads its config
+ * files. The rank lists IDIR once (opendir/readdir/closedir), sorts the names
+ * and takes the first N regular files (fewer than N is an error). A file whose
+ * name ends in ".py" is read whole the way CPython's importer does it: open,
+ * fstat, lseek(0, SEEK_CUR), one read of size+1 bytes (which returns the
+ * file size), one read of 1 byte that returns 0, close. Any other file is
+ * read the way a stdio-buffered config parser reads it: open, fstat, reads
+ * of 4 KiB until one returns 0, close. The files are never written or
+ * removed by iobench (the caller makes them), and the main phase is the same
+ * with or without them.
  */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -43,6 +56,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+#include <dirent.h>
 
 /* ---------------------------------------------------------------- options */
 
@@ -72,6 +86,8 @@ struct options {
     int passes;            /* meta: extra stat/open passes                  */
     unsigned long seed;    /* seed for shuffled orders                      */
     int keep;              /* keep the files at the end                     */
+    long long imports;     /* start-up reads: files to read from import_dir */
+    const char *import_dir;/* directory holding the start-up files          */
 };
 
 static int rank, nprocs;
@@ -105,7 +121,8 @@ static void usage(void)
                 "  --call pwrite|write  --sync none|fsync|fdatasync  --fsync-end 0|1\n"
                 "  --segments S --gap B  --skew none|heavy|only|linear|readheavy --factor F --heavy R\n"
                 "  --io posix|indep|coll --layout interleaved|contiguous\n"
-                "  --nfiles N --fsize B --dirs shared|rank --passes K --seed S --keep 0|1\n");
+                "  --nfiles N --fsize B --dirs shared|rank --passes K --seed S --keep 0|1\n"
+                "  --imports N --import-dir IDIR\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -145,9 +162,12 @@ static void parse_options(int argc, char **argv, struct options *o)
         else if (!strcmp(k, "--passes")) o->passes = atoi(v);
         else if (!strcmp(k, "--seed")) o->seed = strtoul(v, NULL, 10);
         else if (!strcmp(k, "--keep")) o->keep = atoi(v);
+        else if (!strcmp(k, "--imports")) o->imports = atoll(v);
+        else if (!strcmp(k, "--import-dir")) o->import_dir = v;
         else usage();
     }
     if (!o->dir || o->xfer <= 0 || o->segments < 1) usage();
+    if (o->imports < 0 || (o->imports > 0 && !o->import_dir)) usage();
     if (o->rxfer <= 0) o->rxfer = o->xfer;
 }
 
@@ -487,6 +507,83 @@ static void run_meta(const struct options *o)
     }
 }
 
+/* ---------------------------------------------------------------- start-up reads */
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Every rank reads the first o->imports files (by name) of o->import_dir:
+ * ".py" files whole (CPython importer style), the others in 4 KiB pieces. */
+static void run_imports(const struct options *o)
+{
+    DIR *d = opendir(o->import_dir);
+    if (!d) die("opendir", o->import_dir);
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            names = realloc(names, cap * sizeof *names);
+            if (!names) die("realloc", NULL);
+        }
+        names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    if ((long long)n < o->imports) {
+        fprintf(stderr, "iobench rank %d: %s holds %zu files, --imports asks for %lld\n",
+                rank, o->import_dir, n, o->imports);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    qsort(names, n, sizeof *names, cmp_names);
+
+    size_t bufsize = 64 * 1024;
+    char *buf = malloc(bufsize);
+    char path[4200];
+    struct stat sb;
+    for (long long i = 0; i < o->imports; i++) {
+        snprintf(path, sizeof path, "%s/%s", o->import_dir, names[i]);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) die("open", path);
+        if (fstat(fd, &sb)) die("fstat", path);
+        if (!S_ISREG(sb.st_mode)) { errno = EINVAL; die("not a regular file", path); }
+        if (ends_with(names[i], ".py")) {
+            /* whole file: read(size + 1) returns size, the next read returns 0 */
+            off_t pos = lseek(fd, 0, SEEK_CUR);
+            if (pos < 0) die("lseek", path);
+            size_t want = (size_t)(sb.st_size - pos) + 1;
+            if (want > bufsize) {
+                bufsize = want;
+                buf = realloc(buf, bufsize);
+                if (!buf) die("realloc", NULL);
+            }
+            ssize_t r = read(fd, buf, want);
+            if (r != (ssize_t)(want - 1)) die("read", path);
+            if (read(fd, buf, 1) != 0) die("read (end of file)", path);
+        } else {
+            /* stdio-buffer style: 4 KiB reads until one returns 0 */
+            ssize_t r;
+            long long got = 0;
+            while ((r = read(fd, buf, 4096)) > 0) got += r;
+            if (r < 0 || got != (long long)sb.st_size) die("read", path);
+        }
+        if (close(fd)) die("close", path);
+    }
+    free(buf);
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv)
@@ -497,6 +594,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     parse_options(argc, argv, &o);
     if (o.heavy >= nprocs) o.heavy = 0;
+    if (o.imports > 0) run_imports(&o);     /* start-up reads, before the main work */
 
     if (rank == 0) make_dir(o.dir);
     MPI_Barrier(MPI_COMM_WORLD);

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Configuration-labelled DFTracer campaign for the eight IOSage bottleneck labels.
 
-usage: python3 make_campaign.py OUT_DIR [--runs N] [--seed S] [--only SCENARIO]
-                                [--scratch DIR] [--peers DIR] [--list]
+usage: python3 make_campaign.py OUT_DIR [--runs N] [--seed S] [--only SCENARIO[,...]]
+                                [--imports-only] [--scratch DIR] [--peers DIR] [--list]
 
 Compiles iobench.c (next to this script) with mpicc into a scratch directory, draws the run
 configurations from a fixed seed (the same seed always gives the same plan), and runs each
@@ -14,14 +14,22 @@ The labels come from the configuration (the scenario) only, never from the trace
 
   --runs N         run only the first N runs of the plan (after --only), by run number
   --seed S         seed of the plan (default 20261201)
-  --only SCENARIO  run only this scenario (see --list)
+  --only SCENARIO  run only this scenario, or a comma-separated list of them (see --list)
+  --imports-only   run only the *_imports scenarios (the runs after the first 348)
   --scratch DIR    where iobench is built and the data files live
                    (default: OUT_DIR/../scratch)
   --peers DIR      DFTracer venv parent (default: ~/.cache/ioscout-peers)
   --list           print the plan (run, scenario, labels, command) and exit
 
 The campaign is resumable: a run whose folder exists and whose entry is already in labels.json
-(with the same command) is skipped. A folder without an entry (an interrupted run) is cleared and run again.
+(with the same configuration: scenario, ranks and parameters; the paths in the command may differ,
+so a finished campaign folder can be moved) is skipped. A folder without an entry (an interrupted
+run) is cleared and run again.
+
+The *_imports scenarios (IMPORT_SCENARIOS) come after the original plan, from their own seeded
+generator, so the first 348 runs are the same with or without them. Before each of their runs the
+script writes 50-400 small files (0.5-32 KiB) into a scratch folder, untraced; every rank reads
+them all before its main work (iobench --imports); the folder is removed after the run.
 Standard library only.
 """
 import argparse
@@ -267,12 +275,92 @@ SCENARIOS = {
     "shared_mpiio_collective": ([OK], 16, lambda r: g_shared(r, "coll")),
 }
 
+# Start-up reads: the same main work as a base scenario, plus 50-400 small files (0.5-32 KiB each,
+# log-uniform, drawn per file) that every rank reads before its main work, the way an interpreter
+# imports its modules. They are many requests but few bytes and little time, so the label is the
+# base scenario's: they must not turn a run into access_granularity.
+IMPORT_FILES = (50, 400)
+IMPORT_SIZES = (512, 32 * KIB)
+IMPORT_PIECE_SHARE = 0.2          # share of the files read in 4 KiB pieces (".cfg"), not whole
+# All ranks' start-up bytes stay at most this share of the main phase's bytes (runs with bulk data;
+# the import count is redrawn until it fits). In the traces an import file costs ~6 us per rank,
+# ~5x a page-cached bulk read per byte, so this keeps the start-up reads' share of the I/O time
+# small. Metadata-only runs have no bulk bytes; there an empty file costs ~1-8 ms (create, close,
+# unlink) against ~6 us per import file, so they need no cap.
+IMPORT_MAX_BYTE_SHARE = 0.02
 
-def make_plan(seed):
-    """All run configurations, numbered in a shuffled order (deterministic for a seed)."""
+
+def main_bytes(nprocs, p):
+    """Bytes moved by the traced main phase (all ranks); 0 for metadata-only runs."""
+    phases = ("w" in p["phases"]) + ("r" in p["phases"])
+    if p["mode"] == "fpp":
+        skew, c = p.get("skew", "none"), p["count"]
+        heavy = p.get("heavy", 0) if p.get("heavy", 0) < nprocs else 0
+        per_rank = [int(c * p["factor"]) if skew == "heavy" and r == heavy
+                    else 0 if skew == "only" and r != heavy
+                    else c * (r + 1) if skew == "linear" else c for r in range(nprocs)]
+        return sum(per_rank) * p["xfer"] * phases
+    if p["mode"] == "shared":
+        return nprocs * p["segments"] * p["xfer"] * phases
+    if p["mode"] in ("multi", "tiny"):
+        return nprocs * p["nfiles"] * p["fsize"] * phases
+    return 0
+
+
+def with_imports(base):
+    """Generator: base scenario's draw plus the start-up files (count and seed of their sizes),
+    redrawn until they fit under IMPORT_MAX_BYTE_SHARE (None if 50 draws do not fit)."""
+    def gen(rng):
+        drawn = base(rng)
+        if drawn is None:
+            return None
+        np_, p = drawn
+        bulk = main_bytes(np_, p)
+        for _ in range(50):
+            n = rng.randrange(IMPORT_FILES[0], IMPORT_FILES[1] + 1)
+            seed = rng.randrange(1, 100000)
+            imp = np_ * sum(size for _, size in import_files(n, seed))
+            if bulk == 0 or imp <= IMPORT_MAX_BYTE_SHARE * bulk:
+                p["imports"] = n
+                p["_import_seed"] = seed     # not an iobench option: moved out of params
+                return np_, p
+        return None
+    return gen
+
+
+def import_files(n, seed):
+    """[(name, size)] of one run's start-up files, from its import seed. ".py" files are read
+    whole by iobench, ".cfg" files in 4 KiB pieces; the names sort in index order."""
     rng = random.Random(seed)
-    plan, seen = [], set()
-    for name, (labels, runs, gen) in SCENARIOS.items():
+    lo, hi = IMPORT_SIZES
+    files = []
+    for i in range(n):
+        size = min(hi, max(lo, int(round(lo * (hi / lo) ** rng.random()))))
+        ext = ".cfg" if rng.random() < IMPORT_PIECE_SHARE else ".py"
+        files.append(("m%04d%s" % (i, ext), size))
+    return files
+
+
+# name: (labels, runs, generator); numbered after all of SCENARIOS
+IMPORT_SCENARIOS = {
+    "large_seq_fpp_imports": ([OK], 14, with_imports(g_large_seq)),
+    "shared_mpiio_collective_imports": ([OK], 6, with_imports(lambda r: g_shared(r, "coll"))),
+    "large_seq_fpp_readonly_imports": ([OK], 4,
+                                       with_imports(lambda r: g_large_seq(r, readonly=True))),
+    "rank0_heavy_imports": ([PE], 6, with_imports(lambda r: g_skew(r, "heavy"))),
+    "large_sync_per_write_imports": ([TU], 6, with_imports(g_large_sync)),
+    "large_random_fpp_imports": ([AP], 6, with_imports(g_large_random)),
+    "many_data_files_imports": ([FS], 6, with_imports(g_multi)),
+    "shared_posix_imports": ([IC], 6, with_imports(lambda r: g_shared(r, "posix"))),
+    "meta_empty_files_imports": ([MI], 4, with_imports(g_meta_empty)),
+}
+ALL_SCENARIOS = dict(SCENARIOS, **IMPORT_SCENARIOS)
+
+
+def draw_runs(rng, scenarios, seen):
+    """Draw every run of these scenarios from rng (unshuffled)."""
+    plan = []
+    for name, (labels, runs, gen) in scenarios.items():
         made = 0
         for _ in range(20000):
             if made == runs:
@@ -281,6 +369,7 @@ def make_plan(seed):
             if drawn is None:
                 continue
             nprocs, params = drawn
+            extra = {k[1:]: params.pop(k) for k in list(params) if k.startswith("_")}
             if params["phases"] == "r" and "fsync_end" in params:
                 params["fsync_end"] = 0      # no write phase is traced, so no final fsync
             key = json.dumps([name, nprocs, params], sort_keys=True)
@@ -288,14 +377,53 @@ def make_plan(seed):
                 continue
             seen.add(key)
             params["seed"] = rng.randrange(1, 100000)
-            plan.append(dict(scenario=name, labels=sorted(labels), nprocs=nprocs, params=params))
+            plan.append(dict(scenario=name, labels=sorted(labels), nprocs=nprocs, params=params,
+                             **extra))
             made += 1
         if made < runs:
             sys.exit("scenario %s: only %d of %d distinct configurations" % (name, made, runs))
+    return plan
+
+
+def make_plan(seed):
+    """All run configurations, numbered in a shuffled order (deterministic for a seed). The
+    original scenarios come first (run-0001..run-0348 for any seed); the import scenarios follow,
+    drawn and shuffled by their own generator, so adding them changed none of the first runs."""
+    rng = random.Random(seed)
+    seen = set()
+    plan = draw_runs(rng, SCENARIOS, seen)
     rng.shuffle(plan)
+    rng_imp = random.Random("imports/%d" % seed)
+    extra = draw_runs(rng_imp, IMPORT_SCENARIOS, seen)
+    rng_imp.shuffle(extra)
+    plan += extra
     for i, run in enumerate(plan, 1):
         run["run"] = "run-%04d" % i
     return plan
+
+
+def recorded_params(run):
+    """Parameters as labels.json records them (without the measured wall time)."""
+    p = dict(run["params"], mpi_io_component="ompio")
+    if run.get("import_seed"):
+        files = import_files(p["imports"], run["import_seed"])
+        sizes = [size for _, size in files]
+        bulk = main_bytes(run["nprocs"], run["params"])
+        p.update(import_seed=run["import_seed"], import_bytes_total=sum(sizes),
+                 import_bytes_min=min(sizes), import_bytes_max=max(sizes),
+                 import_files_in_pieces=sum(1 for name, _ in files if not name.endswith(".py")),
+                 import_byte_share=round(run["nprocs"] * sum(sizes)
+                                         / (run["nprocs"] * sum(sizes) + bulk), 4))
+    return p
+
+
+def already_done(entry, run, cmd):
+    """True when a labels.json entry records this run's configuration."""
+    if entry.get("command") == shlex.join(cmd):
+        return True
+    p = {k: v for k, v in entry.get("params", {}).items() if k != "wall_seconds"}
+    return (entry.get("scenario") == run["scenario"] and entry.get("nprocs") == run["nprocs"]
+            and entry.get("labels") == run["labels"] and p == recorded_params(run))
 
 
 # ------------------------------------------------------------------ running
@@ -319,17 +447,37 @@ def commands(run, binary, preload, out_dir, scratch):
     for k, v in DFT_ENV.items():
         env += ["-x", "%s=%s" % (k, v)]
     env += ["-x", "DFTRACER_LOG_FILE=" + trace]
-    traced = ["mpirun"] + MPI_ARGS + env + np_ + iobench_args(binary, data_dir, run["params"])
+    args = iobench_args(binary, data_dir, run["params"])
+    if run["params"].get("imports"):
+        args += ["--import-dir", import_dir(run, scratch)]
+    traced = ["mpirun"] + MPI_ARGS + env + np_ + args
     prewrite = None
     if run["params"]["phases"] == "r":
         # read-only run: the same configuration writes the files first, without the tracer
         pre = dict(run["params"], phases="w", keep=1, worder="seq", sync="none", fsync_end=0)
+        pre.pop("imports", None)         # the start-up reads belong to the traced run only
         if pre["mode"] == "fpp":
             pre.pop("rxfer", None)
         if pre["mode"] == "meta":
             pre.pop("passes", None)
         prewrite = ["mpirun"] + MPI_ARGS + np_ + iobench_args(binary, data_dir, pre)
     return prewrite, traced, data_dir
+
+
+def import_dir(run, scratch):
+    return os.path.join(scratch, "imports", run["run"])
+
+
+def write_imports(run, scratch):
+    """Create the run's start-up files (plain Python writes, not traced)."""
+    d = import_dir(run, scratch)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    for i, (name, size) in enumerate(import_files(run["params"]["imports"], run["import_seed"])):
+        line = b"# %s: start-up file %d of %s\n" % (name.encode(), i, run["run"].encode())
+        body = (line + b"x = %d\n" % i) * (size // len(line) + 1)
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(body[:size])
 
 
 def run_once(cmd, log):
@@ -361,12 +509,13 @@ def save_labels(path, labels):
 
 def main():
     ap = argparse.ArgumentParser(
-        usage="%(prog)s OUT_DIR [--runs N] [--seed S] [--only SCENARIO] [--scratch DIR] "
-              "[--peers DIR] [--list]")
+        usage="%(prog)s OUT_DIR [--runs N] [--seed S] [--only SCENARIO[,...]] [--imports-only] "
+              "[--scratch DIR] [--peers DIR] [--list]")
     ap.add_argument("out_dir")
     ap.add_argument("--runs", type=int)
     ap.add_argument("--seed", type=int, default=20261201)
     ap.add_argument("--only")
+    ap.add_argument("--imports-only", action="store_true")
     ap.add_argument("--scratch")
     ap.add_argument("--peers", default=os.path.expanduser("~/.cache/ioscout-peers"))
     ap.add_argument("--list", action="store_true")
@@ -376,9 +525,13 @@ def main():
     scratch = os.path.abspath(a.scratch or os.path.join(out_dir, "..", "scratch"))
     plan = make_plan(a.seed)
     if a.only:
-        if a.only not in SCENARIOS:
-            sys.exit("unknown scenario %s; one of: %s" % (a.only, ", ".join(SCENARIOS)))
-        plan = [r for r in plan if r["scenario"] == a.only]
+        only = a.only.split(",")
+        for name in only:
+            if name not in ALL_SCENARIOS:
+                sys.exit("unknown scenario %s; one of: %s" % (name, ", ".join(ALL_SCENARIOS)))
+        plan = [r for r in plan if r["scenario"] in only]
+    if a.imports_only:
+        plan = [r for r in plan if r["scenario"] in IMPORT_SCENARIOS]
     if a.runs is not None:
         plan = plan[: a.runs]
     binary = os.path.join(scratch, "bin", "iobench")
@@ -404,8 +557,7 @@ def main():
         name = run["run"]
         run_dir = os.path.join(out_dir, name)
         prewrite, cmd, data_dir = commands(run, binary, preload, out_dir, scratch)
-        if (name in labels and os.path.isdir(run_dir)
-                and labels[name].get("command") == shlex.join(cmd)):
+        if name in labels and os.path.isdir(run_dir) and already_done(labels[name], run, cmd):
             continue                                      # done already (same configuration)
         labels.pop(name, None)
         shutil.rmtree(run_dir, ignore_errors=True)
@@ -416,6 +568,8 @@ def main():
             for f in glob.glob(os.path.join(run_dir, "*")):
                 os.remove(f)
             os.makedirs(os.path.dirname(data_dir), exist_ok=True)
+            if run.get("import_seed"):
+                write_imports(run, scratch)
             if prewrite:
                 rc, _, out = run_once(prewrite, log)
                 if rc != 0:
@@ -427,6 +581,8 @@ def main():
                 break
             print("  %s attempt %d failed (rc %d): %s" % (name, attempt + 1, rc, out.strip()[-300:]))
         shutil.rmtree(data_dir, ignore_errors=True)       # never keep the data files
+        if run.get("import_seed"):
+            shutil.rmtree(import_dir(run, scratch), ignore_errors=True)
         for f in glob.glob(os.path.join(run_dir, "*.pfw.gz")):
             if os.path.getsize(f) == 0:
                 os.remove(f)
@@ -437,11 +593,16 @@ def main():
             print("[%d/%d] %s %-26s FAILED" % (i, len(plan), name, run["scenario"]))
             continue
         entry = dict(labels=run["labels"], scenario=run["scenario"], nprocs=run["nprocs"],
-                     params=dict(run["params"], mpi_io_component="ompio",
-                                 wall_seconds=round(wall, 2)),
+                     params=dict(recorded_params(run), wall_seconds=round(wall, 2)),
                      command=shlex.join(cmd), trace_files=len(traces), trace_bytes=size)
         if prewrite:
             entry["uninstrumented_prewrite_command"] = shlex.join(prewrite)
+        if run.get("import_seed"):
+            entry["uninstrumented_import_setup"] = (
+                "%d files (%d bytes) written by make_campaign.py into %s before the run "
+                "(import_files(%d, %d)), removed after it"
+                % (run["params"]["imports"], entry["params"]["import_bytes_total"],
+                   import_dir(run, scratch), run["params"]["imports"], run["import_seed"]))
         labels[name] = entry
         save_labels(labels_path, labels)
         done += 1

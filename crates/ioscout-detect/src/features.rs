@@ -56,15 +56,18 @@ features! {
     "size_share_4m_10m" => "POSIX reads and writes of 4 to 10 MiB, over POSIX reads and writes.",
     "size_share_10m_plus" => "POSIX reads and writes of 10 MiB or more, over POSIX reads and writes.",
     "small_request_share" => "POSIX reads and writes under 100 KiB, over POSIX reads and writes.",
+    "small_request_byte_share" => "An estimate of the bytes those requests move (each of the four bins' count times its middle: 50, 550, 5,500 and 55,000 bytes) over POSIX bytes, at most 1: small requests that move almost none of the data (a program reading its modules or configuration beside bulk I/O) are not the run's granularity.",
     "dominant_access_share" => "Requests of the access size with the most requests in POSIX_ACCESS1..4 (summed by size over records) over POSIX reads and writes.",
     "dominant_access_aligned" => "1 when that size is a multiple of 4 KiB, 0 when it is not or there are no requests.",
     "sequential_share" => "POSIX_SEQ_READS + POSIX_SEQ_WRITES over reads and writes, each record's first request left out (it has no order to keep); 1 when no request has one before it.",
     "consecutive_share" => "POSIX_CONSEC_READS + POSIX_CONSEC_WRITES over the same; 1 when no request has one before it.",
+    "byte_weighted_sequential_share" => "Each POSIX record's sequential share (as above, 1 when it has one request or none) weighted by the bytes it moved: the order of the bulk data, not of a program's reads of its modules or configuration.",
     "seeks_per_operation" => "POSIX_SEEKS over POSIX reads and writes, at most 4.",
     "rw_switches_per_operation" => "POSIX_RW_SWITCHES over POSIX reads and writes.",
     "file_not_aligned_share" => "POSIX_FILE_NOT_ALIGNED over POSIX reads and writes.",
     "memory_not_aligned_share" => "POSIX_MEM_NOT_ALIGNED over POSIX reads and writes.",
     "log2_files_per_process" => "log2(1 + distinct POSIX files with bytes read or written per process); files without data count in data_file_share, so a stray directory open does not make a run look like a many-files run.",
+    "log2_effective_files_per_process" => "log2(1 + the effective number of data files per process): (sum of the files' bytes) squared over the sum of their squares, so a hundred small files read beside one large one count as about one.",
     "data_file_share" => "POSIX files with bytes read or written over POSIX files.",
     "log2_bytes_per_data_file" => "log2(1 + POSIX bytes per file with data).",
     "opens_per_file" => "POSIX_OPENS of the records with data over those records (one per file and rank, or one for a shared file), at most 64.",
@@ -214,6 +217,12 @@ impl Features {
         }
         values.push(ratio(bins[7..].iter().sum(), binned));
         values.push(ratio(bins[..4].iter().sum(), binned));
+        let small_bytes: f64 = bins[..4]
+            .iter()
+            .zip([50.0, 550.0, 5_500.0, 55_000.0])
+            .map(|(count, middle)| count * middle)
+            .sum();
+        values.push(ratio(small_bytes, posix_bytes).min(1.0));
         let (dominant_size, dominant_count) = dominant_access(&posix);
         values.push(ratio(dominant_count, posix_operations).min(1.0));
         values.push(if dominant_count > 0.0 && dominant_size > 0.0 && dominant_size % 4096.0 == 0.0 {
@@ -236,6 +245,17 @@ impl Features {
             |names: &[&str]| if ordered > 0.0 { ratio(posix.sums(names), ordered).min(1.0) } else { 1.0 };
         values.push(in_order(&["POSIX_SEQ_READS", "POSIX_SEQ_WRITES"]));
         values.push(in_order(&["POSIX_CONSEC_READS", "POSIX_CONSEC_WRITES"]));
+        let (mut weighted, mut weight) = (0.0, 0.0);
+        for record in counters.posix {
+            let moved = posix.value(record, "POSIX_BYTES_READ") + posix.value(record, "POSIX_BYTES_WRITTEN");
+            let after_first =
+                (posix.value(record, "POSIX_READS") + posix.value(record, "POSIX_WRITES") - 1.0).max(0.0);
+            let sequential = posix.value(record, "POSIX_SEQ_READS") + posix.value(record, "POSIX_SEQ_WRITES");
+            let share = if after_first > 0.0 { (sequential / after_first).min(1.0) } else { 1.0 };
+            weighted += moved * share;
+            weight += moved;
+        }
+        values.push(if weight > 0.0 { weighted / weight } else { 1.0 });
         values.push(ratio(posix.sum("POSIX_SEEKS"), posix_operations).min(4.0));
         values.push(ratio(posix.sum("POSIX_RW_SWITCHES"), posix_operations).min(1.0));
         values.push(ratio(posix.sum("POSIX_FILE_NOT_ALIGNED"), posix_operations).min(1.0));
@@ -257,6 +277,10 @@ impl Features {
         let data_records: Vec<&CounterRecord> =
             counters.posix.iter().filter(|record| moved(record)).collect();
         values.push((1.0 + data_files / nprocs).log2());
+        let squares: f64 = bytes_by_file.values().map(|bytes| bytes * bytes).sum();
+        let moved_in_files: f64 = bytes_by_file.values().sum();
+        let effective_files = if squares > 0.0 { moved_in_files * moved_in_files / squares } else { 0.0 };
+        values.push((1.0 + effective_files / nprocs).log2());
         values.push(ratio(data_files, files.len() as f64));
         values.push((1.0 + ratio(posix_bytes, data_files)).log2());
         let data_opens: f64 = data_records.iter().map(|record| posix.value(record, "POSIX_OPENS")).sum();
@@ -411,7 +435,7 @@ mod tests {
         let nonzero: Vec<(&str, f64)> = values.named().filter(|(_, value)| *value != 0.0).collect();
         assert_eq!(
             nonzero,
-            [("sequential_share", 1.0), ("consecutive_share", 1.0)],
+            [("sequential_share", 1.0), ("consecutive_share", 1.0), ("byte_weighted_sequential_share", 1.0)],
             "an empty run: {values:?}"
         );
     }
@@ -437,6 +461,8 @@ mod tests {
         let values = features(1, &posix);
         assert_eq!(values.get("size_share_100_1k"), Some(1.0));
         assert_eq!(values.get("small_request_share"), Some(1.0));
+        // 100 requests in the 100-1K bin, 550 bytes each by the estimate, against 25,600 moved.
+        assert_eq!(values.get("small_request_byte_share"), Some(1.0));
         assert_eq!(values.get("sequential_share"), Some(1.0));
         assert_eq!(values.get("syncs_per_write"), Some(1.0));
         assert_eq!(values.get("dominant_access_share"), Some(1.0));

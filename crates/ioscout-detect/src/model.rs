@@ -111,8 +111,8 @@ pub enum ModelError {
     },
 }
 
-/// What is read first: the format and version (any other field skipped), so a newer file is
-/// named as such even when its shape has changed.
+/// The format and version alone (any other field skipped): what a file that does not parse is
+/// read for, so a newer file is named as such even when its shape has changed.
 #[derive(serde::Deserialize)]
 struct Header {
     #[serde(default)]
@@ -125,10 +125,8 @@ struct Header {
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File<'a> {
-    #[serde(rename = "format")]
-    _format: &'a str,
-    #[serde(rename = "version")]
-    _version: u32,
+    format: &'a str,
+    version: u32,
     features: Vec<String>,
     #[serde(borrow)]
     patterns: Vec<FileEnsemble<'a>>,
@@ -285,16 +283,28 @@ impl Model {
                 message.strip_suffix(&suffix).map_or(message.clone(), str::to_string)
             },
         };
-        let header: Header = serde_json::from_str(text).map_err(json)?;
-        if header.format != FORMAT {
-            return Err(ModelError::Format { path: path.to_path_buf(), found: header.format });
-        }
-        if let Some(found) = header.version
-            && found > u64::from(VERSION)
-        {
-            return Err(ModelError::NewerVersion { path: path.to_path_buf(), found: found as u32 });
-        }
-        let file: File<'_> = serde_json::from_str(text).map_err(json)?;
+        let check = |format: &str, version: Option<u64>| {
+            if format != FORMAT {
+                return Err(ModelError::Format { path: path.to_path_buf(), found: format.to_string() });
+            }
+            match version {
+                Some(found) if found > u64::from(VERSION) => {
+                    Err(ModelError::NewerVersion { path: path.to_path_buf(), found: found as u32 })
+                }
+                _ => Ok(()),
+            }
+        };
+        // One parse in the common case; a file that does not parse is read again for its format
+        // and version, so a newer file is named as such even when its shape has changed.
+        let file: File<'_> = match serde_json::from_str(text) {
+            Ok(file) => file,
+            Err(error) => {
+                let header: Header = serde_json::from_str(text).map_err(json)?;
+                check(&header.format, header.version)?;
+                return Err(json(error));
+            }
+        };
+        check(file.format, Some(u64::from(file.version)))?;
         let mut columns = Vec::with_capacity(file.features.len());
         for name in &file.features {
             match FEATURES.iter().position(|feature| feature.name == name) {
