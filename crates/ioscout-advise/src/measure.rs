@@ -109,11 +109,12 @@ impl Measurements {
     ) -> Measurements {
         let context = Context::new(analysis, parameters);
         let (findings, shapes, facts) = match records {
-            Some(derived) => (
-                ioscout_diagnose::diagnose_trace(&context, derived, DrishtiThresholds::default()),
-                derived.shapes.clone(),
-                Some(ioscout_diagnose::trace_facts(&context, derived)),
-            ),
+            Some(derived) => {
+                let facts = ioscout_diagnose::trace_facts(&context, derived);
+                let findings =
+                    ioscout_diagnose::diagnose_trace(&context, derived, &facts, DrishtiThresholds::default());
+                (findings, derived.shapes.clone(), Some(facts))
+            }
             None => (ioscout_diagnose::diagnose(&context), Vec::new(), None),
         };
         let slot = |name: &str| context.slot(name).cloned().unwrap_or_default();

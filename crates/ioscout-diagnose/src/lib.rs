@@ -453,17 +453,18 @@ pub fn diagnose(context: &Context<'_>) -> Vec<Finding> {
 /// records derived from the same trace (`derived`, from `ioscout-evidence`), exactly as they run
 /// on a log. One evidence model: no pattern has a rule for traces and another for logs.
 ///
-/// What a trace knows better than a log is used: the run time is the job time of the analysis,
-/// and the I/O on the critical path (which weighs every Darshan finding) is the POSIX time of
-/// the busiest process that compute does not hide (the unoverlapped time, when measured).
+/// What a trace knows better than a log is used: `facts` ([`trace_facts`], which the caller
+/// keeps for the detector) take the run time from the job time of the analysis, and the I/O on
+/// the critical path (which weighs every Darshan finding) from the POSIX time of the busiest
+/// process that compute does not hide (the unoverlapped time, when measured).
 pub fn diagnose_trace(
     context: &Context<'_>,
     derived: &ioscout_evidence::Derived,
+    facts: &darshan::DarshanFacts,
     thresholds: darshan::DrishtiThresholds,
 ) -> Vec<Finding> {
-    let facts = trace_facts(context, derived);
     let mut findings = diagnose(context);
-    findings.extend(darshan::diagnose(&darshan::DarshanContext::new(&facts, thresholds)));
+    findings.extend(darshan::diagnose(&darshan::DarshanContext::new(facts, thresholds)));
     for finding in &mut findings {
         if dimension(finding.code) == Some("metadata_ops") {
             name_metadata_calls(finding, &derived.operations);

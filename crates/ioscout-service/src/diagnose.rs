@@ -127,7 +127,7 @@ pub fn diagnose(input: &Input, request: &DiagnoseRequest) -> Result<Outcome> {
     let facts = ioscout_diagnose::trace_facts(&context, &derived);
     let io_share = DarshanContext::new(&facts, thresholds.clone()).io_share();
     let detection = model.as_ref().map(|model| Detection::of(model, &facts));
-    let all = diagnose_trace(&context, &derived, thresholds);
+    let all = diagnose_trace(&context, &derived, &facts, thresholds);
     let all = ioscout_diagnose::detector::join(all, detection.as_ref(), request.detector, io_share);
     let metric = choose_metric(&all);
     let findings = select(all, minimum, families.as_deref());
