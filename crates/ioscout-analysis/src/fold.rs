@@ -16,8 +16,8 @@
 //! covered is added to the cell's `uncovered` sums.
 
 use ioscout_model::{Event, Phase};
-use ioscout_read::Fold;
 use ioscout_read::fields::EventFields;
+use ioscout_read::{Decode, Fold, Phases};
 use rustc_hash::FxHashMap;
 
 use crate::prepass::{Prepared, file_token, host_token};
@@ -587,12 +587,8 @@ impl Fold for AnalysisFold<'_> {
         }
     }
 
-    fn wants(&self, phase: Phase) -> bool {
-        matches!(phase, Phase::Complete | Phase::Aggregated)
-    }
-
-    fn wants_fields(&self) -> bool {
-        true
+    fn decode(&self) -> Decode {
+        Decode::Fields(Phases::of(&[Phase::Complete, Phase::Aggregated]))
     }
 
     fn fields(&mut self, fields: &EventFields<'_>) {

@@ -9,7 +9,7 @@
 //! each process's parent (`ppid` on DFTracer 2.x `start` events), and the compute and epoch
 //! intervals of every candidate preset.
 //!
-//! The pass skims ([`Fold::skims`]): most lines are only searched for `ts`, `dur`, `cat` and
+//! The pass skims ([`Decode::Skim`](ioscout_read::Decode::Skim)): most lines are only searched for `ts`, `dur`, `cat` and
 //! `name` ahead of their `args`, and only metadata lines, `start` events, compute and epoch
 //! events, lines that would move the time origin, and lines the skim cannot read are decoded in
 //! full (so a garbled line never sets the time origin: the second pass would reject it).
@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 use ioscout_model::{HashTables, Phase, RawValue};
 use ioscout_read::event::{Line, decode_line};
 use ioscout_read::fields::{EventFields, KeyArgs};
-use ioscout_read::{Fold, TraceMetadata};
+use ioscout_read::{Decode, Fold, TraceMetadata};
 use memchr::memmem;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -264,8 +264,8 @@ fn max_option(a: Option<i64>, b: Option<i64>) -> Option<i64> {
 impl Fold for PrepassFold<'_> {
     fn event(&mut self, _event: &ioscout_model::Event<'_>) {}
 
-    fn skims(&self) -> bool {
-        true
+    fn decode(&self) -> Decode {
+        Decode::Skim
     }
 
     fn skim(&mut self, line: &[u8]) {

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use ioscout_model::{Event, Phase};
 use ioscout_read::fields::EventFields;
-use ioscout_read::{Fold, LinePosition, TraceMetadata};
+use ioscout_read::{Decode, Fold, LinePosition, Phases, TraceMetadata};
 use rustc_hash::FxHashMap;
 
 use crate::metadata::OperationTable;
@@ -188,16 +188,12 @@ impl Fold for EvidenceFold {
         }
     }
 
-    fn wants(&self, phase: Phase) -> bool {
-        matches!(phase, Phase::Complete | Phase::Metadata)
+    fn decode(&self) -> Decode {
+        Decode::Fields(Phases::of(&[Phase::Complete, Phase::Metadata]))
     }
 
     fn line_position(&mut self, position: LinePosition) {
         self.line = position;
-    }
-
-    fn wants_fields(&self) -> bool {
-        true
     }
 
     fn fields(&mut self, fields: &EventFields<'_>) {

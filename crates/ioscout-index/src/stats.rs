@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use ioscout_model::{Event, Phase, PhaseCounts, RawValue};
 use ioscout_read::fields::{EventFields, KeyArgs};
-use ioscout_read::{Fold, TraceMetadata};
+use ioscout_read::{Decode, Fold, Phases, TraceMetadata};
 use serde::{Deserialize, Serialize};
 
 use crate::bloom::Bloom;
@@ -333,8 +333,8 @@ impl Fold for StatsFold {
         }
     }
 
-    fn wants_fields(&self) -> bool {
-        true
+    fn decode(&self) -> Decode {
+        Decode::Fields(Phases::ALL)
     }
 
     fn fields(&mut self, fields: &EventFields<'_>) {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use ioscout_index::TraceIndex;
 use ioscout_index::build::{BuildOptions, build, file_key};
-use ioscout_read::{Chunk, Fold, NoFold, ScanOptions, Scanner, TraceFile, discover};
+use ioscout_read::{Chunk, Decode, Fold, NoFold, ScanOptions, Scanner, TraceFile, discover};
 
 /// Line number (1-based) of the one invalid line of the generated trace.
 const BAD_LINE: usize = 15_001;
@@ -65,8 +65,8 @@ struct Lines(Vec<Vec<u8>>);
 impl Fold for Lines {
     fn event(&mut self, _event: &ioscout_model::Event<'_>) {}
 
-    fn skims(&self) -> bool {
-        true
+    fn decode(&self) -> Decode {
+        Decode::Skim
     }
 
     fn skim(&mut self, line: &[u8]) {

@@ -70,7 +70,7 @@ impl Phase {
     }
 
     /// Index of this phase in [`Phase::ALL`].
-    pub fn index(self) -> usize {
+    pub const fn index(self) -> usize {
         self as usize
     }
 

@@ -41,7 +41,7 @@ pub use gzip::Resume;
 pub use input::{Compression, InputProblem, TraceFile, discover};
 pub use metadata::{MetadataFold, ProcessInfo, TraceMetadata, resolve_file, resolve_host};
 pub use scan::{
-    Both, FileSummary, Fold, LinePosition, NoFold, Problem, ProblemKind, ScanOptions, ScanReport, Scanner,
-    UnitSpan,
+    Both, Decode, FileSummary, Fold, LinePosition, NoFold, Phases, Problem, ProblemKind, ScanOptions,
+    ScanReport, Scanner, UnitSpan,
 };
 pub use scan::{Chunk, Progress};

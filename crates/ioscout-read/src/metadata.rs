@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use ioscout_model::{Event, HashTables, MetadataKind, Phase, RawValue};
 
 use crate::event::{Args, metadata_entry};
-use crate::scan::Fold;
+use crate::scan::{Decode, Fold, Phases};
 
 /// What process metadata says about one process.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -99,8 +99,8 @@ impl Fold for MetadataFold {
         self.metadata.observe(event);
     }
 
-    fn wants(&self, phase: Phase) -> bool {
-        phase == Phase::Metadata
+    fn decode(&self) -> Decode {
+        Decode::Events(Phases::of(&[Phase::Metadata]))
     }
 }
 

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use ioscout_model::{Event, PhaseCounts};
 use ioscout_read::event::{Line, decode_line};
-use ioscout_read::{Fold, ProblemKind, ScanOptions, Scanner, discover};
+use ioscout_read::{Decode, Fold, Phases, ProblemKind, ScanOptions, Scanner, discover};
 use proptest::prelude::*;
 
 /// Collects the `ts` of every event, in order.
@@ -32,8 +32,8 @@ impl Fold for MetadataOnly {
         self.0 += 1;
     }
 
-    fn wants(&self, phase: ioscout_model::Phase) -> bool {
-        phase == ioscout_model::Phase::Metadata
+    fn decode(&self) -> Decode {
+        Decode::Events(Phases::of(&[ioscout_model::Phase::Metadata]))
     }
 }
 

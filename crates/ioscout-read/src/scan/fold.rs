@@ -9,48 +9,109 @@ use ioscout_model::Event;
 
 use crate::fields::EventFields;
 
+/// How much of each line a fold needs decoded: the one switch the line processor reads.
+///
+/// From cheapest to dearest: [`Decode::Skim`] hands raw lines over and decodes nothing,
+/// [`Decode::Count`] validates and counts lines by phase ([`crate::event::decode_phase`]),
+/// [`Decode::Fields`] decodes the fields of common lines ([`crate::fields::decode_fields`]) and the
+/// other lines of the chosen phases fully, [`Decode::Events`] decodes every line of the chosen
+/// phases fully ([`crate::event::decode_line`]). Lines of phases not chosen are validated and
+/// counted only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decode {
+    /// Every line's bytes go to [`Fold::skim`]; the scanner neither decodes nor validates nor
+    /// counts them (the unit's phase counts stay zero), so a skim is only for a pre-pass whose
+    /// report is not shown.
+    Skim,
+    /// Lines are validated and counted by phase; the fold sees no events, and the generation
+    /// evidence of [`crate::FileSummary`] comes from top-level fields only.
+    Count,
+    /// Lines of these phases are decoded fully and given to [`Fold::event`].
+    Events(Phases),
+    /// Common lines are decoded to [`EventFields`] and, when of these phases, given to
+    /// [`Fold::fields`]; the other lines of these phases are decoded fully and given to
+    /// [`Fold::event`].
+    Fields(Phases),
+}
+
+impl Decode {
+    /// The phases whose events the fold is given (none for [`Decode::Skim`] and
+    /// [`Decode::Count`]).
+    pub fn phases(self) -> Phases {
+        match self {
+            Decode::Skim | Decode::Count => Phases::NONE,
+            Decode::Events(phases) | Decode::Fields(phases) => phases,
+        }
+    }
+
+    /// What a scan shared by two folds decodes: the phases either wants, through the fields path
+    /// only when each fold that wants events can work from fields. A skimming fold cannot share a
+    /// pass with a decoding one (raw lines are not decoded); two skims, or a skim and a count,
+    /// skim.
+    #[must_use]
+    pub fn union(self, other: Decode) -> Decode {
+        match (self, other) {
+            (Decode::Count, either) | (either, Decode::Count) => either,
+            (Decode::Skim, _) | (_, Decode::Skim) => Decode::Skim,
+            (Decode::Fields(first), Decode::Fields(second)) => Decode::Fields(first.union(second)),
+            (first, second) => Decode::Events(first.phases().union(second.phases())),
+        }
+    }
+}
+
+/// A set of [`Phase`]s, one bit per [`Phase::index`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Phases(u8);
+
+impl Phases {
+    /// No phase.
+    pub const NONE: Phases = Phases(0);
+    /// Every phase.
+    pub const ALL: Phases = Phases((1 << Phase::ALL.len()) - 1);
+
+    /// The set of the given phases.
+    pub const fn of(phases: &[Phase]) -> Phases {
+        let mut bits = 0;
+        let mut position = 0;
+        while position < phases.len() {
+            bits |= 1 << phases[position].index();
+            position += 1;
+        }
+        Phases(bits)
+    }
+
+    /// Whether `phase` is in the set.
+    pub const fn contains(self, phase: Phase) -> bool {
+        self.0 & (1 << phase.index()) != 0
+    }
+
+    /// The phases in either set.
+    #[must_use]
+    pub const fn union(self, other: Phases) -> Phases {
+        Phases(self.0 | other.0)
+    }
+}
+
 /// Receives the events of one unit. One fold is made per unit, filled by one worker, then handed
 /// to the caller in file order.
 pub trait Fold: Send {
-    /// Called for every valid event, in the order of the unit's lines.
+    /// Called for every valid event of a phase the fold decodes ([`Fold::decode`]), in the order
+    /// of the unit's lines.
     fn event(&mut self, event: &Event<'_>);
 
-    /// Whether this fold looks at events at all. When it does not, lines are only validated
-    /// and counted by phase ([`crate::event::decode_phase`]), which is much cheaper, and the
-    /// generation evidence of [`FileSummary`] comes from top-level fields only.
-    fn needs_events(&self) -> bool {
-        true
+    /// How much of each line this fold needs decoded; every event by default.
+    fn decode(&self) -> Decode {
+        Decode::Events(Phases::ALL)
     }
 
-    /// Whether this fold looks at events of `phase`. Lines of other phases are only validated
-    /// and counted (as with [`Fold::needs_events`] false), which is much cheaper: a fold that
-    /// reads metadata only skips building the millions of complete events.
-    fn wants(&self, phase: Phase) -> bool {
-        let _ = phase;
-        true
-    }
-
-    /// Whether this fold can work from [`EventFields`] alone. When it can, common lines are
-    /// decoded by [`crate::fields::decode_fields`] and given to [`Fold::fields`]; the others still
-    /// go to [`Fold::event`].
-    fn wants_fields(&self) -> bool {
-        false
-    }
-
-    /// Called instead of [`Fold::event`] for lines decoded by the fields path.
+    /// Called instead of [`Fold::event`] for lines decoded by the fields path
+    /// ([`Decode::Fields`]).
     fn fields(&mut self, fields: &EventFields<'_>) {
         let _ = fields;
     }
 
-    /// Whether this fold skims raw lines instead of decoded events. A skimming fold gets every
-    /// line's bytes in [`Fold::skim`] and decodes what it needs itself; the scanner neither
-    /// decodes nor validates nor counts those lines (the unit's phase counts stay zero), so a
-    /// skim is only for a pre-pass whose report is not shown.
-    fn skims(&self) -> bool {
-        false
-    }
-
-    /// Called with the bytes of each line (without its newline) when [`Fold::skims`].
+    /// Called with the bytes of each line (without its newline) when the fold skims
+    /// ([`Decode::Skim`]).
     fn skim(&mut self, line: &[u8]) {
         let _ = line;
     }
@@ -95,8 +156,8 @@ pub struct NoFold;
 impl Fold for NoFold {
     fn event(&mut self, _event: &Event<'_>) {}
 
-    fn needs_events(&self) -> bool {
-        false
+    fn decode(&self) -> Decode {
+        Decode::Count
     }
 }
 
@@ -114,35 +175,33 @@ pub struct Both<A, B> {
 impl<A: Fold, B: Fold> Fold for Both<A, B> {
     fn event(&mut self, event: &Event<'_>) {
         let phase = event.phase.unwrap_or(Phase::Other);
-        if self.first.needs_events() && self.first.wants(phase) {
+        if self.first.decode().phases().contains(phase) {
             self.first.event(event);
         }
-        if self.second.needs_events() && self.second.wants(phase) {
+        if self.second.decode().phases().contains(phase) {
             self.second.event(event);
         }
     }
 
-    fn needs_events(&self) -> bool {
-        self.first.needs_events() || self.second.needs_events()
-    }
-
-    fn wants(&self, phase: Phase) -> bool {
-        (self.first.needs_events() && self.first.wants(phase))
-            || (self.second.needs_events() && self.second.wants(phase))
-    }
-
-    fn wants_fields(&self) -> bool {
-        let ready = |needs: bool, fields: bool| !needs || fields;
-        ready(self.first.needs_events(), self.first.wants_fields())
-            && ready(self.second.needs_events(), self.second.wants_fields())
+    fn decode(&self) -> Decode {
+        self.first.decode().union(self.second.decode())
     }
 
     fn fields(&mut self, fields: &EventFields<'_>) {
-        if self.first.needs_events() && self.first.wants(fields.phase) {
+        if self.first.decode().phases().contains(fields.phase) {
             self.first.fields(fields);
         }
-        if self.second.needs_events() && self.second.wants(fields.phase) {
+        if self.second.decode().phases().contains(fields.phase) {
             self.second.fields(fields);
+        }
+    }
+
+    fn skim(&mut self, line: &[u8]) {
+        if self.first.decode() == Decode::Skim {
+            self.first.skim(line);
+        }
+        if self.second.decode() == Decode::Skim {
+            self.second.skim(line);
         }
     }
 
@@ -154,7 +213,33 @@ impl<A: Fold, B: Fold> Fold for Both<A, B> {
 
 #[cfg(test)]
 mod tests {
-    use super::LinePosition;
+    use ioscout_model::Phase;
+
+    use super::{Decode, LinePosition, Phases};
+
+    const COMPLETE: Phases = Phases::of(&[Phase::Complete]);
+    const METADATA: Phases = Phases::of(&[Phase::Metadata]);
+
+    #[test]
+    fn a_shared_scan_decodes_what_either_fold_wants_and_uses_fields_only_when_both_can() {
+        let both = Phases::of(&[Phase::Complete, Phase::Metadata]);
+        assert_eq!(Decode::Count.union(Decode::Fields(COMPLETE)), Decode::Fields(COMPLETE));
+        assert_eq!(Decode::Events(METADATA).union(Decode::Count), Decode::Events(METADATA));
+        assert_eq!(Decode::Fields(COMPLETE).union(Decode::Fields(METADATA)), Decode::Fields(both));
+        assert_eq!(Decode::Fields(COMPLETE).union(Decode::Events(METADATA)), Decode::Events(both));
+        assert_eq!(Decode::Skim.union(Decode::Count), Decode::Skim);
+        assert_eq!(Decode::Count.union(Decode::Count), Decode::Count);
+        assert!(Decode::Count.phases() == Phases::NONE && Decode::Skim.phases() == Phases::NONE);
+    }
+
+    #[test]
+    fn a_phase_set_holds_exactly_its_phases() {
+        for phase in Phase::ALL {
+            assert!(Phases::ALL.contains(phase));
+            assert!(!Phases::NONE.contains(phase));
+            assert_eq!(COMPLETE.contains(phase), phase == Phase::Complete);
+        }
+    }
 
     #[test]
     fn a_line_in_a_unit_counts_from_the_units_base_and_a_stitched_line_is_absolute() {

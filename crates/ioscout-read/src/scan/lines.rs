@@ -2,14 +2,14 @@
 //! limit and the carried partial line), and the processor that decodes each line as deeply as
 //! the fold asks, counts it by phase, samples the format generation and keeps located problems.
 
-use ioscout_model::{GenerationEvidence, Phase, PhaseCounts};
+use ioscout_model::{GenerationEvidence, PhaseCounts};
 
 use crate::event::{Args, Line, LineError, LinePhase, decode_line, decode_phase, hash_evidence};
 use crate::fields::{EventFields, decode_fields_into};
 use crate::gzip::InflateProblem;
 
 use super::merge::UnitResult;
-use super::{FileSummary, Fold, Problem, ProblemKind};
+use super::{Decode, FileSummary, Fold, Phases, Problem, ProblemKind};
 
 #[derive(Clone, Copy)]
 pub(super) struct LineLocation {
@@ -41,14 +41,10 @@ impl LocalProblem {
 /// Decodes lines and feeds events to a fold, keeping the unit's counters.
 pub(super) struct LineProcessor<F> {
     pub(super) fold: F,
-    /// The fold skims raw lines ([`Fold::skims`]).
-    pub(super) skims: bool,
-    /// The fold takes [`EventFields`].
-    pub(super) wants_fields: bool,
-    /// Whether every phase goes through the full decode.
-    pub(super) wants_all: bool,
-    /// Per phase ([`Phase::index`]), whether the fold wants its events.
-    pub(super) wanted: [bool; 5],
+    /// How much of each line the fold needs decoded ([`Fold::decode`]).
+    pub(super) decode: Decode,
+    /// The phases whose events go to the fold.
+    pub(super) wanted: Phases,
     pub(super) counts: PhaseCounts,
     pub(super) wrapper_lines: u64,
     pub(super) blank_lines: u64,
@@ -63,13 +59,10 @@ pub(super) const KEPT_PER_UNIT: usize = 64;
 
 impl<F: Fold> LineProcessor<F> {
     pub(super) fn new(fold: F) -> Self {
-        let needs_events = fold.needs_events();
-        let wanted = Phase::ALL.map(|phase| needs_events && fold.wants(phase));
+        let decode = fold.decode();
         LineProcessor {
-            skims: fold.skims(),
-            wants_fields: fold.wants_fields(),
-            wants_all: wanted.iter().all(|&wanted| wanted),
-            wanted,
+            decode,
+            wanted: decode.phases(),
             fold,
             counts: PhaseCounts::default(),
             wrapper_lines: 0,
@@ -83,11 +76,11 @@ impl<F: Fold> LineProcessor<F> {
 
     /// Decodes one line; `Err` carries the problem for the caller to locate.
     pub(super) fn line(&mut self, bytes: &[u8]) -> Result<(), (ProblemKind, String)> {
-        if self.skims {
+        if self.decode == Decode::Skim {
             self.fold.skim(bytes);
             return Ok(());
         }
-        if self.wants_fields {
+        if matches!(self.decode, Decode::Fields(_)) {
             let mut fields = EventFields::empty();
             if decode_fields_into(bytes, &mut fields) {
                 self.counts.add(fields.phase);
@@ -97,13 +90,15 @@ impl<F: Fold> LineProcessor<F> {
                 } else if fields.integer_phase {
                     self.evidence.add(GenerationEvidence(GenerationEvidence::INTEGER_PHASE));
                 }
-                self.fold.fields(&fields);
+                if self.wanted.contains(fields.phase) {
+                    self.fold.fields(&fields);
+                }
                 return Ok(());
             }
         }
-        if !self.wants_all {
+        if self.wanted != Phases::ALL {
             return match decode_phase(bytes) {
-                Ok(LinePhase::Event(phase, _)) if self.wanted[phase.index()] => self.event_line(bytes),
+                Ok(LinePhase::Event(phase, _)) if self.wanted.contains(phase) => self.event_line(bytes),
                 Ok(LinePhase::Event(phase, evidence)) => {
                     self.counts.add(phase);
                     self.evidence.add(evidence);
@@ -414,8 +409,8 @@ mod tests {
     impl Fold for Kept {
         fn event(&mut self, _event: &ioscout_model::Event<'_>) {}
 
-        fn skims(&self) -> bool {
-            true
+        fn decode(&self) -> Decode {
+            Decode::Skim
         }
 
         fn skim(&mut self, line: &[u8]) {

@@ -48,7 +48,7 @@ use rayon::prelude::*;
 use crate::gzip::{self, InflateProblem};
 use crate::input::{Compression, InputProblem, TraceFile};
 
-pub use fold::{Both, Fold, LinePosition, NoFold};
+pub use fold::{Both, Decode, Fold, LinePosition, NoFold, Phases};
 pub use options::{Progress, ScanOptions, max_threads};
 pub use plan::{Chunk, UnitSpan};
 pub use report::{FileSummary, Problem, ProblemKind, ScanReport, printable};
