@@ -240,3 +240,112 @@ impl<F> FileMerge<F> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::ops::ControlFlow;
+    use std::sync::Arc;
+
+    use ioscout_model::Event;
+
+    use crate::input::{Compression, TraceFile};
+    use crate::scan::lines::{LineProcessor, Splitter};
+    use crate::scan::plan::{OpenFile, Unit};
+    use crate::scan::{FileSummary, Fold, LinePosition, ScanOptions, Scanner};
+
+    use super::FileMerge;
+
+    /// Records the `ts` of each event with the position of its line.
+    #[derive(Default)]
+    struct Seen {
+        events: Vec<(Option<i64>, LinePosition)>,
+        position: LinePosition,
+    }
+
+    impl Fold for Seen {
+        fn event(&mut self, event: &Event<'_>) {
+            self.events.push((event.ts, self.position));
+        }
+
+        fn line_position(&mut self, position: LinePosition) {
+            self.position = position;
+        }
+    }
+
+    /// Twelve lines whose `ts` is their line number; lines 4 and 9 are not JSON.
+    fn text() -> Vec<u8> {
+        (1..=12)
+            .map(|line| match line {
+                4 | 9 => format!("{{broken line {line}\n"),
+                _ => {
+                    format!("{{\"ph\":\"X\",\"ts\":{line},\"dur\":1,\"name\":\"read\",\"cat\":\"POSIX\"}}\n")
+                }
+            })
+            .collect::<String>()
+            .into_bytes()
+    }
+
+    /// Decodes `text` as units cut at `cuts` (anywhere, mid-line included) and merges them in
+    /// order, as the scan does for gzip units: the events handed over as (ts, line number), and
+    /// the file's summary.
+    fn merged(text: &[u8], cuts: &[usize]) -> (Vec<(Option<i64>, u64)>, FileSummary) {
+        let scanner = Scanner::new(ScanOptions::default());
+        let trace =
+            TraceFile { path: "merge.pfw".into(), size: text.len() as u64, compression: Compression::None };
+        let mut summary = FileSummary::new(&trace);
+        let open = OpenFile { trace, readable: true, candidates: Arc::new(Vec::new()) };
+        let mut merges = vec![FileMerge::<Seen>::default()];
+        let mut events = Vec::new();
+        let mut consume = |_file: usize, fold: Seen, span: crate::UnitSpan| {
+            events.extend(fold.events.into_iter().map(|(ts, position)| (ts, position.line(span.line_base))));
+            ControlFlow::Continue(())
+        };
+        let bounds: Vec<usize> = std::iter::once(0).chain(cuts.iter().copied()).chain([text.len()]).collect();
+        for (index, range) in bounds.windows(2).enumerate() {
+            let mut processor = LineProcessor::new(Seen::default());
+            let mut splitter = Splitter::new(index > 0, 1 << 20);
+            splitter.feed(&text[range[0]..range[1]], &mut processor);
+            let result = splitter.finish(processor, range[1] as u64, 0, Vec::new());
+            let unit = Unit { file: 0, start: range[0] as u64, end: range[1] as u64, resume: None };
+            let _ = scanner.merge_unit(
+                &open,
+                &unit,
+                result,
+                &mut merges[0],
+                &mut summary,
+                &|_| Seen::default(),
+                &mut consume,
+            );
+        }
+        let _ = scanner.finish_file(0, &mut merges, &mut summary, &mut consume);
+        (events, summary)
+    }
+
+    #[test]
+    fn units_cut_anywhere_merge_to_the_events_and_problems_of_the_whole_file_in_file_order() {
+        let text = text();
+        let (whole_events, whole) = merged(&text, &[]);
+        let expected: Vec<(Option<i64>, u64)> =
+            (1..=12).filter(|line| *line != 4 && *line != 9).map(|line| (Some(line as i64), line)).collect();
+        assert_eq!(whole_events, expected);
+        let located = |summary: &FileSummary| {
+            summary.problems.iter().map(|problem| (problem.line, problem.offset)).collect::<Vec<_>>()
+        };
+        let line_start = |line: usize| {
+            text.split_inclusive(|&byte| byte == b'\n').take(line - 1).map(<[u8]>::len).sum::<usize>()
+        };
+        assert_eq!(
+            located(&whole),
+            vec![(Some(4), Some(line_start(4) as u64)), (Some(9), Some(line_start(9) as u64))]
+        );
+        // Every pair of cuts, mid-line and on line starts, among them cuts inside the broken lines.
+        for first in 1..text.len() {
+            for second in (first + 1..text.len()).step_by(23) {
+                let (events, summary) = merged(&text, &[first, second]);
+                assert_eq!(events, expected, "cuts at {first} and {second}");
+                assert_eq!(located(&summary), located(&whole), "cuts at {first} and {second}");
+                assert_eq!((summary.lines, summary.problem_count), (12, 2), "cuts at {first} and {second}");
+            }
+        }
+    }
+}

@@ -130,12 +130,9 @@ impl Scanner {
                         return;
                     }
                     buffer.extend_from_slice(block);
-                    // Cut after the first newline at or past `part_bytes`.
                     while flow.is_continue()
-                        && buffer.len() >= part_bytes
-                        && let Some(found) = memchr::memchr(b'\n', &buffer[part_bytes - 1..])
+                        && let Some(cut) = part_end(&buffer, part_bytes)
                     {
-                        let cut = part_bytes + found;
                         let rest = buffer[cut..].to_vec();
                         buffer.truncate(cut);
                         let part = std::mem::replace(&mut buffer, rest);
@@ -152,5 +149,63 @@ impl Scanner {
             drain(submitted, 0, &mut flow);
         });
         flow
+    }
+}
+
+/// Where the part at the start of `buffer` ends: just after the first newline at or past
+/// `part_bytes` bytes (so every part but the last holds at least `part_bytes` bytes and ends a
+/// line), or `None` while no such newline has arrived.
+fn part_end(buffer: &[u8], part_bytes: usize) -> Option<usize> {
+    let from = part_bytes.max(1) - 1;
+    let found = memchr::memchr(b'\n', buffer.get(from..)?)?;
+    Some(from + found + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::part_end;
+
+    /// Cuts `stream` into parts as the split path does, feeding it in blocks of `block` bytes.
+    fn parts(stream: &[u8], block: usize, part_bytes: usize) -> Vec<Vec<u8>> {
+        let mut parts = Vec::new();
+        let mut buffer = Vec::new();
+        for piece in stream.chunks(block) {
+            buffer.extend_from_slice(piece);
+            while let Some(cut) = part_end(&buffer, part_bytes) {
+                let rest = buffer.split_off(cut);
+                parts.push(std::mem::replace(&mut buffer, rest));
+            }
+        }
+        parts.push(buffer);
+        parts
+    }
+
+    #[test]
+    fn parts_end_lines_hold_at_least_the_part_size_and_tile_the_stream() {
+        let stream: Vec<u8> = (0..200)
+            .flat_map(|line| format!("line {line} {}\n", "x".repeat(line % 37)).into_bytes())
+            .collect();
+        for part_bytes in [1, 7, 64, 500, 10_000] {
+            for block in [1, 13, 256, 1 << 16] {
+                let parts = parts(&stream, block, part_bytes);
+                assert_eq!(parts.concat(), stream, "part_bytes {part_bytes}, block {block}");
+                let Some((last, whole)) = parts.split_last() else { panic!("no parts") };
+                for part in whole {
+                    assert!(part.len() >= part_bytes && part.ends_with(b"\n"));
+                    // The cut is the first newline at or past the part size.
+                    assert!(!part[part_bytes.max(1) - 1..part.len() - 1].contains(&b'\n'));
+                }
+                assert_eq!(part_end(last, part_bytes), None, "the rest holds no cut");
+            }
+        }
+    }
+
+    #[test]
+    fn a_part_waits_for_its_newline() {
+        assert_eq!(part_end(b"abcdef", 3), None);
+        assert_eq!(part_end(b"ab", 3), None);
+        assert_eq!(part_end(b"a\nbcd\nef", 3), Some(6));
+        assert_eq!(part_end(b"ab\ncd\n", 3), Some(3));
+        assert_eq!(part_end(b"\n", 0), Some(1));
     }
 }
