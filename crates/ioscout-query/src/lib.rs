@@ -36,6 +36,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 
 pub mod aggregate;
+pub mod plan;
 pub mod prune;
 
 use ioscout_model::{Event, HashTables, Phase, RawValue};

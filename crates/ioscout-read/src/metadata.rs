@@ -104,6 +104,24 @@ impl Fold for MetadataFold {
     }
 }
 
+impl crate::Scanner {
+    /// The metadata of `files` (hash tables, processes), from a scan that decodes metadata events
+    /// only. Problems in the files are not reported here: the scan that reads their events does.
+    pub fn metadata(&self, files: &[crate::TraceFile]) -> TraceMetadata {
+        let mut metadata = TraceMetadata::default();
+        self.scan(
+            files,
+            &[],
+            |_| MetadataFold::default(),
+            |_, fold, _| {
+                metadata.merge(fold.metadata);
+                std::ops::ControlFlow::Continue(())
+            },
+        );
+        metadata
+    }
+}
+
 fn lookup<'a>(
     value: Option<&RawValue<'a>>,
     table: &'a std::collections::HashMap<ioscout_model::HashToken, String>,

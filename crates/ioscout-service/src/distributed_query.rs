@@ -4,7 +4,7 @@
 //! # Flow
 //!
 //! 1. Rank 0 opens the indexes, resolves the hash tables and prunes chunks exactly as one
-//!    process does ([`crate::query`]); files without a usable index become one chunk each. The
+//!    process does ([`ioscout_query::plan`]); files without a usable index become one chunk each. The
 //!    plan (chunks, tables, notes) goes to every rank. A group-by the index statistics answer is
 //!    printed by rank 0 at once.
 //! 2. Aggregates: each rank folds its chunks (shared by compressed size, longest first) into
@@ -20,14 +20,14 @@
 
 use std::ops::ControlFlow;
 
-use ioscout_model::HashTables;
 use ioscout_query::Predicate;
 use ioscout_query::aggregate::{GroupFold, GroupSpec, Groups};
+use ioscout_query::plan::{Plan, Planner};
 use ioscout_read::cluster::{self, ClusterError, Collective};
 use ioscout_read::{Chunk, FileSummary, InputProblem, ScanReport, TraceFile};
 
-use crate::query::{QueryReport, QueryRequest, Source, print_groups, sources, surviving_chunks};
-use crate::view::{Emitter, Output, Sink, ViewFold, ViewPart, gather_metadata};
+use crate::query::{QueryReport, QueryRequest, print_groups};
+use crate::view::{Emitter, Output, Sink, ViewFold, ViewPart};
 use crate::{Input, Result};
 
 /// What a rank sends rank 0 for one round of a row query: the rows of each chunk it read (by
@@ -36,16 +36,6 @@ type Contribution = std::result::Result<(Vec<(usize, ViewPart)>, Vec<FileSummary
 
 /// Compressed bytes each rank reads per round of a row query.
 const ROUND_BYTES_PER_RANK: u64 = 64 << 20;
-
-/// What rank 0 decided and every rank follows.
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-struct Plan {
-    tables: HashTables,
-    chunks: Vec<Chunk>,
-    notes: Vec<String>,
-    /// Groups answered from the index statistics (printed by rank 0; nothing to read).
-    answered: Option<Groups>,
-}
 
 /// A query over the inputs, as every rank sees it.
 pub(crate) struct Query<'q> {
@@ -89,52 +79,12 @@ impl Query<'_> {
 
     /// Rank 0's plan: the chunks to read (pruned by the index where there is one) and the tables.
     fn plan(&self) -> Plan {
-        let mut notes = Vec::new();
-        let mut tables = HashTables::default();
-        let sources = if self.request.no_index {
-            self.files.iter().map(|_| Source::Whole).collect()
-        } else {
-            sources(self.files, self.request.index_dir.as_deref(), &mut tables, &mut notes)
-        };
-        let indexed = sources.iter().filter(|source| matches!(source, Source::Indexed(..))).count();
-        if indexed == 0 && !self.request.no_index {
-            notes.push("no usable index: full scan (`ioscout index PATH` makes such queries faster)".into());
-        }
-        let whole: Vec<TraceFile> = self
-            .files
-            .iter()
-            .zip(&sources)
-            .filter(|(_, source)| matches!(source, Source::Whole))
-            .map(|(file, _)| file.clone())
-            .collect();
-        if !whole.is_empty() {
-            tables.merge(gather_metadata(&self.input.scanner(), &whole).tables);
-        }
-        if let Some(spec) = self.spec
-            && whole.is_empty()
-        {
-            let statistics = sources.iter().filter_map(|source| match source {
-                Source::Indexed(record, _) => Some(record.chunks.iter().map(|chunk| &chunk.stats)),
-                Source::Whole => None,
-            });
-            if let Some(groups) = Groups::from_statistics(spec, self.predicate, statistics.flatten(), &tables)
-            {
-                notes.push("answered from the index statistics (no trace bytes read)".into());
-                return Plan { tables, chunks: Vec::new(), notes, answered: Some(groups) };
-            }
-        }
-        let (chunks, total_chunks) =
-            surviving_chunks(self.files, &sources, self.predicate, &tables, &mut notes);
-        if indexed > 0 {
-            notes.push(format!(
-                "reading {} of {} chunks ({} of {} files from the index)",
-                chunks.len(),
-                total_chunks,
-                indexed,
-                self.files.len()
-            ));
-        }
-        Plan { tables, chunks, notes, answered: None }
+        Planner::open(self.files, self.request.index_dir.as_deref(), self.request.no_index).finish(
+            &self.input.scanner(),
+            self.files,
+            self.predicate,
+            self.spec,
+        )
     }
 
     /// Aggregates: each rank's chunks into one partial; every rank merges them; rank 0 prints.

@@ -70,7 +70,7 @@ pub fn index(input: &Input, request: &IndexRequest) -> Result<Outcome> {
     let mut failed = Vec::new();
     let mut summaries = Vec::new();
     let mut warnings = Vec::new();
-    for (directory, group) in crate::query::by_directory(&files) {
+    for (directory, group) in ioscout_query::plan::by_directory(&files) {
         let started = Instant::now();
         let built = match &input.cluster {
             Some(cluster) => build_distributed(&directory, &group, &options, cluster.as_ref()),

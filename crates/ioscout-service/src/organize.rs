@@ -261,7 +261,7 @@ fn organize_into(
 ) -> Result<Provenance> {
     let quiet =
         ioscout_read::Scanner::new(ioscout_read::ScanOptions { progress: None, ..input.scan.clone() });
-    let metadata = crate::view::gather_metadata(&quiet, files);
+    let metadata = quiet.metadata(files);
     let mut writers: Vec<GroupWriter> = Vec::new();
     for (name, _, _) in groups {
         writers.push(GroupWriter::create(directory.join(format!("{name}.pfw.gz")))?);

@@ -1,21 +1,19 @@
 //! Matching events and aggregates (`ioscout query`, the MCP tool `query`), reading only the
 //! chunks the index cannot rule out.
 //!
-//! Plan: group the inputs by directory, open each directory's index, keep the records whose
-//! fingerprint still matches the file (a changed file is scanned whole, with a message), take the
-//! hash tables from the index (scanning the metadata of unindexed files), prune chunks with the
-//! predicate, decode the surviving chunks in parallel, print in file order.
+//! The plan comes from [`ioscout_query::plan`] (indexes opened, stale files read whole, chunks
+//! pruned by the predicate); with no usable index the files are scanned in full. The surviving
+//! chunks are decoded in parallel and printed in file order.
 
 use std::io::Write;
 use std::path::PathBuf;
 
-use ioscout_index::{Fingerprint, TraceIndex, store};
-use ioscout_model::HashTables;
 use ioscout_query::Predicate;
 use ioscout_query::aggregate::{GroupFold, GroupSpec, Groups};
-use ioscout_read::{Chunk, TraceFile};
+use ioscout_query::plan::{Plan, Planner};
+use ioscout_read::TraceFile;
 
-use crate::view::{Emitter, Output, Sink, ViewFold, ViewFormat, gather_metadata, scan_and_print};
+use crate::view::{Emitter, Output, Sink, ViewFold, ViewFormat, scan_and_print};
 use crate::{Input, Result, ServiceError};
 
 /// A query as a user writes it.
@@ -48,31 +46,6 @@ pub struct QueryReport {
     pub notes: Vec<String>,
 }
 
-/// The trace files grouped by directory (one index per directory).
-pub fn by_directory(files: &[TraceFile]) -> std::collections::BTreeMap<PathBuf, Vec<TraceFile>> {
-    let mut groups: std::collections::BTreeMap<PathBuf, Vec<TraceFile>> = std::collections::BTreeMap::new();
-    for file in files {
-        let directory = file.path.parent().map(std::path::Path::to_path_buf).unwrap_or_default();
-        let directory = if directory.as_os_str().is_empty() { PathBuf::from(".") } else { directory };
-        groups.entry(directory).or_default().push(file.clone());
-    }
-    groups
-}
-
-/// What the index offers for one file.
-pub(crate) enum Source {
-    /// Chunks from a fresh record, and where the record came from (for its checkpoint windows).
-    Indexed(Box<ioscout_index::FileIndex>, Origin),
-    /// No usable record: the file is read whole.
-    Whole,
-}
-
-/// Where an index record came from: the index file and the file's key in it.
-pub(crate) struct Origin {
-    index: PathBuf,
-    key: String,
-}
-
 /// Runs `request` over `input`, writing rows (or groups) to `out`.
 pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<QueryReport> {
     let arguments = request;
@@ -102,64 +75,28 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
         };
         return query.run(cluster.as_ref(), out);
     }
-    let mut notes = Vec::new();
-    if arguments.no_index {
-        let (scan, more) =
-            full_scan(input, arguments, &files, &input_problems, predicate.as_ref(), spec.as_ref(), out)?;
-        notes.extend(more);
-        return Ok(QueryReport { scan, notes });
-    }
-    let mut tables = HashTables::default();
-    let sources = sources(&files, arguments.index_dir.as_deref(), &mut tables, &mut notes);
-    let indexed = sources.iter().filter(|source| matches!(source, Source::Indexed(..))).count();
-    if indexed == 0 {
-        notes.push("no usable index: full scan (`ioscout index PATH` makes such queries faster)".into());
+    let planner = Planner::open(&files, arguments.index_dir.as_deref(), arguments.no_index);
+    if planner.indexed() == 0 {
+        let mut notes = planner.into_notes();
         let (scan, more) =
             full_scan(input, arguments, &files, &input_problems, predicate.as_ref(), spec.as_ref(), out)?;
         notes.extend(more);
         return Ok(QueryReport { scan, notes });
     }
     let scanner = input.scanner();
-    let mut whole = Vec::new();
-    for (file, source) in files.iter().zip(&sources) {
-        match source {
-            Source::Indexed(..) => {}
-            Source::Whole => whole.push(file.clone()),
-        }
+    let Plan { tables, chunks, mut notes, answered } =
+        planner.finish(&scanner, &files, predicate.as_ref(), spec.as_ref());
+    if let (Some(groups), Some(spec)) = (&answered, &spec) {
+        print_groups(spec, groups, arguments.format, &mut out, &mut notes)?;
+        let report = scanner.scan_chunks(
+            &files,
+            &input_problems,
+            &[],
+            |_| ioscout_read::NoFold,
+            |_, _| std::ops::ControlFlow::Continue(()),
+        );
+        return Ok(QueryReport { scan: report, notes });
     }
-    if !whole.is_empty() {
-        tables.merge(gather_metadata(&scanner, &whole).tables);
-    }
-    if let Some(spec) = &spec
-        && whole.is_empty()
-    {
-        let statistics = sources.iter().filter_map(|source| match source {
-            Source::Indexed(record, _) => Some(record.chunks.iter().map(|chunk| &chunk.stats)),
-            Source::Whole => None,
-        });
-        if let Some(groups) = Groups::from_statistics(spec, predicate.as_ref(), statistics.flatten(), &tables)
-        {
-            notes.push("answered from the index statistics (no trace bytes read)".into());
-            print_groups(spec, &groups, arguments.format, &mut out, &mut notes)?;
-            let report = scanner.scan_chunks(
-                &files,
-                &input_problems,
-                &[],
-                |_| ioscout_read::NoFold,
-                |_, _| std::ops::ControlFlow::Continue(()),
-            );
-            return Ok(QueryReport { scan: report, notes });
-        }
-    }
-    let (chunks, total_chunks) = surviving_chunks(&files, &sources, predicate.as_ref(), &tables, &mut notes);
-    let outcome = format!(
-        "reading {} of {} chunks ({} of {} files from the index)",
-        chunks.len(),
-        total_chunks,
-        indexed,
-        files.len()
-    );
-    notes.push(outcome);
     if let Some(spec) = &spec {
         let mut groups = Groups::default();
         let report = scanner.scan_chunks(
@@ -204,7 +141,7 @@ fn full_scan(
         return Ok((report, Vec::new()));
     };
     let scanner = input.scanner();
-    let tables = gather_metadata(&scanner, files).tables;
+    let tables = scanner.metadata(files).tables;
     let mut groups = Groups::default();
     let report = scanner.scan(
         files,
@@ -312,99 +249,4 @@ fn write_groups(
     }
     stdout.flush()?;
     Ok(())
-}
-
-/// The chunks to read: those of indexed files that the predicate cannot rule out, and every
-/// unindexed file whole; with the number of chunks there are in all. A chunk that starts inside a
-/// gzip member gets its checkpoint window from the index; when a window cannot be read the file
-/// is read whole, with a note.
-pub(crate) fn surviving_chunks(
-    files: &[TraceFile],
-    sources: &[Source],
-    predicate: Option<&Predicate>,
-    tables: &HashTables,
-    notes: &mut Vec<String>,
-) -> (Vec<Chunk>, usize) {
-    let mut chunks = Vec::new();
-    let mut total_chunks = 0;
-    for (index, (file, source)) in files.iter().zip(sources).enumerate() {
-        let whole =
-            Chunk { file: index, start: 0, end: file.size, line_base: 0, offset_base: 0, resume: None };
-        match source {
-            Source::Indexed(record, origin) => {
-                total_chunks += record.chunks.len();
-                let kept: Vec<usize> = (0..record.chunks.len())
-                    .filter(|&number| {
-                        predicate.is_none_or(|predicate| {
-                            predicate.chunk_may_match(&record.chunks[number].stats, tables)
-                        })
-                    })
-                    .collect();
-                match record.scan_chunks(index, &origin.index, &origin.key, &kept) {
-                    Ok(found) => chunks.extend(found),
-                    Err(error) => {
-                        notes.push(format!("{error}; reading {} whole", file.path.display()));
-                        chunks.push(whole);
-                    }
-                }
-            }
-            Source::Whole => {
-                total_chunks += 1;
-                chunks.push(whole);
-            }
-        }
-    }
-    (chunks, total_chunks)
-}
-
-/// For each file, its fresh index record, or `Whole` with a note saying why.
-pub(crate) fn sources(
-    files: &[TraceFile],
-    index_dir: Option<&std::path::Path>,
-    tables: &mut HashTables,
-    notes: &mut Vec<String>,
-) -> Vec<Source> {
-    let mut sources: Vec<Source> = files.iter().map(|_| Source::Whole).collect();
-    let position: std::collections::HashMap<&std::path::Path, usize> =
-        files.iter().enumerate().map(|(index, file)| (file.path.as_path(), index)).collect();
-    for (directory, group) in by_directory(files) {
-        let mut index = None;
-        for path in store::candidate_paths(&directory, index_dir) {
-            match TraceIndex::read(&path) {
-                Ok(Some(found)) => {
-                    index = Some(found);
-                    break;
-                }
-                Ok(None) => {}
-                Err(error) => notes.push(format!("{error}; scanning {} without it", directory.display())),
-            }
-        }
-        let Some(mut index) = index else { continue };
-        tables.merge(std::mem::take(&mut index.tables));
-        let mut stale = 0;
-        for file in &group {
-            let key = ioscout_index::build::file_key(&directory, &file.path);
-            let fresh = match (index.files.remove(&key), Fingerprint::of(&file.path)) {
-                (Some(record), Ok(fingerprint)) if record.fingerprint == fingerprint => Some(record),
-                _ => None,
-            };
-            match (fresh, position.get(file.path.as_path())) {
-                (Some(record), Some(&slot)) => {
-                    sources[slot] =
-                        Source::Indexed(Box::new(record), Origin { index: index.path.clone(), key });
-                }
-                _ => stale += 1,
-            }
-        }
-        if stale > 0 {
-            notes.push(format!(
-                "index {} does not cover {stale} of {} files of {} (new or changed since indexing): they are scanned whole; run `ioscout index {}`",
-                index.path.display(),
-                group.len(),
-                directory.display(),
-                directory.display()
-            ));
-        }
-    }
-    sources
 }

@@ -227,7 +227,7 @@ struct Activity {
 fn activity(input: &Input, analysis: &Analysis) -> Activity {
     let (files, problems) = input.discover();
     let scanner = input.scanner();
-    let metadata = crate::view::gather_metadata(&scanner, &files);
+    let metadata = scanner.metadata(&files);
     let job_us = (analysis.raw.last_end - analysis.raw.first_ts).max(1) as f64;
     let bins =
         TIMELINE_BINS.min((job_us / 1e6 / analysis.raw.time_granularity_s).ceil().max(1.0) as usize).max(1);

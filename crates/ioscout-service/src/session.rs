@@ -31,7 +31,7 @@ pub fn trace_root(run_dir: &Path, run_name: &str, subpath: &str) -> PathBuf {
 /// The directories under `root` that hold trace files, in order.
 pub fn trace_directories(root: &Path) -> Vec<PathBuf> {
     let (files, _) = ioscout_read::discover(&[root]);
-    crate::query::by_directory(&files).into_keys().collect()
+    ioscout_query::plan::by_directory(&files).into_keys().collect()
 }
 
 /// How much `session_analyze_traces` returns per trace directory.

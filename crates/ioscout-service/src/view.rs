@@ -12,7 +12,7 @@ use std::ops::ControlFlow;
 use ioscout_model::{Event, HashTables, RawValue};
 use ioscout_query::Predicate;
 use ioscout_read::event::Args;
-use ioscout_read::{Fold, MetadataFold, NoFold, TraceMetadata, resolve_file, resolve_host};
+use ioscout_read::{Fold, NoFold, resolve_file, resolve_host};
 
 use crate::{Input, Result, ServiceError};
 
@@ -441,21 +441,6 @@ pub fn view(
     scan_and_print(&files, &input_problems, input, predicate.as_ref(), limit, output, out)
 }
 
-/// The hash tables of `files`, by a scan that decodes metadata events only.
-pub fn gather_metadata(scanner: &ioscout_read::Scanner, files: &[ioscout_read::TraceFile]) -> TraceMetadata {
-    let mut metadata = TraceMetadata::default();
-    scanner.scan(
-        files,
-        &[],
-        |_| MetadataFold::default(),
-        |_, fold, _| {
-            metadata.merge(fold.metadata);
-            ControlFlow::Continue(())
-        },
-    );
-    metadata
-}
-
 /// Full scan of `files`, printing matching events in file order.
 pub fn scan_and_print(
     files: &[ioscout_read::TraceFile],
@@ -467,7 +452,7 @@ pub fn scan_and_print(
     out: Sink,
 ) -> Result<ioscout_read::ScanReport> {
     let scanner = input.scanner();
-    let metadata = gather_metadata(&scanner, files);
+    let metadata = scanner.metadata(files);
     let mut emitter = Emitter::new(output, limit, out)?;
     let report = if emitter.limit == 0 {
         scanner.scan(files, input_problems, |_| NoFold, |_, _, _| ControlFlow::Break(()))
