@@ -81,6 +81,19 @@ for input in "${traces[@]}"; do
     compared=$((compared + 1))
     cmp -s "$work/old.export" "$work/new.export" || { differ=$((differ + 1)); echo "DIFFERS: export $format $input"; }
   done
+  for format in csv parquet; do
+    rm -rf "$work/old.details" "$work/new.details"
+    "$old" analyze "$input" --view time_range,file_name --out "$work/old.details" --out-format "$format" > /dev/null 2>&1
+    "$new" analyze "$input" --view time_range,file_name --out "$work/new.details" --out-format "$format" > /dev/null 2>&1
+    compared=$((compared + 1))
+    diff -r -q "$work/old.details" "$work/new.details" > /dev/null 2>&1 || { differ=$((differ + 1)); echo "DIFFERS: analyze --out-format $format $input"; }
+  done
+  for format in csv jsonl parquet; do
+    "$old" view "$input" --format "$format" --select name,pid,ts,dur,file,args.size --limit 300 > "$work/old.view" 2>&1
+    "$new" view "$input" --format "$format" --select name,pid,ts,dur,file,args.size --limit 300 > "$work/new.view" 2>&1
+    compared=$((compared + 1))
+    cmp -s "$work/old.view" "$work/new.view" || { differ=$((differ + 1)); echo "DIFFERS: view --select --format $format $input"; }
+  done
   "$old" report "$input" -o "$work/old.html" --quiet > /dev/null 2>&1
   "$new" report "$input" -o "$work/new.html" --quiet > /dev/null 2>&1
   compared=$((compared + 1))

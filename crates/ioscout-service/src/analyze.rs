@@ -1,6 +1,7 @@
 //! DFAnalyzer-compatible analysis (`ioscout analyze`, the MCP tool `analyze`): the summary and
 //! "Layer Breakdown (w/ overlap %)" tables, and DFAnalyzer's `output=json` schema.
 
+pub use ioscout_render::details::{DetailFormat, write as write_details};
 use std::fmt::Write as _;
 
 use ioscout_analysis::{Analysis, AnalysisOptions, Binning, LayerSummary, OverlapMode, View, ViewType};

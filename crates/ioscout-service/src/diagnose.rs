@@ -326,15 +326,7 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
     Ok(Outcome { value, text, report: None, flagged, warnings })
 }
 
-/// A finding's why as printed: marked when the learned detector does not confirm its pattern.
-pub fn why_of(finding: &Finding) -> String {
-    match finding.model {
-        Some(check) if !check.confirmed => {
-            format!("[not confirmed by the model, p = {:.2}] {}", check.probability, finding.why)
-        }
-        _ => finding.why.clone(),
-    }
-}
+pub use ioscout_render::text::why_of;
 
 /// The root cause a finding points at, for grouping: its bottleneck dimension.
 fn cause(finding: &Finding) -> &'static str {

@@ -60,6 +60,21 @@ pub enum ServiceError {
     },
 }
 
+impl From<ioscout_render::ExportError> for ServiceError {
+    fn from(error: ioscout_render::ExportError) -> ServiceError {
+        match error {
+            ioscout_render::ExportError::Write { what, source } => ServiceError::Write { what, source },
+            ioscout_render::ExportError::Encode { what, message } => ServiceError::Output { what, message },
+        }
+    }
+}
+
+impl From<ioscout_render::rows::UnknownColumn> for ServiceError {
+    fn from(error: ioscout_render::rows::UnknownColumn) -> ServiceError {
+        ServiceError::BadRequest(error.to_string())
+    }
+}
+
 impl ServiceError {
     /// An I/O error on `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> ServiceError {

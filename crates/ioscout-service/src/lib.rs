@@ -30,9 +30,6 @@ pub mod query;
 pub mod report;
 pub mod search;
 pub mod session;
-pub mod svg;
-pub mod table;
-pub mod text;
 pub mod tune;
 pub mod view;
 
@@ -41,6 +38,7 @@ use std::path::PathBuf;
 use ioscout_read::{InputProblem, ScanOptions, ScanReport, Scanner, TraceFile};
 
 pub use crate::error::{Result, ServiceError};
+pub use ioscout_render::{svg, table, text};
 
 /// The inputs of an operation over traces.
 #[derive(Clone, Debug, Default)]

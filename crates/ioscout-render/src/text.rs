@@ -136,6 +136,16 @@ pub fn abbreviate_left(path: &str, width: usize) -> String {
     format!("…{tail}")
 }
 
+/// A finding's why as printed: marked when the learned detector does not confirm its pattern.
+pub fn why_of(finding: &ioscout_diagnose::Finding) -> String {
+    match finding.model {
+        Some(check) if !check.confirmed => {
+            format!("[not confirmed by the model, p = {:.2}] {}", check.probability, finding.why)
+        }
+        _ => finding.why.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

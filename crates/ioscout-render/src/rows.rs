@@ -1,0 +1,529 @@
+//! Rows of events as users take them elsewhere: JSON lines, CSV, Parquet and Chrome's trace-event
+//! JSON. Sits after the scan: a fold encodes each matching event on the worker that decoded it
+//! ([`Output::encode`] into [`Rows`]), and one [`Exporter`] per output writes the rows in file
+//! order on the calling thread ([`exporter`]).
+//!
+//! Used by `ioscout view`, `query` and `export` and the MCP `query` tool (through the service).
+
+use std::io::Write;
+
+use ioscout_model::{Event, Phase, RawValue};
+use ioscout_read::event::Args;
+
+use crate::ExportError;
+use crate::parquet::{ColumnSpec, Kind, ParquetWriter, Values};
+
+/// How events are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// One JSON object per line.
+    Jsonl,
+    /// Comma-separated values with a header.
+    Csv,
+    /// Apache Parquet.
+    Parquet,
+    /// Chrome's trace-event JSON (`{"traceEvents": [...]}`), for Perfetto's UI and
+    /// `chrome://tracing`: complete events only, host and file names in `args`.
+    Chrome,
+}
+
+/// Where events go: stdout on the command line, a buffer for an MCP tool.
+pub type Sink = Box<dyn Write + Send>;
+
+/// A `--select` column that does not exist; the message names the columns there are.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UnknownColumn(String);
+
+/// The rows one fold encoded, owned and serialisable (a rank of a distributed query sends them
+/// to rank 0): the text of every row and where each ends, or, for Parquet, each column's values.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct Rows {
+    buffer: Vec<u8>,
+    line_ends: Vec<usize>,
+    cells: Vec<Vec<Option<String>>>,
+}
+
+impl Rows {
+    /// No rows yet, for `output`.
+    pub fn new(output: &Output) -> Rows {
+        Rows { buffer: Vec::new(), line_ends: Vec::new(), cells: vec![Vec::new(); output.columns().len()] }
+    }
+
+    /// Rows held.
+    pub fn len(&self) -> usize {
+        self.line_ends.len()
+    }
+
+    /// Whether no row is held.
+    pub fn is_empty(&self) -> bool {
+        self.line_ends.is_empty()
+    }
+}
+
+/// One event as encoders see it: the event, its parsed `args`, and its resolved host and file.
+pub struct EventRow<'r, 'e> {
+    /// The event.
+    pub event: &'r Event<'e>,
+    /// Its `args`.
+    pub args: &'r Args<'e>,
+    /// The host named by its hash or inline name.
+    pub host: Option<&'r str>,
+    /// The file named by its hash or inline name.
+    pub file: Option<&'r str>,
+}
+
+impl Output {
+    /// Appends `row` to `rows` in this output's format. Chrome's format holds complete events
+    /// only: others are left out.
+    pub fn encode(&self, row: &EventRow<'_, '_>, rows: &mut Rows) {
+        let EventRow { event, args, host, file } = *row;
+        if self.format == Format::Chrome && event.phase != Some(Phase::Complete) {
+            return;
+        }
+        if self.format == Format::Parquet {
+            for (column, cells) in self.columns().iter().zip(&mut rows.cells) {
+                let value = column_json(column, event, args, host, file);
+                cells.push(value.map(|value| serde_json::from_str::<String>(&value).unwrap_or(value)));
+            }
+            rows.line_ends.push(rows.line_ends.len() + 1);
+            return;
+        }
+        let out = &mut rows.buffer;
+        match (&self.select, self.format) {
+            (Some(columns), _) => write_selected(out, self, columns, event, args, host, file),
+            (None, Format::Jsonl) => write_json(out, event, host, file),
+            (None, Format::Csv) => write_csv(out, event, host, file),
+            (None, Format::Chrome) => write_chrome(out, event, host, file),
+            (None, Format::Parquet) => {}
+        }
+        rows.line_ends.push(rows.buffer.len());
+    }
+}
+
+/// Writes rows, in one format, to one sink.
+pub trait Exporter: Send {
+    /// Writes the first `take` rows of `rows` (after those written before).
+    fn write(&mut self, rows: &Rows, take: usize) -> Result<(), ExportError>;
+
+    /// Completes the output (Chrome's closing bracket, Parquet's footer) and flushes.
+    fn finish(self: Box<Self>) -> Result<(), ExportError>;
+}
+
+/// The exporter of `output` to `out`; the opening (the CSV header, the start of Chrome's
+/// document, the Parquet schema) is written at once.
+pub fn exporter(output: &Output, out: Sink) -> Result<Box<dyn Exporter>, ExportError> {
+    match output.format {
+        Format::Parquet => Ok(Box::new(ParquetRows::new(&output.columns(), out)?)),
+        Format::Chrome => {
+            let mut text = std::io::BufWriter::with_capacity(1 << 16, out);
+            text.write_all(b"{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n")
+                .map_err(ExportError::events)?;
+            Ok(Box::new(ChromeRows { text, written: 0 }))
+        }
+        Format::Jsonl | Format::Csv => {
+            let mut text = std::io::BufWriter::with_capacity(1 << 16, out);
+            if output.format == Format::Csv {
+                text.write_all(output.header().as_bytes()).map_err(ExportError::events)?;
+            }
+            Ok(Box::new(TextRows { text }))
+        }
+    }
+}
+
+/// JSON lines and CSV: the rows' text as encoded.
+struct TextRows {
+    text: std::io::BufWriter<Sink>,
+}
+
+impl Exporter for TextRows {
+    fn write(&mut self, rows: &Rows, take: usize) -> Result<(), ExportError> {
+        let end = if take == 0 { 0 } else { rows.line_ends[take - 1] };
+        self.text.write_all(&rows.buffer[..end]).map_err(ExportError::events)
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<(), ExportError> {
+        self.text.flush().map_err(ExportError::events)
+    }
+}
+
+/// Chrome's trace-event JSON: the rows are the items of one array.
+struct ChromeRows {
+    text: std::io::BufWriter<Sink>,
+    written: u64,
+}
+
+impl Exporter for ChromeRows {
+    fn write(&mut self, rows: &Rows, take: usize) -> Result<(), ExportError> {
+        let mut start = 0;
+        for end in rows.line_ends.iter().take(take) {
+            let separator: &[u8] = if self.written == 0 { b"" } else { b"," };
+            self.text.write_all(separator).map_err(ExportError::events)?;
+            self.text.write_all(&rows.buffer[start..*end]).map_err(ExportError::events)?;
+            self.written += 1;
+            start = *end;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<(), ExportError> {
+        self.text.write_all(b"]}\n").map_err(ExportError::events)?;
+        self.text.flush().map_err(ExportError::events)
+    }
+}
+
+/// Parquet: one record batch per fold, row groups of at most 128 Ki rows; integer fields typed
+/// as such, the rest as text.
+struct ParquetRows {
+    writer: ParquetWriter<std::io::BufWriter<Sink>>,
+    integer: Vec<bool>,
+}
+
+impl ParquetRows {
+    fn new(columns: &[Column], out: Sink) -> Result<ParquetRows, ExportError> {
+        let integer: Vec<bool> = columns
+            .iter()
+            .map(|column| matches!(column, Column::Field("id" | "pid" | "tid" | "ts" | "dur" | "type")))
+            .collect();
+        let specs: Vec<ColumnSpec> = columns
+            .iter()
+            .zip(&integer)
+            .map(|(column, &integer)| ColumnSpec {
+                name: column.name(),
+                kind: if integer { Kind::Integer } else { Kind::Text },
+                nullable: true,
+            })
+            .collect();
+        let writer =
+            ParquetWriter::new(std::io::BufWriter::with_capacity(1 << 20, out), &specs, Some(128 * 1024))?;
+        Ok(ParquetRows { writer, integer })
+    }
+}
+
+impl Exporter for ParquetRows {
+    fn write(&mut self, rows: &Rows, take: usize) -> Result<(), ExportError> {
+        if take == 0 {
+            return Ok(());
+        }
+        let columns: Vec<Values<'_>> = rows
+            .cells
+            .iter()
+            .zip(&self.integer)
+            .map(|(values, &integer)| {
+                let values = &values[..take.min(values.len())];
+                if integer {
+                    Values::Integer(
+                        values
+                            .iter()
+                            .map(|value| value.as_deref().and_then(|text| text.parse::<i64>().ok()))
+                            .collect(),
+                    )
+                } else {
+                    Values::Text(values.iter().map(Option::as_deref).collect())
+                }
+            })
+            .collect();
+        self.writer.write(columns)
+    }
+
+    fn finish(self: Box<Self>) -> Result<(), ExportError> {
+        self.writer.close()
+    }
+}
+
+impl Column {
+    /// The column's name as printed (`args.<key>` for an argument).
+    pub fn name(&self) -> String {
+        match self {
+            Column::Field(field) => (*field).to_string(),
+            Column::Arg(key) => format!("args.{key}"),
+        }
+    }
+}
+
+fn json_string(out: &mut Vec<u8>, text: &str) {
+    // Serialising a &str to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, text);
+}
+
+fn raw_json(out: &mut Vec<u8>, value: &RawValue<'_>) {
+    match value {
+        RawValue::Str(text) => json_string(out, text),
+        other => out.extend_from_slice(other.as_text().as_bytes()),
+    }
+}
+
+/// One complete event in Chrome's trace-event format: `ph` "X", times in microseconds, the
+/// event's `args` with `host` and `file` resolved added.
+fn write_chrome(out: &mut Vec<u8>, event: &Event<'_>, host: Option<&str>, file: Option<&str>) {
+    out.extend_from_slice(b"{\"name\":");
+    json_string(out, event.name.as_deref().unwrap_or(""));
+    out.extend_from_slice(b",\"cat\":");
+    json_string(out, event.cat.as_deref().unwrap_or(""));
+    out.extend_from_slice(b",\"ph\":\"X\"");
+    for (name, value) in [("ts", event.ts), ("dur", event.dur), ("pid", event.pid), ("tid", event.tid)] {
+        out.push(b',');
+        json_string(out, name);
+        out.push(b':');
+        out.extend_from_slice(value.unwrap_or(0).to_string().as_bytes());
+    }
+    out.extend_from_slice(b",\"args\":{");
+    let mut first = true;
+    for (name, value) in [("host", host), ("file", file)] {
+        if let Some(value) = value {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            json_string(out, name);
+            out.push(b':');
+            json_string(out, value);
+        }
+    }
+    if let Some(args) = event.args.map(str::trim)
+        && let Some(inner) = args.strip_prefix('{').and_then(|rest| rest.strip_suffix('}'))
+        && !inner.trim().is_empty()
+    {
+        if !first {
+            out.push(b',');
+        }
+        out.extend_from_slice(inner.as_bytes());
+    }
+    out.extend_from_slice(b"}}\n");
+}
+
+fn write_json(out: &mut Vec<u8>, event: &Event<'_>, host: Option<&str>, file: Option<&str>) {
+    out.push(b'{');
+    let mut first = true;
+    let mut key = |out: &mut Vec<u8>, name: &str| {
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        json_string(out, name);
+        out.push(b':');
+    };
+    for (name, value) in
+        [("id", event.id), ("pid", event.pid), ("tid", event.tid), ("ts", event.ts), ("dur", event.dur)]
+    {
+        if let Some(value) = value {
+            key(out, name);
+            out.extend_from_slice(value.to_string().as_bytes());
+        }
+    }
+    for (name, value) in [("name", event.name.as_deref()), ("cat", event.cat.as_deref())] {
+        if let Some(value) = value {
+            key(out, name);
+            json_string(out, value);
+        }
+    }
+    if let Some(phase) = event.phase {
+        key(out, "ph");
+        json_string(out, phase.letter());
+    }
+    if let Some(kind) = event.kind {
+        key(out, "type");
+        out.extend_from_slice(kind.to_string().as_bytes());
+    }
+    for (name, value) in [("host", host), ("file", file)] {
+        if let Some(value) = value {
+            key(out, name);
+            json_string(out, value);
+        }
+    }
+    if let Some(args) = event.args {
+        key(out, "args");
+        out.extend_from_slice(args.as_bytes());
+    }
+    for (name, value) in &event.extra {
+        key(out, name);
+        raw_json(out, value);
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+/// How events are printed: the format and, with `--select`, the columns.
+#[derive(Clone, Debug)]
+pub struct Output {
+    /// The format.
+    pub format: Format,
+    /// Only these columns, in this order.
+    pub select: Option<Vec<Column>>,
+}
+
+/// A column `--select` can name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Column {
+    /// A top-level field or a resolved name: id, pid, tid, ts, dur, name, cat, ph, type, host,
+    /// file, args.
+    Field(&'static str),
+    /// `args.<key>`.
+    Arg(String),
+}
+
+impl Output {
+    /// Parses `--select` (comma-separated columns).
+    pub fn new(format: Format, select: Option<&str>) -> Result<Output, UnknownColumn> {
+        const FIELDS: [&str; 12] =
+            ["id", "pid", "tid", "ts", "dur", "name", "cat", "ph", "type", "host", "file", "args"];
+        let select = select
+            .map(|text| {
+                text.split(',')
+                    .map(str::trim)
+                    .filter(|column| !column.is_empty())
+                    .map(|column| {
+                        if let Some(field) = FIELDS.iter().find(|field| **field == column) {
+                            return Ok(Column::Field(field));
+                        }
+                        match column.strip_prefix("args.") {
+                            Some(key) if !key.is_empty() => Ok(Column::Arg(key.to_string())),
+                            _ => Err(UnknownColumn(format!(
+                                "unknown --select column {column:?} (columns: {}, args.<key>)",
+                                FIELDS.join(", ")
+                            ))),
+                        }
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .transpose()?;
+        Ok(Output { format, select })
+    }
+
+    /// The columns printed: `--select`, or all of them.
+    pub fn columns(&self) -> Vec<Column> {
+        self.select.clone().unwrap_or_else(|| {
+            ["name", "cat", "pid", "tid", "ts", "dur", "ph", "type", "host", "file", "args"]
+                .into_iter()
+                .map(Column::Field)
+                .collect()
+        })
+    }
+
+    fn header(&self) -> String {
+        match &self.select {
+            Some(columns) => {
+                let names: Vec<String> = columns
+                    .iter()
+                    .map(|column| match column {
+                        Column::Field(field) => (*field).to_string(),
+                        Column::Arg(key) => format!("args.{key}"),
+                    })
+                    .collect();
+                format!("{}\n", names.join(","))
+            }
+            None => CSV_HEADER.to_string(),
+        }
+    }
+}
+
+/// One selected column of an event as JSON text (`None` when the event lacks it).
+fn column_json(
+    column: &Column,
+    event: &Event<'_>,
+    args: &Args<'_>,
+    host: Option<&str>,
+    file: Option<&str>,
+) -> Option<String> {
+    let quoted = |text: &str| serde_json::to_string(text).unwrap_or_default();
+    match column {
+        Column::Field("id") => event.id.map(|value| value.to_string()),
+        Column::Field("pid") => event.pid.map(|value| value.to_string()),
+        Column::Field("tid") => event.tid.map(|value| value.to_string()),
+        Column::Field("ts") => event.ts.map(|value| value.to_string()),
+        Column::Field("dur") => event.dur.map(|value| value.to_string()),
+        Column::Field("type") => event.kind.map(|value| value.to_string()),
+        Column::Field("name") => event.name.as_deref().map(quoted),
+        Column::Field("cat") => event.cat.as_deref().map(quoted),
+        Column::Field("ph") => event.phase.map(|phase| quoted(phase.letter())),
+        Column::Field("host") => host.map(quoted),
+        Column::Field("file") => file.map(quoted),
+        Column::Field("args") => event.args.map(str::to_string),
+        Column::Field(_) => None,
+        Column::Arg(key) => args.get(key).map(|value| match value {
+            RawValue::Str(text) => quoted(text),
+            other => other.as_text().into_owned(),
+        }),
+    }
+}
+
+fn write_selected(
+    out: &mut Vec<u8>,
+    output: &Output,
+    columns: &[Column],
+    event: &Event<'_>,
+    args: &Args<'_>,
+    host: Option<&str>,
+    file: Option<&str>,
+) {
+    let values: Vec<Option<String>> =
+        columns.iter().map(|column| column_json(column, event, args, host, file)).collect();
+    match output.format {
+        Format::Jsonl | Format::Chrome => {
+            out.push(b'{');
+            for (index, (column, value)) in columns.iter().zip(&values).enumerate() {
+                if index > 0 {
+                    out.push(b',');
+                }
+                let name = match column {
+                    Column::Field(field) => (*field).to_string(),
+                    Column::Arg(key) => format!("args.{key}"),
+                };
+                json_string(out, &name);
+                out.push(b':');
+                out.extend_from_slice(value.as_deref().unwrap_or("null").as_bytes());
+            }
+            out.extend_from_slice(b"}\n");
+        }
+        Format::Parquet => {}
+        Format::Csv => {
+            for (index, value) in values.iter().enumerate() {
+                if index > 0 {
+                    out.push(b',');
+                }
+                // Strings appear unquoted from JSON in CSV; other values as written.
+                let text = value
+                    .as_deref()
+                    .map(|value| serde_json::from_str::<String>(value).unwrap_or_else(|_| value.to_string()));
+                csv_field(out, text.as_deref().unwrap_or_default());
+            }
+            out.push(b'\n');
+        }
+    }
+}
+
+/// The CSV header, matching [`write_csv`].
+const CSV_HEADER: &str = "name,cat,pid,tid,ts,dur,ph,host,file,args\n";
+
+/// Appends `text` as one CSV field, quoted when it holds a comma, a quote or a line break.
+pub(crate) fn csv_field(out: &mut Vec<u8>, text: &str) {
+    if text.contains([',', '"', '\n', '\r']) {
+        out.push(b'"');
+        out.extend_from_slice(text.replace('"', "\"\"").as_bytes());
+        out.push(b'"');
+    } else {
+        out.extend_from_slice(text.as_bytes());
+    }
+}
+
+fn write_csv(out: &mut Vec<u8>, event: &Event<'_>, host: Option<&str>, file: Option<&str>) {
+    let number = |value: Option<i64>| value.map(|value| value.to_string()).unwrap_or_default();
+    let fields = [
+        event.name.as_deref().unwrap_or_default().to_string(),
+        event.cat.as_deref().unwrap_or_default().to_string(),
+        number(event.pid),
+        number(event.tid),
+        number(event.ts),
+        number(event.dur),
+        event.phase.map(|phase| phase.letter().to_string()).unwrap_or_default(),
+        host.unwrap_or_default().to_string(),
+        file.unwrap_or_default().to_string(),
+        event.args.unwrap_or_default().to_string(),
+    ];
+    for (index, field) in fields.iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        csv_field(out, field);
+    }
+    out.push(b'\n');
+}
