@@ -52,36 +52,3 @@ impl Rule for BandwidthSaturation {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::testing::{analysis, header, posix};
-
-    fn trace() -> Vec<String> {
-        let mut lines = header();
-        for index in 0..20 {
-            // 8 MiB in 50 ms: 168 MB/s.
-            lines.push(posix(7, "read", 1_000_000 + index * 100_000, 50_000, 8 << 20));
-        }
-        lines
-    }
-
-    #[test]
-    fn fires_at_the_ceiling() {
-        let analysis = analysis("bandwidth-positive", "posix", &trace());
-        let parameters = crate::Parameters { bandwidth_ceiling_bps: Some(171e6) };
-        let findings = BandwidthSaturation.evaluate(&Context::new(&analysis, parameters));
-        assert_eq!(findings.len(), 1);
-    }
-
-    #[test]
-    fn stays_quiet_below_a_higher_ceiling_or_without_one() {
-        let analysis = analysis("bandwidth-negative", "posix", &trace());
-        let parameters = crate::Parameters { bandwidth_ceiling_bps: Some(2e9) };
-        assert!(BandwidthSaturation.evaluate(&Context::new(&analysis, parameters)).is_empty());
-        assert!(
-            BandwidthSaturation.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty()
-        );
-    }
-}

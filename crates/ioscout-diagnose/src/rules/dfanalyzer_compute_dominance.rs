@@ -47,24 +47,3 @@ impl Rule for ComputeDominance {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::dfanalyzer_fetch_pressure::tests::loop_trace;
-    use crate::rules::testing::analysis;
-
-    #[test]
-    fn fires_when_compute_dominates_but_never_above_low() {
-        let analysis = analysis("compute-dominance-positive", "dlio", &loop_trace(500, 30_000));
-        let findings = ComputeDominance.evaluate(&Context::new(&analysis, crate::Parameters::default()));
-        assert_eq!(findings.len(), 1, "{findings:?}");
-        assert_eq!(findings[0].label, crate::Label::Low);
-    }
-
-    #[test]
-    fn stays_quiet_when_the_loop_waits_on_data() {
-        let analysis = analysis("compute-dominance-negative", "dlio", &loop_trace(30_000, 10_000));
-        assert!(ComputeDominance.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty());
-    }
-}

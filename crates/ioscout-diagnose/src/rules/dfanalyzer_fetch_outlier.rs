@@ -81,37 +81,6 @@ impl Rule for FetchOutlier {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::testing::{analysis, event};
-
-    fn trace(slow_fetch: i64) -> Vec<String> {
-        let mut lines = Vec::new();
-        for pid in 1..=4 {
-            let fetch = if pid == 4 { slow_fetch } else { 5_000 };
-            let mut ts = 1_000_000;
-            for _ in 0..10 {
-                lines.push(event(pid, "fetch.iter", "dataloader", ts, fetch, ""));
-                ts += fetch;
-                lines.push(event(pid, "TorchFramework.compute", "compute", ts, 10_000, ""));
-                ts += 10_000;
-            }
-        }
-        lines
-    }
-
-    #[test]
-    fn fires_on_a_straggling_process() {
-        let analysis = analysis("fetch-outlier-positive", "dlio", &trace(40_000));
-        let findings = FetchOutlier.evaluate(&Context::new(&analysis, crate::Parameters::default()));
-        assert_eq!(findings.len(), 1, "{findings:?}");
-        assert!(findings[0].scope.ends_with('4') || findings[0].why.contains('4'), "{findings:?}");
-        assert!(findings[0].score >= 0.85, "{findings:?}");
-    }
-
-    #[test]
-    fn stays_quiet_when_processes_fetch_alike() {
-        let analysis = analysis("fetch-outlier-negative", "dlio", &trace(5_500));
-        assert!(FetchOutlier.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty());
-    }
 
     #[test]
     fn median_of_even_and_odd_counts() {

@@ -50,35 +50,3 @@ impl Rule for FetchPressure {
         ]
     }
 }
-
-#[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use crate::rules::testing::{analysis, event};
-
-    pub(crate) fn loop_trace(fetch: i64, compute: i64) -> Vec<String> {
-        let mut lines = Vec::new();
-        let mut ts = 1_000_000;
-        for _ in 0..20 {
-            lines.push(event(7, "fetch.iter", "dataloader", ts, fetch, ""));
-            ts += fetch;
-            lines.push(event(7, "TorchFramework.compute", "compute", ts, compute, ""));
-            ts += compute;
-        }
-        lines
-    }
-
-    #[test]
-    fn fires_when_the_loop_waits_on_data() {
-        let analysis = analysis("fetch-positive", "dlio", &loop_trace(30_000, 10_000));
-        let findings = FetchPressure.evaluate(&Context::new(&analysis, crate::Parameters::default()));
-        assert_eq!(findings.len(), 1);
-        assert!(findings[0].score >= 0.85, "{findings:?}");
-    }
-
-    #[test]
-    fn stays_quiet_when_compute_dominates() {
-        let analysis = analysis("fetch-negative", "dlio", &loop_trace(1_000, 30_000));
-        assert!(FetchPressure.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty());
-    }
-}

@@ -53,35 +53,3 @@ impl Rule for FetchRankImbalance {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::testing::{analysis, event};
-
-    fn trace(slow: i64) -> Vec<String> {
-        let mut lines = Vec::new();
-        for (pid, fetch) in [(7, 10_000), (8, slow)] {
-            for index in 0..10 {
-                lines.push(event(pid, "fetch.iter", "dataloader", 1_000_000 + index * 100_000, fetch, ""));
-            }
-        }
-        lines
-    }
-
-    #[test]
-    fn fires_on_a_straggler() {
-        let analysis = analysis("rank-positive", "dlio", &trace(40_000));
-        let findings = FetchRankImbalance.evaluate(&Context::new(&analysis, crate::Parameters::default()));
-        assert_eq!(findings.len(), 1);
-        assert!(findings[0].scope.ends_with("#8"), "{findings:?}");
-    }
-
-    #[test]
-    fn stays_quiet_on_balanced_ranks() {
-        let analysis = analysis("rank-negative", "dlio", &trace(11_000));
-        assert!(
-            FetchRankImbalance.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty()
-        );
-    }
-}

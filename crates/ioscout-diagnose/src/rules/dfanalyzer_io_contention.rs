@@ -46,36 +46,3 @@ impl Rule for IoContention {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::testing::{analysis, event, header, posix};
-
-    fn trace(workers: i64) -> Vec<String> {
-        let mut lines = header();
-        let mut ts = 1_000_000;
-        for step in 0..20 {
-            lines.push(event(7, "fetch.iter", "dataloader", ts, 500, ""));
-            lines.push(posix(8 + step % workers, "pread64", ts + 1, 400, 1 << 20));
-            ts += 500;
-            lines.push(event(7, "TorchFramework.compute", "compute", ts, 20_000, ""));
-            ts += 20_000;
-        }
-        lines
-    }
-
-    #[test]
-    fn fires_with_many_workers_behind_a_compute_bound_loop() {
-        let analysis = analysis("io-contention-positive", "dlio", &trace(4));
-        let findings = IoContention.evaluate(&Context::new(&analysis, crate::Parameters::default()));
-        assert_eq!(findings.len(), 1, "{findings:?}");
-        assert!(findings[0].label <= crate::Label::Medium);
-    }
-
-    #[test]
-    fn stays_quiet_with_two_workers() {
-        let analysis = analysis("io-contention-negative", "dlio", &trace(2));
-        assert!(IoContention.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty());
-    }
-}

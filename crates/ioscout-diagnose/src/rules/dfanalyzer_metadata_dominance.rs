@@ -47,34 +47,3 @@ impl Rule for MetadataDominance {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::testing::{analysis, header, posix};
-
-    fn trace(open: i64) -> Vec<String> {
-        let mut lines = header();
-        for index in 0..50 {
-            lines.push(posix(7, "open64", 1_000_000 + index * 10_000, open, 0));
-            lines.push(posix(7, "read", 1_005_000 + index * 10_000, 100, 1 << 20));
-        }
-        lines
-    }
-
-    #[test]
-    fn fires_when_the_reader_mostly_opens() {
-        let analysis = analysis("reader-metadata-positive", "dlio", &trace(900));
-        let findings = MetadataDominance.evaluate(&Context::new(&analysis, crate::Parameters::default()));
-        assert_eq!(findings.len(), 1);
-        assert!(findings[0].score >= 0.6, "{findings:?}");
-    }
-
-    #[test]
-    fn stays_quiet_when_the_reader_mostly_reads() {
-        let analysis = analysis("reader-metadata-negative", "dlio", &trace(20));
-        assert!(
-            MetadataDominance.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty()
-        );
-    }
-}

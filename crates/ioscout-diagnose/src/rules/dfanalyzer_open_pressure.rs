@@ -58,37 +58,3 @@ impl Rule for OpenPressure {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::testing::{analysis, event, header, posix};
-
-    /// A loop of 20 steps: an open of `open` µs in a worker, then `compute` µs of compute.
-    pub(crate) fn trace(open: i64, compute: i64) -> Vec<String> {
-        let mut lines = header();
-        let mut ts = 1_000_000;
-        for _ in 0..20 {
-            lines.push(event(7, "fetch.iter", "dataloader", ts, open + 10, ""));
-            lines.push(posix(8, "open64", ts + 1, open, 0));
-            ts += open + 10;
-            lines.push(event(7, "TorchFramework.compute", "compute", ts, compute, ""));
-            ts += compute;
-        }
-        lines
-    }
-
-    #[test]
-    fn fires_when_opening_outweighs_compute() {
-        let analysis = analysis("open-pressure-positive", "dlio", &trace(30_000, 10_000));
-        let findings = OpenPressure.evaluate(&Context::new(&analysis, crate::Parameters::default()));
-        assert_eq!(findings.len(), 1, "{findings:?}");
-        assert!(findings[0].score >= 0.85, "{findings:?}");
-    }
-
-    #[test]
-    fn stays_quiet_when_compute_outweighs_opening() {
-        let analysis = analysis("open-pressure-negative", "dlio", &trace(1_000, 30_000));
-        assert!(OpenPressure.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty());
-    }
-}

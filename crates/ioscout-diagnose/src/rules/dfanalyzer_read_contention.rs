@@ -52,32 +52,3 @@ impl Rule for ReadContention {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::testing::{analysis, header, posix};
-
-    fn trace(slow: i64) -> Vec<String> {
-        let mut lines = header();
-        for index in 0..200 {
-            let dur = if index == 0 { 2 } else { slow };
-            lines.push(posix(7, "read", 1_000_000 + index * 1000, dur, 1 << 20));
-        }
-        lines
-    }
-
-    #[test]
-    fn fires_on_contended_reads() {
-        let analysis = analysis("contention-positive", "posix", &trace(200));
-        let findings = ReadContention.evaluate(&Context::new(&analysis, crate::Parameters::default()));
-        assert_eq!(findings.len(), 1);
-        assert!(findings[0].score >= 0.85, "{findings:?}");
-    }
-
-    #[test]
-    fn stays_quiet_on_steady_reads() {
-        let analysis = analysis("contention-negative", "posix", &trace(3));
-        assert!(ReadContention.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty());
-    }
-}

@@ -49,39 +49,3 @@ impl Rule for ReadPressure {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::testing::{analysis, event, header, posix};
-
-    fn trace(read: i64, compute: i64, open: bool) -> Vec<String> {
-        let mut lines = header();
-        let mut ts = 1_000_000;
-        for _ in 0..20 {
-            lines.push(event(7, "fetch.iter", "dataloader", ts, read + 10, ""));
-            let name = if open { "open64" } else { "pread64" };
-            lines.push(posix(8, name, ts + 1, read, 1 << 16));
-            ts += read + 10;
-            lines.push(event(7, "TorchFramework.compute", "compute", ts, compute, ""));
-            ts += compute;
-        }
-        lines
-    }
-
-    #[test]
-    fn fires_when_reads_outweigh_compute() {
-        let analysis = analysis("read-pressure-positive", "dlio", &trace(50_000, 10_000, false));
-        let findings = ReadPressure.evaluate(&Context::new(&analysis, crate::Parameters::default()));
-        assert_eq!(findings.len(), 1, "{findings:?}");
-        assert!(findings[0].score >= 0.85, "{findings:?}");
-    }
-
-    #[test]
-    fn stays_quiet_when_compute_dominates_or_opens_are_the_cost() {
-        let computing = analysis("read-pressure-negative", "dlio", &trace(1_000, 30_000, false));
-        assert!(ReadPressure.evaluate(&Context::new(&computing, crate::Parameters::default())).is_empty());
-        let opening = analysis("read-pressure-opens", "dlio", &trace(50_000, 10_000, true));
-        assert!(ReadPressure.evaluate(&Context::new(&opening, crate::Parameters::default())).is_empty());
-    }
-}

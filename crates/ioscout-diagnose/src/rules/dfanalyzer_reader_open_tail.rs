@@ -59,38 +59,3 @@ impl Rule for ReaderOpenTail {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::testing::{analysis, header, posix};
-
-    fn trace(slow_open: i64) -> Vec<String> {
-        let mut lines = header();
-        for pid in 1..=4 {
-            let open = if pid == 4 { slow_open } else { 1_000 };
-            let mut ts = 1_000_000;
-            for _ in 0..10 {
-                lines.push(posix(pid, "open64", ts, open, 0));
-                ts += open;
-                lines.push(posix(pid, "read", ts, 1_000, 1 << 20));
-                ts += 1_000;
-            }
-        }
-        lines
-    }
-
-    #[test]
-    fn fires_on_one_slow_opener() {
-        let analysis = analysis("open-tail-positive", "dlio", &trace(5_000));
-        let findings = ReaderOpenTail.evaluate(&Context::new(&analysis, crate::Parameters::default()));
-        assert_eq!(findings.len(), 1, "{findings:?}");
-        assert!(findings[0].score >= 0.6, "{findings:?}");
-    }
-
-    #[test]
-    fn stays_quiet_when_readers_open_alike() {
-        let analysis = analysis("open-tail-negative", "dlio", &trace(1_100));
-        assert!(ReaderOpenTail.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty());
-    }
-}

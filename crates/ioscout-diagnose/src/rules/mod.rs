@@ -23,6 +23,8 @@ mod pipeline_metadata_share;
 mod pipeline_op_count_bound;
 mod pipeline_rank_imbalance;
 mod pipeline_small_files;
+#[cfg(test)]
+pub(crate) mod table_tests;
 
 pub use dfanalyzer_bandwidth_saturation::BandwidthSaturation;
 pub use dfanalyzer_compute_dominance::ComputeDominance;
@@ -109,7 +111,7 @@ pub(crate) mod testing {
         let (files, problems) = ioscout_read::discover(&[path]);
         let scanner = ioscout_read::Scanner::new(ioscout_read::ScanOptions::default());
         let options = AnalysisOptions {
-            preset: preset.into(),
+            preset: ioscout_analysis::PresetName::parse(preset).unwrap_or_default(),
             overlap: OverlapMode::Exact,
             ..AnalysisOptions::default()
         };

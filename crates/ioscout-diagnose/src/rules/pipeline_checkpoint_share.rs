@@ -47,30 +47,3 @@ impl Rule for CheckpointShare {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::testing::{analysis, event};
-
-    fn trace(checkpoint: i64) -> Vec<String> {
-        vec![
-            event(7, "ai_root", "ai_root", 1_000_000, 1_000_000, ""),
-            event(7, "TorchCheckpointing.save_checkpoint", "checkpoint", 1_100_000, checkpoint, ""),
-        ]
-    }
-
-    #[test]
-    fn fires_on_costly_checkpoints() {
-        let analysis = analysis("checkpoint-positive", "dlio", &trace(400_000));
-        let findings = CheckpointShare.evaluate(&Context::new(&analysis, crate::Parameters::default()));
-        assert_eq!(findings.len(), 1);
-        assert!(findings[0].score >= 0.85, "{findings:?}");
-    }
-
-    #[test]
-    fn stays_quiet_on_cheap_checkpoints() {
-        let analysis = analysis("checkpoint-negative", "dlio", &trace(10_000));
-        assert!(CheckpointShare.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty());
-    }
-}

@@ -41,32 +41,3 @@ impl Rule for IoShare {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::testing::{analysis, event, header, posix};
-
-    fn trace(read: i64) -> Vec<String> {
-        let mut lines = header();
-        lines.push(event(7, "main", "app", 1_000_000, 1_000_000, ""));
-        for index in 0..10 {
-            lines.push(posix(7, "read", 1_000_000 + index * 100_000, read, 1 << 20));
-        }
-        lines
-    }
-
-    #[test]
-    fn fires_when_io_dominates() {
-        let analysis = analysis("io-share-positive", "posix", &trace(60_000));
-        let findings = IoShare.evaluate(&Context::new(&analysis, crate::Parameters::default()));
-        assert_eq!(findings.len(), 1);
-        assert_eq!(findings[0].label, crate::Label::Medium, "{findings:?}");
-    }
-
-    #[test]
-    fn stays_quiet_when_io_is_small() {
-        let analysis = analysis("io-share-negative", "posix", &trace(1_000));
-        assert!(IoShare.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty());
-    }
-}

@@ -49,32 +49,3 @@ impl Rule for MetadataShare {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::testing::{analysis, event, header, posix};
-
-    fn trace(stat: i64) -> Vec<String> {
-        let mut lines = header();
-        lines.push(event(7, "main", "app", 1_000_000, 1_000_000, ""));
-        for index in 0..100 {
-            lines.push(posix(7, "__xstat64", 1_000_000 + index * 5000, stat, 0));
-        }
-        lines
-    }
-
-    #[test]
-    fn fires_when_metadata_takes_a_share_of_the_job() {
-        let analysis = analysis("metadata-share-positive", "posix", &trace(2000));
-        let findings = MetadataShare.evaluate(&Context::new(&analysis, crate::Parameters::default()));
-        assert_eq!(findings.len(), 1);
-        assert!(findings[0].score >= 0.6, "{findings:?}");
-    }
-
-    #[test]
-    fn stays_quiet_when_metadata_is_cheap() {
-        let analysis = analysis("metadata-share-negative", "posix", &trace(20));
-        assert!(MetadataShare.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty());
-    }
-}

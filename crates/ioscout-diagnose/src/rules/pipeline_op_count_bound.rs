@@ -50,32 +50,3 @@ impl Rule for OpCountBound {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::testing::{analysis, event, header, posix};
-
-    fn trace(calls: i64) -> Vec<String> {
-        let mut lines = header();
-        lines.push(event(7, "main", "app", 1_000_000, 100_000_000, ""));
-        for index in 0..calls {
-            lines.push(posix(7, "write", 1_000_000 + index * 5, 1, 100));
-        }
-        lines
-    }
-
-    #[test]
-    fn fires_on_many_tiny_cheap_calls() {
-        let analysis = analysis("op-count-positive", "posix", &trace(12_000));
-        let findings = OpCountBound.evaluate(&Context::new(&analysis, crate::Parameters::default()));
-        assert_eq!(findings.len(), 1);
-        assert!(findings[0].score < 0.3);
-    }
-
-    #[test]
-    fn stays_quiet_on_few_calls() {
-        let analysis = analysis("op-count-negative", "posix", &trace(100));
-        assert!(OpCountBound.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty());
-    }
-}

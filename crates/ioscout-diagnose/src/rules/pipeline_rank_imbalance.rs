@@ -68,34 +68,3 @@ impl Rule for RankImbalance {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::testing::{analysis, header, posix};
-
-    fn trace(rank_zero: i64) -> Vec<String> {
-        let mut lines = header();
-        for pid in 1..=4 {
-            let dur = if pid == 1 { rank_zero } else { 10_000 };
-            for index in 0..10 {
-                lines.push(posix(pid, "write", 1_000_000 + index * 100_000, dur, 1 << 20));
-            }
-        }
-        lines
-    }
-
-    #[test]
-    fn fires_on_rank_zero_heavy_io() {
-        let analysis = analysis("rank-imbalance-positive", "posix", &trace(80_000));
-        let findings = RankImbalance.evaluate(&Context::new(&analysis, crate::Parameters::default()));
-        assert_eq!(findings.len(), 1);
-        assert!(findings[0].scope.ends_with("#1"), "{findings:?}");
-    }
-
-    #[test]
-    fn stays_quiet_on_balanced_ranks() {
-        let analysis = analysis("rank-imbalance-negative", "posix", &trace(11_000));
-        assert!(RankImbalance.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty());
-    }
-}

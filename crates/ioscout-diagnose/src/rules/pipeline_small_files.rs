@@ -55,34 +55,3 @@ impl Rule for SmallFiles {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rules::testing::{analysis, event};
-
-    fn trace(files: i64) -> Vec<String> {
-        let mut lines = Vec::new();
-        for index in 0..files {
-            let ts = 1_000_000 + index * 100;
-            let args = format!(r#""fhash":"file{index}","ret":16384"#);
-            lines.push(event(7, "open64", "POSIX", ts, 40, &format!(r#""fhash":"file{index}""#)));
-            lines.push(event(7, "read", "POSIX", ts + 50, 10, &args));
-        }
-        lines
-    }
-
-    #[test]
-    fn fires_on_a_small_file_storm() {
-        let analysis = analysis("small-files-positive", "posix", &trace(1200));
-        let findings = SmallFiles.evaluate(&Context::new(&analysis, crate::Parameters::default()));
-        assert_eq!(findings.len(), 1);
-        assert!(findings[0].score >= 0.6, "{findings:?}");
-    }
-
-    #[test]
-    fn stays_quiet_on_few_files() {
-        let analysis = analysis("small-files-negative", "posix", &trace(50));
-        assert!(SmallFiles.evaluate(&Context::new(&analysis, crate::Parameters::default())).is_empty());
-    }
-}

@@ -26,31 +26,3 @@ impl DarshanRule for NoCollectiveReads {
         pairs::collective_usage(context, &Self::DOC, Direction::Read, false)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_on_independent_calls_only() {
-        let mut facts = facts(16, 10.0, &["MPI-IO", "POSIX"]);
-        facts.mpiio.push(record(Module::MpiIo, 1, -1, &[("MPIIO_INDEP_READS", 5000.0)]));
-        assert_eq!(codes(&NoCollectiveReads, &facts), ["M02"]);
-    }
-
-    #[test]
-    fn stays_quiet_with_collectives_or_few_calls() {
-        let mut facts = facts(16, 10.0, &["MPI-IO", "POSIX"]);
-        facts.mpiio.push(record(
-            Module::MpiIo,
-            1,
-            -1,
-            &[("MPIIO_INDEP_READS", 5000.0), ("MPIIO_COLL_READS", 1.0)],
-        ));
-        assert!(codes(&NoCollectiveReads, &facts).is_empty());
-        facts.mpiio[0] = record(Module::MpiIo, 1, -1, &[("MPIIO_INDEP_READS", 500.0)]);
-        assert!(codes(&NoCollectiveReads, &facts).is_empty());
-    }
-}

@@ -26,31 +26,3 @@ impl DarshanRule for NoCollectiveWrites {
         pairs::collective_usage(context, &Self::DOC, Direction::Write, false)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_on_independent_calls_only() {
-        let mut facts = facts(16, 10.0, &["MPI-IO", "POSIX"]);
-        facts.mpiio.push(record(Module::MpiIo, 1, -1, &[("MPIIO_INDEP_WRITES", 5000.0)]));
-        assert_eq!(codes(&NoCollectiveWrites, &facts), ["M03"]);
-    }
-
-    #[test]
-    fn stays_quiet_with_collectives_or_few_calls() {
-        let mut facts = facts(16, 10.0, &["MPI-IO", "POSIX"]);
-        facts.mpiio.push(record(
-            Module::MpiIo,
-            1,
-            -1,
-            &[("MPIIO_INDEP_WRITES", 5000.0), ("MPIIO_COLL_WRITES", 1.0)],
-        ));
-        assert!(codes(&NoCollectiveWrites, &facts).is_empty());
-        facts.mpiio[0] = record(Module::MpiIo, 1, -1, &[("MPIIO_INDEP_WRITES", 500.0)]);
-        assert!(codes(&NoCollectiveWrites, &facts).is_empty());
-    }
-}

@@ -26,24 +26,3 @@ impl DarshanRule for CollectiveReads {
         pairs::collective_usage(context, &Self::DOC, Direction::Read, true)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_with_collective_calls() {
-        let mut facts = facts(16, 10.0, &["MPI-IO", "POSIX"]);
-        facts.mpiio.push(record(Module::MpiIo, 1, -1, &[("MPIIO_COLL_READS", 16.0)]));
-        assert_eq!(codes(&CollectiveReads, &facts), ["M04"]);
-    }
-
-    #[test]
-    fn stays_quiet_without() {
-        let mut facts = facts(16, 10.0, &["MPI-IO", "POSIX"]);
-        facts.mpiio.push(record(Module::MpiIo, 1, -1, &[("MPIIO_INDEP_READS", 16.0)]));
-        assert!(codes(&CollectiveReads, &facts).is_empty());
-    }
-}

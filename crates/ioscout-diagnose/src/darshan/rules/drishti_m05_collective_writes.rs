@@ -26,24 +26,3 @@ impl DarshanRule for CollectiveWrites {
         pairs::collective_usage(context, &Self::DOC, Direction::Write, true)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_with_collective_calls() {
-        let mut facts = facts(16, 10.0, &["MPI-IO", "POSIX"]);
-        facts.mpiio.push(record(Module::MpiIo, 1, -1, &[("MPIIO_COLL_WRITES", 16.0)]));
-        assert_eq!(codes(&CollectiveWrites, &facts), ["M05"]);
-    }
-
-    #[test]
-    fn stays_quiet_without() {
-        let mut facts = facts(16, 10.0, &["MPI-IO", "POSIX"]);
-        facts.mpiio.push(record(Module::MpiIo, 1, -1, &[("MPIIO_INDEP_WRITES", 16.0)]));
-        assert!(codes(&CollectiveWrites, &facts).is_empty());
-    }
-}

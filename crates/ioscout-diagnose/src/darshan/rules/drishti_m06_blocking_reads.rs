@@ -26,25 +26,3 @@ impl DarshanRule for BlockingReads {
         pairs::blocking(context, &Self::DOC, Direction::Read)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, facts_single, record};
-
-    #[test]
-    fn fires_without_non_blocking_calls() {
-        let mut facts = facts(16, 10.0, &["MPI-IO"]);
-        facts.mpiio.push(record(Module::MpiIo, 1, -1, &[("MPIIO_INDEP_READS", 5.0)]));
-        assert_eq!(codes(&BlockingReads, &facts), ["M06"]);
-    }
-
-    #[test]
-    fn stays_quiet_with_them_or_without_mpiio() {
-        let mut facts = facts(16, 10.0, &["MPI-IO"]);
-        facts.mpiio.push(record(Module::MpiIo, 1, -1, &[("MPIIO_NB_READS", 5.0)]));
-        assert!(codes(&BlockingReads, &facts).is_empty());
-        assert!(codes(&BlockingReads, &facts_single()).is_empty());
-    }
-}

@@ -26,25 +26,3 @@ impl DarshanRule for BlockingWrites {
         pairs::blocking(context, &Self::DOC, Direction::Write)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, facts_single, record};
-
-    #[test]
-    fn fires_without_non_blocking_calls() {
-        let mut facts = facts(16, 10.0, &["MPI-IO"]);
-        facts.mpiio.push(record(Module::MpiIo, 1, -1, &[("MPIIO_INDEP_WRITES", 5.0)]));
-        assert_eq!(codes(&BlockingWrites, &facts), ["M07"]);
-    }
-
-    #[test]
-    fn stays_quiet_with_them_or_without_mpiio() {
-        let mut facts = facts(16, 10.0, &["MPI-IO"]);
-        facts.mpiio.push(record(Module::MpiIo, 1, -1, &[("MPIIO_NB_WRITES", 5.0)]));
-        assert!(codes(&BlockingWrites, &facts).is_empty());
-        assert!(codes(&BlockingWrites, &facts_single()).is_empty());
-    }
-}

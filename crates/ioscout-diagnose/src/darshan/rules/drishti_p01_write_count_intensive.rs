@@ -26,26 +26,3 @@ impl DarshanRule for WriteCountIntensive {
         pairs::intensity(context, &Self::DOC, "POSIX_WRITES", "POSIX_READS", ("writes", "reads"))
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_when_one_direction_dominates() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(Module::Posix, 1, 0, &[("POSIX_WRITES", 90.0), ("POSIX_READS", 10.0)]));
-        assert_eq!(codes(&WriteCountIntensive, &facts), ["P01"]);
-    }
-
-    #[test]
-    fn stays_quiet_when_balanced_or_reversed() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(Module::Posix, 1, 0, &[("POSIX_WRITES", 52.0), ("POSIX_READS", 48.0)]));
-        assert!(codes(&WriteCountIntensive, &facts).is_empty());
-        facts.posix[0] = record(Module::Posix, 1, 0, &[("POSIX_WRITES", 10.0), ("POSIX_READS", 90.0)]);
-        assert!(codes(&WriteCountIntensive, &facts).is_empty());
-    }
-}

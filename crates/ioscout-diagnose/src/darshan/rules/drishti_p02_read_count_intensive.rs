@@ -26,26 +26,3 @@ impl DarshanRule for ReadCountIntensive {
         pairs::intensity(context, &Self::DOC, "POSIX_READS", "POSIX_WRITES", ("reads", "writes"))
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_when_one_direction_dominates() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(Module::Posix, 1, 0, &[("POSIX_READS", 90.0), ("POSIX_WRITES", 10.0)]));
-        assert_eq!(codes(&ReadCountIntensive, &facts), ["P02"]);
-    }
-
-    #[test]
-    fn stays_quiet_when_balanced_or_reversed() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(Module::Posix, 1, 0, &[("POSIX_READS", 52.0), ("POSIX_WRITES", 48.0)]));
-        assert!(codes(&ReadCountIntensive, &facts).is_empty());
-        facts.posix[0] = record(Module::Posix, 1, 0, &[("POSIX_READS", 10.0), ("POSIX_WRITES", 90.0)]);
-        assert!(codes(&ReadCountIntensive, &facts).is_empty());
-    }
-}

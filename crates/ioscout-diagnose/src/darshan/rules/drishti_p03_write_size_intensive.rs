@@ -32,37 +32,3 @@ impl DarshanRule for WriteSizeIntensive {
         )
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_when_one_direction_dominates() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_BYTES_WRITTEN", 90.0), ("POSIX_BYTES_READ", 10.0)],
-        ));
-        assert_eq!(codes(&WriteSizeIntensive, &facts), ["P03"]);
-    }
-
-    #[test]
-    fn stays_quiet_when_balanced_or_reversed() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_BYTES_WRITTEN", 52.0), ("POSIX_BYTES_READ", 48.0)],
-        ));
-        assert!(codes(&WriteSizeIntensive, &facts).is_empty());
-        facts.posix[0] =
-            record(Module::Posix, 1, 0, &[("POSIX_BYTES_WRITTEN", 10.0), ("POSIX_BYTES_READ", 90.0)]);
-        assert!(codes(&WriteSizeIntensive, &facts).is_empty());
-    }
-}

@@ -26,37 +26,3 @@ impl DarshanRule for SmallReads {
         pairs::small_requests(context, &Self::DOC, Direction::Read, false)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_on_many_small_requests() {
-        let mut facts = facts(4, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_READS", 5000.0), ("POSIX_SIZE_READ_1K_10K", 4000.0)],
-        ));
-        assert_eq!(codes(&SmallReads, &facts), ["P05"]);
-    }
-
-    #[test]
-    fn stays_quiet_on_few_or_large_requests() {
-        let mut facts = facts(4, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_READS", 900.0), ("POSIX_SIZE_READ_1K_10K", 900.0)],
-        ));
-        assert!(codes(&SmallReads, &facts).is_empty());
-        facts.posix[0] =
-            record(Module::Posix, 1, 0, &[("POSIX_READS", 50000.0), ("POSIX_SIZE_READ_1K_10K", 2000.0)]);
-        assert!(codes(&SmallReads, &facts).is_empty());
-    }
-}

@@ -26,37 +26,3 @@ impl DarshanRule for SmallWrites {
         pairs::small_requests(context, &Self::DOC, Direction::Write, false)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_on_many_small_requests() {
-        let mut facts = facts(4, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_WRITES", 5000.0), ("POSIX_SIZE_WRITE_1K_10K", 4000.0)],
-        ));
-        assert_eq!(codes(&SmallWrites, &facts), ["P06"]);
-    }
-
-    #[test]
-    fn stays_quiet_on_few_or_large_requests() {
-        let mut facts = facts(4, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_WRITES", 900.0), ("POSIX_SIZE_WRITE_1K_10K", 900.0)],
-        ));
-        assert!(codes(&SmallWrites, &facts).is_empty());
-        facts.posix[0] =
-            record(Module::Posix, 1, 0, &[("POSIX_WRITES", 50000.0), ("POSIX_SIZE_WRITE_1K_10K", 2000.0)]);
-        assert!(codes(&SmallWrites, &facts).is_empty());
-    }
-}

@@ -26,34 +26,3 @@ impl DarshanRule for MisalignedFile {
         pairs::misaligned(context, &Self::DOC, "POSIX_FILE_NOT_ALIGNED", "file")
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_on_misaligned_requests() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_READS", 100.0), ("POSIX_FILE_NOT_ALIGNED", 50.0)],
-        ));
-        assert_eq!(codes(&MisalignedFile, &facts), ["P08"]);
-    }
-
-    #[test]
-    fn stays_quiet_on_aligned_requests() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_READS", 100.0), ("POSIX_FILE_NOT_ALIGNED", 5.0)],
-        ));
-        assert!(codes(&MisalignedFile, &facts).is_empty());
-    }
-}

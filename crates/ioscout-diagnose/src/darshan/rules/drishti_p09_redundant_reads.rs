@@ -26,34 +26,3 @@ impl DarshanRule for RedundantReads {
         pairs::sparse_access(context, &Self::DOC, Direction::Read, "PIPE-REDUNDANT-READ")
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_like_drishti_on_sparse_access() {
-        let mut facts = facts(2, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_BYTES_READ", 1e6), ("POSIX_MAX_BYTE_READ", 1e9)],
-        ));
-        assert_eq!(codes(&RedundantReads, &facts), ["P09"]);
-    }
-
-    #[test]
-    fn stays_quiet_when_data_covers_the_extent() {
-        let mut facts = facts(2, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            -1,
-            &[("POSIX_BYTES_READ", 2.0 * 64e6), ("POSIX_MAX_BYTE_READ", 64e6 - 1.0)],
-        ));
-        assert!(codes(&RedundantReads, &facts).is_empty());
-    }
-}

@@ -26,34 +26,3 @@ impl DarshanRule for RandomReads {
         pairs::access_order(context, &Self::DOC, Direction::Read, true)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_on_random_access() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_READS", 5000.0), ("POSIX_SEQ_READS", 1000.0)],
-        ));
-        assert_eq!(codes(&RandomReads, &facts), ["P11"]);
-    }
-
-    #[test]
-    fn stays_quiet_on_sequential_access() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_READS", 5000.0), ("POSIX_SEQ_READS", 4900.0), ("POSIX_CONSEC_READS", 4000.0)],
-        ));
-        assert!(codes(&RandomReads, &facts).is_empty());
-    }
-}

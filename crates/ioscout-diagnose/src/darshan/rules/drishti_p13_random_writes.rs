@@ -26,34 +26,3 @@ impl DarshanRule for RandomWrites {
         pairs::access_order(context, &Self::DOC, Direction::Write, true)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_on_random_access() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_WRITES", 5000.0), ("POSIX_SEQ_WRITES", 1000.0)],
-        ));
-        assert_eq!(codes(&RandomWrites, &facts), ["P13"]);
-    }
-
-    #[test]
-    fn stays_quiet_on_sequential_access() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_WRITES", 5000.0), ("POSIX_SEQ_WRITES", 4900.0), ("POSIX_CONSEC_WRITES", 4000.0)],
-        ));
-        assert!(codes(&RandomWrites, &facts).is_empty());
-    }
-}

@@ -26,34 +26,3 @@ impl DarshanRule for SharedSmallReads {
         pairs::small_requests(context, &Self::DOC, Direction::Read, true)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_on_small_requests_to_a_shared_file() {
-        let mut facts = facts(8, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            -1,
-            &[("POSIX_READS", 3000.0), ("POSIX_SIZE_READ_100_1K", 3000.0)],
-        ));
-        assert_eq!(codes(&SharedSmallReads, &facts), ["P15"]);
-    }
-
-    #[test]
-    fn stays_quiet_on_unshared_files() {
-        let mut facts = facts(8, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            3,
-            &[("POSIX_READS", 3000.0), ("POSIX_SIZE_READ_100_1K", 3000.0)],
-        ));
-        assert!(codes(&SharedSmallReads, &facts).is_empty());
-    }
-}

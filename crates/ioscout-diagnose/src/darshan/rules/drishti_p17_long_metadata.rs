@@ -48,27 +48,3 @@ impl DarshanRule for LongMetadata {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::DrishtiThresholds;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_on_long_metadata() {
-        let mut facts = facts(4, 100.0, &["POSIX"]);
-        facts.posix.push(record(Module::Posix, 1, 2, &[("POSIX_F_META_TIME", 45.0)]));
-        facts.posix.push(record(Module::Posix, 2, 2, &[("POSIX_F_META_TIME", 31.0)]));
-        assert_eq!(codes(&LongMetadata, &facts), ["P17"]);
-        let findings = LongMetadata.evaluate(&DarshanContext::new(&facts, DrishtiThresholds::default()));
-        assert!(findings[0].why.starts_with("1 rank"), "{}", findings[0].why);
-    }
-
-    #[test]
-    fn stays_quiet_on_short_metadata() {
-        let mut facts = facts(4, 100.0, &["POSIX"]);
-        facts.posix.push(record(Module::Posix, 1, 2, &[("POSIX_F_META_TIME", 29.0)]));
-        assert!(codes(&LongMetadata, &facts).is_empty());
-    }
-}

@@ -26,26 +26,3 @@ impl DarshanRule for IndividualReadImbalance {
         pairs::individual_imbalance(context, &Self::DOC, Direction::Read)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_on_unequal_ranks() {
-        let mut facts = facts(4, 10.0, &["POSIX"]);
-        facts.posix.push(record(Module::Posix, 1, 0, &[("POSIX_BYTES_READ", 1000.0)]));
-        facts.posix.push(record(Module::Posix, 1, 1, &[("POSIX_BYTES_READ", 100.0)]));
-        assert_eq!(codes(&IndividualReadImbalance, &facts), ["P22"]);
-    }
-
-    #[test]
-    fn stays_quiet_on_equal_ranks() {
-        let mut facts = facts(4, 10.0, &["POSIX"]);
-        facts.posix.push(record(Module::Posix, 1, 0, &[("POSIX_BYTES_READ", 1000.0)]));
-        facts.posix.push(record(Module::Posix, 1, 1, &[("POSIX_BYTES_READ", 900.0)]));
-        assert!(codes(&IndividualReadImbalance, &facts).is_empty());
-    }
-}

@@ -48,25 +48,3 @@ impl DarshanRule for StdioShare {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_when_stdio_carries_the_bytes() {
-        let mut facts = facts(1, 10.0, &["STDIO", "POSIX"]);
-        facts.stdio.push(record(Module::Stdio, 1, 0, &[("STDIO_BYTES_WRITTEN", 5e6)]));
-        facts.posix.push(record(Module::Posix, 2, 0, &[("POSIX_BYTES_WRITTEN", 1e6)]));
-        assert_eq!(codes(&StdioShare, &facts), ["S01"]);
-    }
-
-    #[test]
-    fn stays_quiet_when_posix_carries_them() {
-        let mut facts = facts(1, 10.0, &["STDIO", "POSIX"]);
-        facts.stdio.push(record(Module::Stdio, 1, 0, &[("STDIO_BYTES_WRITTEN", 1e3)]));
-        facts.posix.push(record(Module::Posix, 2, 0, &[("POSIX_BYTES_WRITTEN", 1e9)]));
-        assert!(codes(&StdioShare, &facts).is_empty());
-    }
-}

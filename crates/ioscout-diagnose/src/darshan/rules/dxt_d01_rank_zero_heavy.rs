@@ -73,27 +73,3 @@ impl DarshanRule for RankZeroHeavy {
         findings
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::testing::{codes, dxt, facts};
-
-    #[test]
-    fn fires_when_rank_zero_does_the_io() {
-        let mut facts = facts(4, 10.0, &["POSIX", "DXT_POSIX"]);
-        facts.dxt_posix = vec![dxt(0, &[(true, 1 << 20); 8]), dxt(1, &[(true, 4096)])];
-        assert_eq!(codes(&RankZeroHeavy, &facts), ["D01"]);
-    }
-
-    #[test]
-    fn stays_quiet_when_ranks_share_the_work() {
-        let mut facts = facts(4, 10.0, &["POSIX", "DXT_POSIX"]);
-        facts.dxt_posix = (0..4).map(|rank| dxt(rank, &[(true, 1 << 20); 8])).collect();
-        assert!(codes(&RankZeroHeavy, &facts).is_empty());
-        let mut single = facts.clone();
-        single.nprocs = 1;
-        single.dxt_posix.truncate(1);
-        assert!(codes(&RankZeroHeavy, &single).is_empty());
-    }
-}

@@ -95,24 +95,3 @@ impl DarshanRule for RankOutliers {
         findings
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::testing::{codes, dxt, facts};
-
-    #[test]
-    fn fires_on_an_overloaded_rank() {
-        let mut facts = facts(8, 10.0, &["POSIX", "DXT_POSIX"]);
-        facts.dxt_posix = (0..8).map(|rank| dxt(rank, &[(true, 4096)])).collect();
-        facts.dxt_posix.push(dxt(5, &[(true, 1 << 20); 20]));
-        assert_eq!(codes(&RankOutliers, &facts), ["D02"]);
-    }
-
-    #[test]
-    fn stays_quiet_on_balanced_ranks() {
-        let mut facts = facts(8, 10.0, &["POSIX", "DXT_POSIX"]);
-        facts.dxt_posix = (0..8).map(|rank| dxt(rank, &[(true, 4096); 4])).collect();
-        assert!(codes(&RankOutliers, &facts).is_empty());
-    }
-}

@@ -44,33 +44,3 @@ impl DarshanRule for AccessPattern {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_on_random_requests() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_READS", 1e4), ("POSIX_SEQ_READS", 1e3), ("POSIX_F_READ_TIME", 3.0)],
-        ));
-        assert_eq!(codes(&AccessPattern, &facts), ["IOS-ACCESS-PATTERN"]);
-    }
-
-    #[test]
-    fn stays_quiet_on_sequential_requests() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_READS", 1e4), ("POSIX_SEQ_READS", 9.9e3), ("POSIX_F_READ_TIME", 3.0)],
-        ));
-        assert!(codes(&AccessPattern, &facts).is_empty());
-    }
-}

@@ -37,24 +37,3 @@ impl DarshanRule for Healthy {
         vec![Finding::new(&Self::DOC, 0.0, "job", why).with("io_share", share, "fraction")]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_when_io_is_cheap() {
-        let mut facts = facts(1, 100.0, &["POSIX"]);
-        facts.posix.push(record(Module::Posix, 1, 0, &[("POSIX_F_READ_TIME", 1.0)]));
-        assert_eq!(codes(&Healthy, &facts), ["IOS-HEALTHY"]);
-    }
-
-    #[test]
-    fn stays_quiet_when_io_weighs() {
-        let mut facts = facts(1, 100.0, &["POSIX"]);
-        facts.posix.push(record(Module::Posix, 1, 0, &[("POSIX_F_READ_TIME", 30.0)]));
-        assert!(codes(&Healthy, &facts).is_empty());
-    }
-}

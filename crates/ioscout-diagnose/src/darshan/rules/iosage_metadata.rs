@@ -54,33 +54,3 @@ impl DarshanRule for Metadata {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_when_metadata_dominates() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_OPENS", 1e5), ("POSIX_F_META_TIME", 4.0), ("POSIX_F_READ_TIME", 1.0)],
-        ));
-        assert_eq!(codes(&Metadata, &facts), ["IOS-METADATA"]);
-    }
-
-    #[test]
-    fn stays_quiet_when_data_dominates() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_OPENS", 10.0), ("POSIX_F_META_TIME", 0.1), ("POSIX_F_READ_TIME", 4.0)],
-        ));
-        assert!(codes(&Metadata, &facts).is_empty());
-    }
-}

@@ -87,25 +87,3 @@ impl DarshanRule for Parallelism {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_when_rank_zero_does_the_io() {
-        let mut facts = facts(16, 10.0, &["POSIX"]);
-        facts.posix.push(record(Module::Posix, 1, 0, &[("POSIX_F_WRITE_TIME", 6.0)]));
-        assert_eq!(codes(&Parallelism, &facts), ["IOS-PARALLELISM"]);
-    }
-
-    #[test]
-    fn stays_quiet_on_balanced_ranks() {
-        let mut facts = facts(4, 10.0, &["POSIX"]);
-        for rank in 0..4 {
-            facts.posix.push(record(Module::Posix, rank as u64, rank, &[("POSIX_F_WRITE_TIME", 3.0)]));
-        }
-        assert!(codes(&Parallelism, &facts).is_empty());
-    }
-}

@@ -39,33 +39,3 @@ impl DarshanRule for Throughput {
         ]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_on_a_sync_per_write() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_WRITES", 500.0), ("POSIX_FSYNCS", 500.0), ("POSIX_F_WRITE_TIME", 4.0)],
-        ));
-        assert_eq!(codes(&Throughput, &facts), ["IOS-THROUGHPUT"]);
-    }
-
-    #[test]
-    fn stays_quiet_on_rare_syncs() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_WRITES", 50000.0), ("POSIX_FSYNCS", 100.0), ("POSIX_F_WRITE_TIME", 4.0)],
-        ));
-        assert!(codes(&Throughput, &facts).is_empty());
-    }
-}

@@ -46,6 +46,8 @@ mod iosage_throughput;
 mod pairs;
 mod pipeline_redundant_reads;
 mod pipeline_redundant_writes;
+#[cfg(test)]
+mod table_tests;
 mod wisio_metadata;
 mod wisio_operation_mix;
 mod wisio_size_mix;

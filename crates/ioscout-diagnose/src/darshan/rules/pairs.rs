@@ -1,6 +1,6 @@
 //! The logic of the rules that come in read/write pairs (Drishti's P01-P16, P21/P22, M02-M07,
 //! WisIO's small requests and mixes, redundant traffic), written once and parameterised by
-//! [`Direction`]; each rule's file keeps its documentation and its tests.
+//! [`Direction`]; each rule's file keeps its documentation; the rule tables (`table_tests`) test them.
 
 use std::collections::BTreeMap;
 

@@ -26,34 +26,3 @@ impl DarshanRule for RedundantWriteTraffic {
         pairs::redundant_traffic(context, &Self::DOC, Direction::Write)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_when_a_file_is_moved_twice() {
-        let mut facts = facts(2, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            -1,
-            &[("POSIX_BYTES_WRITTEN", 2.0 * 64e6), ("POSIX_MAX_BYTE_WRITTEN", 64e6 - 1.0)],
-        ));
-        assert_eq!(codes(&RedundantWriteTraffic, &facts), ["PIPE-REDUNDANT-WRITE"]);
-    }
-
-    #[test]
-    fn stays_quiet_on_sparse_access() {
-        let mut facts = facts(2, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_BYTES_WRITTEN", 1e6), ("POSIX_MAX_BYTE_WRITTEN", 1e9)],
-        ));
-        assert!(codes(&RedundantWriteTraffic, &facts).is_empty());
-    }
-}

@@ -38,33 +38,3 @@ impl DarshanRule for MetadataTime {
         vec![Finding::new(&Self::DOC, score, "POSIX", why).with("metadata_fraction", fraction, "fraction")]
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_when_metadata_takes_most_time() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_F_META_TIME", 3.0), ("POSIX_F_READ_TIME", 1.0)],
-        ));
-        assert_eq!(codes(&MetadataTime, &facts), ["WIS-METADATA"]);
-    }
-
-    #[test]
-    fn stays_quiet_when_data_takes_most_time() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_F_META_TIME", 1.0), ("POSIX_F_READ_TIME", 3.0)],
-        ));
-        assert!(codes(&MetadataTime, &facts).is_empty());
-    }
-}

@@ -26,24 +26,3 @@ impl DarshanRule for OperationMix {
         pairs::wisio_mix(context, &Self::DOC, "POSIX_READS", "POSIX_WRITES")
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_on_a_lopsided_mix() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(Module::Posix, 1, 0, &[("POSIX_READS", 900.0), ("POSIX_WRITES", 100.0)]));
-        assert_eq!(codes(&OperationMix, &facts), ["WIS-OP-MIX"]);
-    }
-
-    #[test]
-    fn stays_quiet_on_a_balanced_mix() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(Module::Posix, 1, 0, &[("POSIX_READS", 520.0), ("POSIX_WRITES", 480.0)]));
-        assert!(codes(&OperationMix, &facts).is_empty());
-    }
-}

@@ -26,34 +26,3 @@ impl DarshanRule for SizeMix {
         pairs::wisio_mix(context, &Self::DOC, "POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN")
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_on_a_lopsided_mix() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_BYTES_READ", 900.0), ("POSIX_BYTES_WRITTEN", 100.0)],
-        ));
-        assert_eq!(codes(&SizeMix, &facts), ["WIS-SIZE-MIX"]);
-    }
-
-    #[test]
-    fn stays_quiet_on_a_balanced_mix() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_BYTES_READ", 520.0), ("POSIX_BYTES_WRITTEN", 480.0)],
-        ));
-        assert!(codes(&SizeMix, &facts).is_empty());
-    }
-}

@@ -26,34 +26,3 @@ impl DarshanRule for SmallReads {
         pairs::wisio_small(context, &Self::DOC, Direction::Read)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_on_small_reads_that_take_the_time() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_READS", 1e4), ("POSIX_BYTES_READ", 4096e4), ("POSIX_F_READ_TIME", 3.0)],
-        ));
-        assert_eq!(codes(&SmallReads, &facts), ["WIS-SMALL-READ"]);
-    }
-
-    #[test]
-    fn stays_quiet_on_large_reads() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_READS", 10.0), ("POSIX_BYTES_READ", 1e8), ("POSIX_F_READ_TIME", 3.0)],
-        ));
-        assert!(codes(&SmallReads, &facts).is_empty());
-    }
-}

@@ -26,34 +26,3 @@ impl DarshanRule for SmallWrites {
         pairs::wisio_small(context, &Self::DOC, Direction::Write)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::darshan::Module;
-    use crate::darshan::testing::{codes, facts, record};
-
-    #[test]
-    fn fires_on_small_writes_that_take_the_time() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_WRITES", 1e4), ("POSIX_BYTES_WRITTEN", 4096e4), ("POSIX_F_WRITE_TIME", 3.0)],
-        ));
-        assert_eq!(codes(&SmallWrites, &facts), ["WIS-SMALL-WRITE"]);
-    }
-
-    #[test]
-    fn stays_quiet_on_large_writes() {
-        let mut facts = facts(1, 10.0, &["POSIX"]);
-        facts.posix.push(record(
-            Module::Posix,
-            1,
-            0,
-            &[("POSIX_WRITES", 10.0), ("POSIX_BYTES_WRITTEN", 1e8), ("POSIX_F_WRITE_TIME", 3.0)],
-        ));
-        assert!(codes(&SmallWrites, &facts).is_empty());
-    }
-}
