@@ -39,7 +39,11 @@ fn iterations(run_directory: &Path) -> Vec<(u32, PathBuf)> {
 
 /// Writes the artifacts of `advice` (optimising `metric`) into a new `opt<n>/` of `run_directory`
 /// and returns its path.
-pub fn write(run_directory: &Path, advice: &Advice, metric: &str) -> std::io::Result<PathBuf> {
+pub fn write(
+    run_directory: &Path,
+    advice: &Advice,
+    metric: ioscout_diagnose::Dimension,
+) -> std::io::Result<PathBuf> {
     let next = iterations(run_directory).last().map_or(1, |(number, _)| number + 1);
     let directory = run_directory.join(format!("opt{next}"));
     std::fs::create_dir_all(&directory)?;

@@ -47,20 +47,12 @@ use serde::Serialize;
 
 pub use crate::fold::{AnalysisFold, AnalysisPartial, Binning, Keep, SIZE_BIN_COUNT, SIZE_BINS};
 pub use crate::prepass::{Prepared, PrepassFold};
-pub use crate::preset::{PRESET_NAMES, Preset};
+pub use crate::preset::{PRESET_NAMES, Preset, PresetName};
 pub use crate::views::{LayerSummary, OverlapMode, RowMetrics, TIME_RESOLUTION, View, ViewRow, ViewType};
 
 /// Errors of the analysis.
 #[derive(Debug, thiserror::Error)]
 pub enum AnalysisError {
-    /// An unknown preset name.
-    #[error("unknown preset {name:?} (known: {known})")]
-    UnknownPreset {
-        /// The name given.
-        name: String,
-        /// The known names.
-        known: String,
-    },
     /// A time granularity that is not a positive number of seconds.
     #[error("time granularity must be a positive number of seconds, not {0}")]
     Granularity(f64),
@@ -72,8 +64,8 @@ pub enum AnalysisError {
 /// What to analyse and how.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct AnalysisOptions {
-    /// Preset name ([`PRESET_NAMES`], or `auto` to choose from the trace's categories).
-    pub preset: String,
+    /// The layer preset (or `auto`, to choose from the trace's categories).
+    pub preset: PresetName,
     /// Views to compute; `proc_name` is always added, and the first view's summary is the main
     /// one.
     pub views: Vec<ViewType>,
@@ -88,7 +80,7 @@ pub struct AnalysisOptions {
 impl Default for AnalysisOptions {
     fn default() -> AnalysisOptions {
         AnalysisOptions {
-            preset: "auto".into(),
+            preset: PresetName::Auto,
             views: vec![ViewType::TimeRange],
             time_granularity_s: 1.0,
             overlap: OverlapMode::Exact,
@@ -187,12 +179,6 @@ fn check_options(options: &AnalysisOptions) -> Result<Vec<Preset>, AnalysisError
     if !(options.time_granularity_s.is_finite() && options.time_granularity_s > 0.0) {
         return Err(AnalysisError::Granularity(options.time_granularity_s));
     }
-    if options.preset != "auto" && !PRESET_NAMES.contains(&options.preset.as_str()) {
-        return Err(AnalysisError::UnknownPreset {
-            name: options.preset.clone(),
-            known: format!("auto, {}", PRESET_NAMES.join(", ")),
-        });
-    }
     let empty = std::collections::BTreeSet::new();
     Ok(INTERVAL_PRESETS.iter().filter_map(|name| Preset::named(name, &empty)).collect())
 }
@@ -253,8 +239,11 @@ impl Plan {
     fn new(options: &AnalysisOptions, candidates: &[Preset], prepass: PrepassFold<'_>) -> Plan {
         let categories: std::collections::BTreeSet<String> =
             prepass.categories.iter().map(ToString::to_string).collect();
-        let name =
-            if options.preset == "auto" { detect_preset(&categories) } else { options.preset.as_str() };
+        let name = if options.preset == PresetName::Auto {
+            detect_preset(&categories)
+        } else {
+            options.preset.name()
+        };
         let chosen = candidates.iter().position(|candidate| candidate.name == name);
         let preset = match chosen {
             Some(index) => candidates[index].clone(),
@@ -706,8 +695,14 @@ mod tests {
 
     #[test]
     fn options_are_checked() {
-        let bad = AnalysisOptions { preset: "nope".into(), ..AnalysisOptions::default() };
-        assert!(matches!(check_options(&bad), Err(AnalysisError::UnknownPreset { .. })));
+        for name in PRESET_NAMES.iter().chain(&["auto"]) {
+            assert_eq!(
+                PresetName::parse(name).map(PresetName::name),
+                Some(*name),
+                "every preset has its name"
+            );
+        }
+        assert_eq!(PresetName::parse("nope"), None);
         let bad = AnalysisOptions { time_granularity_s: 0.0, ..AnalysisOptions::default() };
         assert!(matches!(check_options(&bad), Err(AnalysisError::Granularity(_))));
     }

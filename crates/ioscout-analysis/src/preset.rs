@@ -152,6 +152,67 @@ pub struct Preset {
 /// The names of the built-in presets.
 pub const PRESET_NAMES: &[&str] = &["posix", "dlio", "dlio-prev", "generic"];
 
+/// A layer preset as a user names it: one of the presets, or `auto` to choose from the trace's
+/// categories. Spelled as on the command line (`dlio-prev`) in JSON, MCP parameters and clap.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum PresetName {
+    /// Chosen from the trace's categories.
+    #[default]
+    Auto,
+    /// POSIX calls only.
+    Posix,
+    /// DLIO with AI-logging categories.
+    Dlio,
+    /// DLIO's older categories.
+    DlioPrev,
+    /// One layer per category.
+    Generic,
+}
+
+impl PresetName {
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            PresetName::Auto => "auto",
+            PresetName::Posix => "posix",
+            PresetName::Dlio => "dlio",
+            PresetName::DlioPrev => "dlio-prev",
+            PresetName::Generic => "generic",
+        }
+    }
+
+    /// The preset named `name`, if any.
+    pub fn parse(name: &str) -> Option<PresetName> {
+        Some(match name {
+            "auto" => PresetName::Auto,
+            "posix" => PresetName::Posix,
+            "dlio" => PresetName::Dlio,
+            "dlio-prev" => PresetName::DlioPrev,
+            "generic" => PresetName::Generic,
+            _ => return None,
+        })
+    }
+}
+
+impl std::fmt::Display for PresetName {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.name())
+    }
+}
+
 struct LayerSpec {
     name: &'static str,
     label: &'static str,

@@ -16,7 +16,7 @@ fn testdata(name: &str) -> PathBuf {
 
 fn options(preset: &str, compat: bool) -> AnalysisOptions {
     AnalysisOptions {
-        preset: preset.into(),
+        preset: ioscout_analysis::PresetName::parse(preset).unwrap_or_default(),
         views: ioscout_analysis::views::VIEW_TYPES.to_vec(),
         time_granularity_s: 0.5,
         overlap: if compat { OverlapMode::Binned } else { OverlapMode::Exact },

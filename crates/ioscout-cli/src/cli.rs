@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use ioscout_service::vocabulary::{Detector, Family, OverlapMode, PresetName, Severity};
 
 /// The command line of `ioscout`.
 #[derive(Debug, Parser)]
@@ -263,8 +264,8 @@ pub(crate) struct ReportArguments {
     #[command(flatten)]
     pub(crate) input: InputArguments,
     /// Layer preset: auto, posix, dlio, dlio-prev, generic.
-    #[arg(long, value_name = "PRESET", default_value = "auto")]
-    pub(crate) preset: String,
+    #[arg(long, value_name = "PRESET", value_enum, default_value_t = PresetName::Auto)]
+    pub(crate) preset: PresetName,
     /// The HTML file to write.
     #[arg(long, short, value_name = "FILE", default_value = "report.html")]
     pub(crate) output: PathBuf,
@@ -419,8 +420,8 @@ pub(crate) struct AnalyzeArguments {
     #[command(flatten)]
     pub(crate) input: InputArguments,
     /// Layer preset: auto, posix, dlio, dlio-prev, generic.
-    #[arg(long, value_name = "PRESET", default_value = "auto")]
-    pub(crate) preset: String,
+    #[arg(long, value_name = "PRESET", value_enum, default_value_t = PresetName::Auto)]
+    pub(crate) preset: PresetName,
     /// Views, comma-separated (the first one's summary is printed).
     #[arg(long, value_name = "VIEWS", default_value = "time_range")]
     pub(crate) view: String,
@@ -429,7 +430,7 @@ pub(crate) struct AnalyzeArguments {
     pub(crate) time_granularity: f64,
     /// How compute/I-O overlap is measured (default exact; binned under --compat dfanalyzer).
     #[arg(long, value_enum)]
-    pub(crate) overlap: Option<OverlapArgument>,
+    pub(crate) overlap: Option<OverlapMode>,
     /// Reproduce a peer's choices where users compare numbers (see COMPATIBILITY.md).
     #[arg(long, value_enum)]
     pub(crate) compat: Option<Compatibility>,
@@ -449,22 +450,22 @@ pub(crate) struct DiagnoseArguments {
     #[command(flatten)]
     pub(crate) input: InputArguments,
     /// Layer preset: auto, posix, dlio, dlio-prev, generic.
-    #[arg(long, value_name = "PRESET", default_value = "auto")]
-    pub(crate) preset: String,
+    #[arg(long, value_name = "PRESET", value_enum, default_value_t = PresetName::Auto)]
+    pub(crate) preset: PresetName,
     /// Only these rule families, comma-separated (wisio, dfanalyzer, drishti, iosage, pipeline).
-    #[arg(long, value_name = "FAMILIES")]
-    pub(crate) rules: Option<String>,
+    #[arg(long, value_name = "FAMILIES", value_enum, value_delimiter = ',', ignore_case = true)]
+    pub(crate) rules: Option<Vec<Family>>,
     /// Hide findings below this severity (default: low; none with `--rules drishti` on Darshan
     /// logs, so that Drishti's OK codes show).
-    #[arg(long, value_name = "LABEL")]
-    pub(crate) min_severity: Option<String>,
+    #[arg(long, value_name = "LABEL", value_enum, ignore_case = true)]
+    pub(crate) min_severity: Option<Severity>,
     /// Drishti thresholds for Darshan logs, in Drishti's `--config` JSON
     /// (`{"small": {"requests": 0.1, "requests_absolute": 1000}}`).
     #[arg(long, value_name = "FILE")]
     pub(crate) drishti_config: Option<PathBuf>,
     /// Exit with 1 when a finding at or above this severity exists.
-    #[arg(long, value_name = "LABEL")]
-    pub(crate) fail_on: Option<String>,
+    #[arg(long, value_name = "LABEL", value_enum, ignore_case = true)]
+    pub(crate) fail_on: Option<Severity>,
     /// Read bandwidth one process can get from the file system, bytes per second (rules that
     /// need it stay silent without it).
     #[arg(long, value_name = "BPS")]
@@ -473,8 +474,8 @@ pub(crate) struct DiagnoseArguments {
     #[arg(long, value_name = "BINS")]
     pub(crate) window_bins: Option<u64>,
     /// Which decides the patterns of a run.
-    #[arg(long, value_enum, default_value_t = DetectorArgument::Both)]
-    pub(crate) detector: DetectorArgument,
+    #[arg(long, value_enum, default_value_t = Detector::Both)]
+    pub(crate) detector: Detector,
     /// A detector model file (from `crates/ioscout-detect/train/train.py`; default: the model that
     /// ships with ioscout).
     #[arg(long, value_name = "FILE")]
@@ -482,16 +483,6 @@ pub(crate) struct DiagnoseArguments {
     /// Print DFDiagnoser's fact envelope (JSON).
     #[arg(long)]
     pub(crate) json: bool,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub(crate) enum DetectorArgument {
-    /// The learned model decides the patterns, the rules explain them.
-    Both,
-    /// The learned model alone.
-    Model,
-    /// The rules alone.
-    Rules,
 }
 
 #[derive(Debug, Subcommand)]
@@ -540,14 +531,6 @@ pub(crate) struct ExplainArguments {
     /// Print JSON.
     #[arg(long)]
     pub(crate) json: bool,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub(crate) enum OverlapArgument {
-    /// Interval unions per process tree.
-    Exact,
-    /// DFAnalyzer's per-bin approximation.
-    Binned,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -672,14 +655,14 @@ pub(crate) struct AdviseArguments {
     pub(crate) workload: Option<String>,
     /// Which decides the run's patterns (both: proposals answer what the learned detector
     /// confirms or finds, not rule findings it rejects).
-    #[arg(long, value_enum, default_value_t = DetectorArgument::Both)]
-    pub(crate) detector: DetectorArgument,
+    #[arg(long, value_enum, default_value_t = Detector::Both)]
+    pub(crate) detector: Detector,
     /// A detector model file (default: the built-in).
     #[arg(long, value_name = "FILE")]
     pub(crate) model: Option<PathBuf>,
     /// Layer preset for traces (as in analyze).
-    #[arg(long, value_name = "PRESET", default_value = "auto")]
-    pub(crate) preset: String,
+    #[arg(long, value_name = "PRESET", value_enum, default_value_t = PresetName::Auto)]
+    pub(crate) preset: PresetName,
     /// Print JSON.
     #[arg(long)]
     pub(crate) json: bool,
@@ -694,8 +677,8 @@ pub(crate) struct CompareArguments {
     #[arg(value_name = "AFTER")]
     pub(crate) after: PathBuf,
     /// Layer preset for traces.
-    #[arg(long, value_name = "PRESET", default_value = "auto")]
-    pub(crate) preset: String,
+    #[arg(long, value_name = "PRESET", value_enum, default_value_t = PresetName::Auto)]
+    pub(crate) preset: PresetName,
     /// Print JSON.
     #[arg(long)]
     pub(crate) json: bool,

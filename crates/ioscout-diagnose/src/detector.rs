@@ -26,7 +26,18 @@ use crate::darshan::DarshanFacts;
 use crate::{Family, Finding, RuleDoc, clip01};
 
 /// Which decides the patterns of a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Detector {
     /// The learned model alone.

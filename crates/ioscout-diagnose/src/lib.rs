@@ -20,13 +20,28 @@ use serde::Serialize;
 
 pub use crate::context::{Context, Parameters, SlotTotals};
 
-/// A rule family (where the rule comes from).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+/// A rule family (where the rule comes from), named as on the command line (`--rules`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Family {
     /// WisIO's bottleneck rules (ICS 2025).
     Wisio,
     /// DFAnalyzer's fact rules (`dlio`, `posix` rule sets).
+    #[serde(rename = "dfanalyzer")]
+    #[value(name = "dfanalyzer")]
     DfanalyzerFacts,
     /// Drishti's triggers, on the counters a trace gives.
     Drishti,
@@ -39,6 +54,21 @@ pub enum Family {
 }
 
 impl Family {
+    /// Every family, in the order `rules` lists them.
+    pub const ALL: [Family; 6] = [
+        Family::Wisio,
+        Family::DfanalyzerFacts,
+        Family::Drishti,
+        Family::Iosage,
+        Family::Pipeline,
+        Family::Detector,
+    ];
+
+    /// The family named `name` (case-insensitive).
+    pub fn parse(name: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|family| family.name().eq_ignore_ascii_case(name.trim()))
+    }
+
     /// Name on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -53,7 +83,20 @@ impl Family {
 }
 
 /// Severity labels (DFAnalyzer's fact engine: critical ≥ 0.85, high ≥ 0.6, medium ≥ 0.3, low > 0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Label {
     /// Score 0.
@@ -304,22 +347,101 @@ macro_rules! rule {
 /// The metric an optimisation should target, chosen from the findings.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MetricChoice {
-    /// `time`, `bandwidth`, `iops` or `metadata_ops`.
-    pub metric: &'static str,
+    /// The dimension whose metric to optimise.
+    pub metric: Dimension,
     /// Why, in one line.
     pub reason: String,
     /// The bottleneck dimensions with a finding at medium or above.
-    pub dimensions: Vec<&'static str>,
+    pub dimensions: Vec<Dimension>,
 }
 
-/// The bottleneck dimension of a rule code, for the metric selection: `time`, `bandwidth`,
-/// `iops` or `metadata_ops` (`None` for rules that characterise rather than accuse).
-pub fn dimension(code: &str) -> Option<&'static str> {
+/// A bottleneck dimension, and the metric that measures it (the optimisation pipeline's metric
+/// selection guide).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Dimension {
+    // In the order of their names, which is how lists of them are sorted.
+    /// Bytes per second.
+    Bandwidth,
+    /// Operations per second (request size and pattern).
+    Iops,
+    /// Metadata operations per second.
+    MetadataOps,
+    /// Time on the critical path (the general metric).
+    Time,
+}
+
+impl Dimension {
+    /// `time`, `bandwidth`, `iops` or `metadata_ops`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dimension::Time => "time",
+            Dimension::Bandwidth => "bandwidth",
+            Dimension::Iops => "iops",
+            Dimension::MetadataOps => "metadata_ops",
+        }
+    }
+}
+
+impl std::fmt::Display for Dimension {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.name())
+    }
+}
+
+/// Reads or writes: the two directions of paired rules (trace rules and Darshan's paired
+/// counters alike).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// Reads.
+    Read,
+    /// Writes.
+    Write,
+}
+
+impl std::fmt::Display for Direction {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.word())
+    }
+}
+
+/// The bottleneck dimension of a rule code, for the metric selection (`None` for rules that
+/// characterise rather than accuse).
+pub fn dimension(code: &str) -> Option<Dimension> {
     Some(match code {
         // Drishti's codes on Darshan counters are P.., S01, M..; the others are the trace rules'.
-        "DFA-BW-SATURATION" | "PIPE-REDUNDANT-READ" | "PIPE-REDUNDANT-WRITE" => "bandwidth",
+        "DFA-BW-SATURATION" | "PIPE-REDUNDANT-READ" | "PIPE-REDUNDANT-WRITE" => Dimension::Bandwidth,
         "WIS-SMALL-READ" | "WIS-SMALL-WRITE" | "IOS-GRANULARITY" | "IOS-ACCESS-PATTERN" | "IOS-INTERFACE"
-        | "P05" | "P06" | "P07" | "P08" | "P11" | "P13" | "P15" | "P16" | "S01" | "M02" | "M03" => "iops",
+        | "P05" | "P06" | "P07" | "P08" | "P11" | "P13" | "P15" | "P16" | "S01" | "M02" | "M03" => {
+            Dimension::Iops
+        }
         "WIS-METADATA"
         | "PIPE-METADATA"
         | "IOS-METADATA"
@@ -327,7 +449,7 @@ pub fn dimension(code: &str) -> Option<&'static str> {
         | "DFA-OPEN-PRESSURE"
         | "DFA-READER-OPEN-TAIL"
         | "PIPE-SMALL-FILES"
-        | "P17" => "metadata_ops",
+        | "P17" => Dimension::MetadataOps,
         "WIS-OP-MIX"
         | "WIS-SIZE-MIX"
         | "PIPE-OP-COUNT"
@@ -343,7 +465,7 @@ pub fn dimension(code: &str) -> Option<&'static str> {
         | "P14"
         | "M04"
         | "M05" => return None,
-        _ => "time",
+        _ => Dimension::Time,
     })
 }
 
@@ -351,7 +473,7 @@ pub fn dimension(code: &str) -> Option<&'static str> {
 /// (findings at medium or above), `time` when several dimensions are (the most general), and
 /// `time` when none is.
 pub fn choose_metric(findings: &[Finding]) -> MetricChoice {
-    let mut dimensions: Vec<&'static str> = findings
+    let mut dimensions: Vec<Dimension> = findings
         .iter()
         .filter(|finding| finding.label >= Label::Medium)
         .filter_map(|finding| dimension(finding.code))
@@ -359,21 +481,21 @@ pub fn choose_metric(findings: &[Finding]) -> MetricChoice {
     dimensions.sort_unstable();
     dimensions.dedup();
     let (metric, reason) = match dimensions.as_slice() {
-        [] => ("time", "no finding at medium or above: time is the most general metric".to_string()),
+        [] => (Dimension::Time, "no finding at medium or above: time is the most general metric".to_string()),
         [only] => {
             let reason = match *only {
-                "bandwidth" => "throughput is the binding limit (bandwidth saturation)",
-                "iops" => "the operation rate limits throughput (small or non-sequential requests)",
-                "metadata_ops" => "metadata is the bottleneck",
-                _ => "latency is the binding constraint (I/O time on the critical path)",
+                Dimension::Bandwidth => "throughput is the binding limit (bandwidth saturation)",
+                Dimension::Iops => "the operation rate limits throughput (small or non-sequential requests)",
+                Dimension::MetadataOps => "metadata is the bottleneck",
+                Dimension::Time => "latency is the binding constraint (I/O time on the critical path)",
             };
             (*only, reason.to_string())
         }
         several => (
-            "time",
+            Dimension::Time,
             format!(
                 "several dimensions are at medium or above ({}): time addresses all of them",
-                several.join(", ")
+                several.iter().map(|dimension| dimension.name()).collect::<Vec<_>>().join(", ")
             ),
         ),
     };
@@ -466,7 +588,7 @@ pub fn diagnose_trace(
     let mut findings = diagnose(context);
     findings.extend(darshan::diagnose(&darshan::DarshanContext::new(facts, thresholds)));
     for finding in &mut findings {
-        if dimension(finding.code) == Some("metadata_ops") {
+        if dimension(finding.code) == Some(Dimension::MetadataOps) {
             name_metadata_calls(finding, &derived.operations);
         }
         state_shape(finding, &derived.shapes);
@@ -603,15 +725,22 @@ mod tests {
             pattern: None,
             model: None,
         };
-        assert_eq!(choose_metric(&[]).metric, "time");
+        assert_eq!(choose_metric(&[]).metric, Dimension::Time);
         assert_eq!(
             choose_metric(&[finding("PIPE-METADATA", 0.7), finding("WIS-OP-MIX", 0.2)]).metric,
-            "metadata_ops"
+            Dimension::MetadataOps
         );
-        assert_eq!(choose_metric(&[finding("P05", 0.9), finding("IOS-GRANULARITY", 0.5)]).metric, "iops");
+        assert_eq!(
+            choose_metric(&[finding("P05", 0.9), finding("IOS-GRANULARITY", 0.5)]).metric,
+            Dimension::Iops
+        );
         let mixed = choose_metric(&[finding("P05", 0.9), finding("PIPE-METADATA", 0.7)]);
-        assert_eq!((mixed.metric, mixed.dimensions.len()), ("time", 2));
-        assert_eq!(choose_metric(&[finding("P05", 0.1)]).metric, "time", "low findings do not count");
+        assert_eq!((mixed.metric, mixed.dimensions.len()), (Dimension::Time, 2));
+        assert_eq!(
+            choose_metric(&[finding("P05", 0.1)]).metric,
+            Dimension::Time,
+            "low findings do not count"
+        );
         for rule in rules::all() {
             let _ = dimension(rule.doc().code);
         }

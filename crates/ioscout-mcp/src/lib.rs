@@ -109,14 +109,30 @@ where
     F: Fn(&Context, P) -> Result<ioscout_service::Outcome, ToolError> + Send + Sync + 'static,
 {
     let schema = rmcp::handler::server::common::schema_for_type::<P>();
+    // Parameters flattened from a service request lose serde's list of expected fields in the
+    // unknown-field message: it names them from the schema instead.
+    let accepted: Vec<String> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|properties| properties.keys().map(|key| format!("`{key}`")).collect())
+        .unwrap_or_default();
     let mut tool = Tool::new(name, description, schema);
     let mut annotations = ToolAnnotations::new();
     annotations.read_only_hint = Some(read_only);
     annotations.open_world_hint = Some(false);
     tool.annotations = Some(annotations);
     let call: Handler = Box::new(move |context: &Context, arguments: Value| {
-        let params: P = serde_json::from_value(arguments)
-            .map_err(|error| ToolError::InvalidParams(format!("{name}: {error}")))?;
+        let params: P = serde_json::from_value(arguments).map_err(|error| {
+            let message = error.to_string();
+            if message.starts_with("unknown field") && !message.contains("expected") {
+                ToolError::InvalidParams(format!(
+                    "{name}: {message}, expected one of {}",
+                    accepted.join(", ")
+                ))
+            } else {
+                ToolError::InvalidParams(format!("{name}: {message}"))
+            }
+        })?;
         handler(context, params)
     });
     Entry { tool, call }

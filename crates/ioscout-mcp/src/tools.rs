@@ -11,6 +11,7 @@
 
 use std::path::PathBuf;
 
+use ioscout_service::vocabulary::PresetName;
 use ioscout_service::{Input, Outcome};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -19,10 +20,6 @@ use crate::{Context, ToolError};
 
 fn default_dot() -> String {
     ".".into()
-}
-
-fn default_auto() -> String {
-    "auto".into()
 }
 
 fn default_baseline() -> String {
@@ -43,14 +40,6 @@ fn default_five() -> usize {
 
 fn default_twenty() -> usize {
     20
-}
-
-fn default_hundred() -> u64 {
-    100
-}
-
-fn default_count() -> String {
-    "count".into()
 }
 
 /// `event_count`.
@@ -78,21 +67,9 @@ pub struct ReaderParams {
 pub struct AnalyzeParams {
     /// Trace file or directory, under a root.
     pub trace_path: String,
-    /// Views (time_range, proc_name, file_name, host_name, file_dir, file_pattern, epoch, step).
-    #[serde(default)]
-    pub view_types: Vec<String>,
-    /// Layer preset: auto, posix, dlio, dlio-prev, generic.
-    #[serde(default = "default_auto")]
-    pub analyzer_preset: String,
-    /// Width of time bins in seconds.
-    #[serde(default)]
-    pub analyzer_time_granularity: Option<f64>,
-    /// Overlap measurement: exact (default) or binned.
-    #[serde(default)]
-    pub overlap: Option<String>,
-    /// Reproduce DFAnalyzer's choices (binned overlap, its binning, operation counts).
-    #[serde(default)]
-    pub dfanalyzer_compat: bool,
+    /// How to analyse.
+    #[serde(flatten)]
+    pub request: ioscout_service::analyze::AnalyzeRequest,
 }
 
 /// `diagnose`.
@@ -103,28 +80,44 @@ pub struct DiagnoseParams {
     /// an alias).
     #[serde(alias = "checkpoint_dir")]
     pub trace_path: String,
-    /// Layer preset for traces.
-    #[serde(default = "default_auto")]
-    pub preset: String,
-    /// Rule families, comma-separated: wisio, dfanalyzer, drishti, iosage, pipeline, detector.
-    #[serde(default)]
-    pub rules: Option<String>,
-    /// Hide findings below this severity: none, low, medium, high, critical.
-    #[serde(default)]
-    pub min_severity: Option<String>,
-    /// Read bandwidth one process can get from the file system, bytes per second.
-    #[serde(default)]
-    pub bandwidth_ceiling: Option<f64>,
-    /// Drishti's threshold JSON (a file under a root), for Darshan logs.
-    #[serde(default)]
-    pub drishti_config: Option<String>,
-    /// Which decides the patterns: model, rules or both (default both: the learned model
-    /// decides, the rules explain; a rule finding the model rejects is marked not confirmed).
-    #[serde(default)]
-    pub detector: Option<String>,
-    /// A detector model file under a root (default: the model that ships with ioscout).
-    #[serde(default)]
-    pub model: Option<String>,
+    /// What to diagnose and how to filter (drishti_config and model are files under a root).
+    #[serde(flatten)]
+    pub request: ioscout_service::diagnose::DiagnoseRequest,
+}
+
+/// `query`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QueryParams {
+    /// Trace file or directory, under a root.
+    pub trace_path: String,
+    /// What to match or aggregate.
+    #[serde(flatten)]
+    pub request: ioscout_service::query::QueryRequest,
+}
+
+/// `advise`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AdviseParams {
+    /// Trace file or directory, or one Darshan log, under a root.
+    pub trace_path: String,
+    /// What to advise on (run_dir and model under a root).
+    #[serde(flatten)]
+    pub request: ioscout_service::advise::AdviseRequest,
+}
+
+/// `report`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReportParams {
+    /// Trace file or directory, under a root.
+    pub trace_path: String,
+    /// Where to write the HTML file (under a root).
+    pub output: String,
+    /// What to report.
+    #[serde(flatten)]
+    pub request: ioscout_service::report::ReportRequest,
 }
 
 /// `comparator`.
@@ -136,36 +129,8 @@ pub struct ComparatorParams {
     /// The run after the change.
     pub variant: String,
     /// Layer preset for traces.
-    #[serde(default = "default_auto")]
-    pub preset: String,
-}
-
-/// `query`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct QueryParams {
-    /// Trace file or directory, under a root.
-    pub trace_path: String,
-    /// Filter expression, e.g. `cat == "POSIX" and dur > 1000` (fields name cat pid tid ts dur
-    /// id type ph host file args.<key>; == != < <= > >= in ~ !~; and or not).
-    #[serde(default, rename = "where")]
-    pub filter: Option<String>,
-    /// Only these columns, comma-separated.
     #[serde(default)]
-    pub select: Option<String>,
-    /// At most this many events (1 to 10000).
-    #[serde(default = "default_hundred")]
-    pub limit: u64,
-    /// Ignore the sidecar index.
-    #[serde(default)]
-    pub no_index: bool,
-    /// Aggregate instead: group by these keys, comma-separated (name, cat, pid, tid, ph, host,
-    /// file, args.<key>).
-    #[serde(default)]
-    pub group_by: Option<String>,
-    /// Reducers for group_by: count, sum:F, mean:F, min:F, max:F, pNN:F with F = dur or size.
-    #[serde(default = "default_count")]
-    pub agg: String,
+    pub preset: PresetName,
 }
 
 /// `explain_rule`.
@@ -176,30 +141,6 @@ pub struct ExplainParams {
     /// (`access_granularity`, `metadata_intensity`, ...) for its card; empty lists every rule.
     #[serde(default)]
     pub code: String,
-}
-
-/// `advise`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AdviseParams {
-    /// Trace file or directory, or one Darshan log, under a root.
-    pub trace_path: String,
-    /// Layer preset for traces.
-    #[serde(default = "default_auto")]
-    pub preset: String,
-    /// File system, overriding detection: lustre, gpfs, beegfs, nfs, vast, daos, xfs, ext4,
-    /// tmpfs, other.
-    #[serde(default)]
-    pub fs_type: Option<String>,
-    /// System name (knowledge-base lookup).
-    #[serde(default)]
-    pub system: Option<String>,
-    /// Workload name (knowledge-base lookup).
-    #[serde(default)]
-    pub workload: Option<String>,
-    /// Write the opt<n>/ artifacts under this run directory (under a root).
-    #[serde(default)]
-    pub run_dir: Option<String>,
 }
 
 /// `darshan_summary`.
@@ -227,8 +168,8 @@ pub struct SessionAnalyzeParams {
     #[serde(default)]
     pub subpath: String,
     /// Layer preset.
-    #[serde(default = "default_auto")]
-    pub preset: String,
+    #[serde(default)]
+    pub preset: PresetName,
 }
 
 /// `session_validate_structure`.
@@ -345,19 +286,6 @@ pub struct ProposalTableParams {
     pub software: String,
 }
 
-/// `report`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ReportParams {
-    /// Trace file or directory, under a root.
-    pub trace_path: String,
-    /// Where to write the HTML file (under a root).
-    pub output: String,
-    /// Layer preset.
-    #[serde(default = "default_auto")]
-    pub preset: String,
-}
-
 /// `export`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -455,111 +383,65 @@ pub fn reader(context: &Context, params: ReaderParams) -> Result<Outcome, ToolEr
 
 /// `analyze`.
 pub fn analyze(context: &Context, params: AnalyzeParams) -> Result<Outcome, ToolError> {
-    let request = ioscout_service::analyze::AnalyzeRequest {
-        preset: params.analyzer_preset,
-        views: params.view_types,
-        time_granularity_s: params.analyzer_time_granularity.unwrap_or(1.0),
-        overlap: params.overlap,
-        dfanalyzer_compat: params.dfanalyzer_compat,
-    };
-    Ok(ioscout_service::analyze::analyze(&input(context, &params.trace_path)?, &request)?)
+    Ok(ioscout_service::analyze::analyze(&input(context, &params.trace_path)?, &params.request)?)
 }
 
 /// `diagnose`.
 pub fn diagnose(context: &Context, params: DiagnoseParams) -> Result<Outcome, ToolError> {
-    let drishti_config = match params.drishti_config.as_deref().and_then(some) {
-        Some(path) => Some(context.roots.resolve(&path, true)?),
-        None => None,
-    };
-    let model = match params.model.as_deref().and_then(some) {
-        Some(path) => Some(context.roots.resolve(&path, true)?),
-        None => None,
-    };
-    let detector = match params.detector.as_deref().and_then(some) {
-        Some(name) => name.parse().map_err(ToolError::InvalidParams)?,
-        None => ioscout_service::diagnose::Detector::Both,
-    };
-    let request = ioscout_service::diagnose::DiagnoseRequest {
-        preset: params.preset,
-        rules: params.rules,
-        min_severity: params.min_severity,
-        fail_on: None,
-        bandwidth_ceiling_bps: params.bandwidth_ceiling,
-        window_bins: None,
-        drishti_config,
-        detector,
-        model,
-    };
+    let mut request = params.request;
+    request.drishti_config = resolved(context, request.drishti_config.take(), true)?;
+    request.model = resolved(context, request.model.take(), true)?;
     Ok(ioscout_service::diagnose::diagnose(&input(context, &params.trace_path)?, &request)?)
+}
+
+/// A path parameter resolved under the roots (`None`, or an empty path, stays `None`).
+fn resolved(
+    context: &Context,
+    path: Option<PathBuf>,
+    must_exist: bool,
+) -> Result<Option<PathBuf>, ToolError> {
+    match path.as_deref().map(|path| path.to_string_lossy().into_owned()).as_deref().and_then(some) {
+        Some(path) => Ok(Some(context.roots.resolve(&path, must_exist)?)),
+        None => Ok(None),
+    }
 }
 
 /// `comparator`.
 pub fn comparator(context: &Context, params: ComparatorParams) -> Result<Outcome, ToolError> {
     let before = context.roots.resolve(&params.baseline, true)?;
     let after = context.roots.resolve(&params.variant, true)?;
-    Ok(ioscout_service::advise::compare(&before, &after, &params.preset)?)
+    Ok(ioscout_service::advise::compare(&before, &after, params.preset)?)
 }
 
-/// `query`: rows as JSON objects (the `jsonl` output of `ioscout query`, parsed).
+/// `query`: rows as JSON objects (the values `ioscout query` prints as JSON lines).
 pub fn query(context: &Context, params: QueryParams) -> Result<Outcome, ToolError> {
-    if params.limit == 0 || params.limit > 10_000 {
-        return Err(ToolError::InvalidParams(format!("limit must be 1 to 10000, not {}", params.limit)));
+    let mut request = params.request;
+    let limit = request.limit.unwrap_or(100);
+    if limit == 0 || limit > 10_000 {
+        return Err(ToolError::InvalidParams(format!("limit must be 1 to 10000, not {limit}")));
     }
-    let request = ioscout_service::query::QueryRequest {
-        filter: params.filter,
-        limit: Some(params.limit),
-        select: params.select,
-        format: Some(ioscout_service::view::ViewFormat::Jsonl),
-        no_index: params.no_index,
-        group_by: params.group_by,
-        aggregate: params.agg,
-        index_dir: None,
-    };
-    let buffer = SharedBuffer::default();
+    request.limit = Some(limit);
+    request.format = Some(ioscout_service::vocabulary::ViewFormat::Values);
+    request.index_dir = None;
     let report = ioscout_service::query::query(
         &input(context, &params.trace_path)?,
         &request,
-        Box::new(buffer.clone()),
+        Box::new(std::io::sink()),
     )?;
-    let bytes = buffer.take();
-    let mut rows = Vec::new();
-    for line in bytes.split(|byte| *byte == b'\n').filter(|line| !line.is_empty()) {
-        rows.push(
-            serde_json::from_slice::<serde_json::Value>(line)
-                .map_err(|error| ToolError::Failed(format!("row: {error}")))?,
-        );
+    let mut text = String::new();
+    for row in &report.rows {
+        text.push_str(&row.to_string());
+        text.push('\n');
     }
-    let text = String::from_utf8_lossy(&bytes).into_owned();
     let value = serde_json::json!({
         "status": "ok",
-        "count": rows.len(),
-        "limit_reached": rows.len() as u64 >= params.limit,
-        "rows": rows,
+        "count": report.rows.len(),
+        "limit_reached": report.rows.len() as u64 >= limit,
+        "rows": report.rows,
         "notes": report.notes,
         "problem_count": report.scan.problem_count(),
     });
     Ok(Outcome::new(value, text))
-}
-
-/// A `Write` sink the query fills and the tool reads back.
-#[derive(Clone, Default)]
-struct SharedBuffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl SharedBuffer {
-    fn take(&self) -> Vec<u8> {
-        self.0.lock().map(|mut bytes| std::mem::take(&mut *bytes)).unwrap_or_default()
-    }
-}
-
-impl std::io::Write for SharedBuffer {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().map_err(|_| std::io::Error::other("buffer poisoned"))?.extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// `explain_rule`.
@@ -572,19 +454,10 @@ pub fn explain_rule(_context: &Context, params: ExplainParams) -> Result<Outcome
 
 /// `advise`.
 pub fn advise(context: &Context, params: AdviseParams) -> Result<Outcome, ToolError> {
-    let run_dir = match params.run_dir.as_deref().and_then(some) {
-        Some(path) => Some(context.roots.resolve(&path, false)?),
-        None => None,
-    };
-    let request = ioscout_service::advise::AdviseRequest {
-        preset: params.preset,
-        fs_type: params.fs_type,
-        run_dir,
-        kb: Some(context.kb.clone()),
-        system: params.system,
-        workload: params.workload,
-        ..ioscout_service::advise::AdviseRequest::default()
-    };
+    let mut request = params.request;
+    request.run_dir = resolved(context, request.run_dir.take(), false)?;
+    request.model = resolved(context, request.model.take(), true)?;
+    request.kb = Some(context.kb.clone());
     Ok(ioscout_service::advise::advise(&input(context, &params.trace_path)?, &request)?)
 }
 
@@ -606,7 +479,7 @@ pub fn session_analyze_traces(context: &Context, params: SessionAnalyzeParams) -
         &params.run_name,
         &params.subpath,
         detail,
-        &params.preset,
+        params.preset,
         &ioscout_read::ScanOptions::default(),
     )?)
 }
@@ -707,8 +580,7 @@ pub fn opt_proposal_table(context: &Context, params: ProposalTableParams) -> Res
 /// `report`: the HTML report written to a file under a root.
 pub fn report(context: &Context, params: ReportParams) -> Result<Outcome, ToolError> {
     let output = context.roots.resolve(&params.output, false)?;
-    let request = ioscout_service::report::ReportRequest { preset: params.preset, ..Default::default() };
-    let report = ioscout_service::report::report(&input(context, &params.trace_path)?, &request)?;
+    let report = ioscout_service::report::report(&input(context, &params.trace_path)?, &params.request)?;
     std::fs::write(&output, &report.html)
         .map_err(|error| ToolError::Failed(format!("{}: {error}", output.display())))?;
     let value = serde_json::json!({

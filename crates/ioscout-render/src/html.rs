@@ -62,7 +62,7 @@ pub fn page(page: Page<'_>) -> (String, usize) {
         analysis.raw.job_time_s,
         thousands(analysis.raw.trace_event_count),
         thousands(analysis.raw.unique_process_count),
-        escape(metric.metric),
+        escape(metric.metric.name()),
         escape(&metric.reason)
     );
     summary(&mut html, analysis);

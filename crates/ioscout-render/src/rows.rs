@@ -25,6 +25,9 @@ pub enum Format {
     /// Chrome's trace-event JSON (`{"traceEvents": [...]}`), for Perfetto's UI and
     /// `chrome://tracing`: complete events only, host and file names in `args`.
     Chrome,
+    /// JSON values in memory (the objects the JSON lines would hold), for callers that hand
+    /// rows on as data (the MCP `query` tool, the Python package); no exporter writes them.
+    Values,
 }
 
 /// Where events go: stdout on the command line, a buffer for an MCP tool.
@@ -42,12 +45,23 @@ pub struct Rows {
     buffer: Vec<u8>,
     line_ends: Vec<usize>,
     cells: Vec<Vec<Option<String>>>,
+    values: Vec<serde_json::Value>,
 }
 
 impl Rows {
     /// No rows yet, for `output`.
     pub fn new(output: &Output) -> Rows {
-        Rows { buffer: Vec::new(), line_ends: Vec::new(), cells: vec![Vec::new(); output.columns().len()] }
+        Rows {
+            buffer: Vec::new(),
+            line_ends: Vec::new(),
+            cells: vec![Vec::new(); output.columns().len()],
+            values: Vec::new(),
+        }
+    }
+
+    /// The first `take` rows as values ([`Format::Values`]).
+    pub fn values(&self, take: usize) -> &[serde_json::Value] {
+        &self.values[..take.min(self.values.len())]
     }
 
     /// Rows held.
@@ -89,13 +103,26 @@ impl Output {
             rows.line_ends.push(rows.line_ends.len() + 1);
             return;
         }
+        if self.format == Format::Values {
+            rows.values.push(match &self.select {
+                Some(columns) => serde_json::Value::Object(
+                    columns
+                        .iter()
+                        .map(|column| (column.name(), column_value(column, event, args, host, file)))
+                        .collect(),
+                ),
+                None => event_value(event, host, file),
+            });
+            rows.line_ends.push(rows.line_ends.len() + 1);
+            return;
+        }
         let out = &mut rows.buffer;
         match (&self.select, self.format) {
             (Some(columns), _) => write_selected(out, self, columns, event, args, host, file),
             (None, Format::Jsonl) => write_json(out, event, host, file),
             (None, Format::Csv) => write_csv(out, event, host, file),
             (None, Format::Chrome) => write_chrome(out, event, host, file),
-            (None, Format::Parquet) => {}
+            (None, Format::Parquet | Format::Values) => {}
         }
         rows.line_ends.push(rows.buffer.len());
     }
@@ -121,7 +148,7 @@ pub fn exporter(output: &Output, out: Sink) -> Result<Box<dyn Exporter>, ExportE
                 .map_err(ExportError::events)?;
             Ok(Box::new(ChromeRows { text, written: 0 }))
         }
-        Format::Jsonl | Format::Csv => {
+        Format::Jsonl | Format::Csv | Format::Values => {
             let mut text = std::io::BufWriter::with_capacity(1 << 16, out);
             if output.format == Format::Csv {
                 text.write_all(output.header().as_bytes()).map_err(ExportError::events)?;
@@ -474,7 +501,7 @@ fn write_selected(
             }
             out.extend_from_slice(b"}\n");
         }
-        Format::Parquet => {}
+        Format::Parquet | Format::Values => {}
         Format::Csv => {
             for (index, value) in values.iter().enumerate() {
                 if index > 0 {
@@ -526,4 +553,83 @@ fn write_csv(out: &mut Vec<u8>, event: &Event<'_>, host: Option<&str>, file: Opt
         csv_field(out, field);
     }
     out.push(b'\n');
+}
+
+/// An event as the JSON value its JSON line holds: the same keys in the same order, `args` and
+/// the extra fields as the trace wrote them (parsed; text that is not JSON stays a string).
+fn event_value(event: &Event<'_>, host: Option<&str>, file: Option<&str>) -> serde_json::Value {
+    use serde_json::Value;
+    let mut object = serde_json::Map::new();
+    for (name, value) in
+        [("id", event.id), ("pid", event.pid), ("tid", event.tid), ("ts", event.ts), ("dur", event.dur)]
+    {
+        if let Some(value) = value {
+            object.insert(name.into(), Value::from(value));
+        }
+    }
+    for (name, value) in [("name", event.name.as_deref()), ("cat", event.cat.as_deref())] {
+        if let Some(value) = value {
+            object.insert(name.into(), Value::from(value));
+        }
+    }
+    if let Some(phase) = event.phase {
+        object.insert("ph".into(), Value::from(phase.letter()));
+    }
+    if let Some(kind) = event.kind {
+        object.insert("type".into(), Value::from(kind));
+    }
+    for (name, value) in [("host", host), ("file", file)] {
+        if let Some(value) = value {
+            object.insert(name.into(), Value::from(value));
+        }
+    }
+    if let Some(args) = event.args {
+        object.insert("args".into(), json_text_value(args));
+    }
+    for (name, value) in &event.extra {
+        object.insert(name.to_string(), raw_value(value));
+    }
+    Value::Object(object)
+}
+
+/// One selected column of an event as a value (`null` when the event lacks it).
+fn column_value(
+    column: &Column,
+    event: &Event<'_>,
+    args: &Args<'_>,
+    host: Option<&str>,
+    file: Option<&str>,
+) -> serde_json::Value {
+    use serde_json::Value;
+    let text = |value: Option<&str>| value.map_or(Value::Null, Value::from);
+    let number = |value: Option<i64>| value.map_or(Value::Null, Value::from);
+    match column {
+        Column::Field("id") => number(event.id),
+        Column::Field("pid") => number(event.pid),
+        Column::Field("tid") => number(event.tid),
+        Column::Field("ts") => number(event.ts),
+        Column::Field("dur") => number(event.dur),
+        Column::Field("type") => event.kind.map_or(Value::Null, Value::from),
+        Column::Field("name") => text(event.name.as_deref()),
+        Column::Field("cat") => text(event.cat.as_deref()),
+        Column::Field("ph") => text(event.phase.map(Phase::letter)),
+        Column::Field("host") => text(host),
+        Column::Field("file") => text(file),
+        Column::Field("args") => event.args.map_or(Value::Null, json_text_value),
+        Column::Field(_) => Value::Null,
+        Column::Arg(key) => args.get(key).map_or(Value::Null, |value| raw_value(value)),
+    }
+}
+
+/// A raw field value as a value: strings as strings, the rest parsed from their JSON text.
+fn raw_value(value: &RawValue<'_>) -> serde_json::Value {
+    match value {
+        RawValue::Str(text) => serde_json::Value::from(text.as_ref()),
+        other => json_text_value(&other.as_text()),
+    }
+}
+
+/// JSON text as a value; text that does not parse stays a string, so nothing is dropped.
+fn json_text_value(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|_| serde_json::Value::from(text))
 }

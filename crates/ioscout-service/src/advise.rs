@@ -28,7 +28,10 @@ pub enum Run {
 }
 
 /// Reads one run: a Darshan log, or the traces of `input` analysed with `preset`.
-pub fn load(input: &Input, preset: &str) -> Result<(Run, Option<ioscout_read::ScanReport>)> {
+pub fn load(
+    input: &Input,
+    preset: ioscout_analysis::PresetName,
+) -> Result<(Run, Option<ioscout_read::ScanReport>)> {
     if let Some(logs) = crate::darshan_inputs(&input.paths)? {
         if logs.len() != 1 {
             return Err(ServiceError::BadRequest(format!(
@@ -40,7 +43,7 @@ pub fn load(input: &Input, preset: &str) -> Result<(Run, Option<ioscout_read::Sc
         return Ok((Run::Darshan(Box::new(log)), None));
     }
     let options = AnalysisOptions {
-        preset: preset.to_string(),
+        preset,
         views: vec![ViewType::TimeRange, ViewType::FileName],
         overlap: OverlapMode::Exact,
         ..AnalysisOptions::default()
@@ -49,16 +52,20 @@ pub fn load(input: &Input, preset: &str) -> Result<(Run, Option<ioscout_read::Sc
     Ok((Run::Trace(Box::new(analysis), Box::new(derived)), Some(report)))
 }
 
-/// What to advise on.
-#[derive(Clone, Debug, Default)]
+/// What to advise on. Also the parameters of the MCP `advise` tool (beside its `trace_path`; the
+/// tool resolves the paths under its roots and uses its own knowledge base).
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(default)]
 pub struct AdviseRequest {
-    /// Layer preset for traces.
-    pub preset: String,
-    /// The file system, overriding detection.
+    /// Layer preset for traces: auto, posix, dlio, dlio-prev, generic.
+    pub preset: ioscout_analysis::PresetName,
+    /// File system, overriding detection: lustre, gpfs, beegfs, nfs, vast, daos, xfs, ext4,
+    /// tmpfs, other.
     pub fs_type: Option<String>,
-    /// Write the `opt<n>/` artifacts under this run directory.
+    /// Write the opt<n>/ artifacts under this run directory.
     pub run_dir: Option<PathBuf>,
     /// Knowledge base to mark measured dimensions from.
+    #[serde(skip)]
     pub kb: Option<PathBuf>,
     /// System name for the knowledge-base lookup.
     pub system: Option<String>,
@@ -89,8 +96,7 @@ pub fn advise(input: &Input, request: &AdviseRequest) -> Result<Outcome> {
         })?),
         None => None,
     };
-    let preset = if request.preset.is_empty() { "auto" } else { &request.preset };
-    let (run, report) = load(input, preset)?;
+    let (run, report) = load(input, request.preset)?;
     let mut measurements = match run {
         Run::Trace(analysis, derived) => {
             Measurements::from_analysis(&analysis, ioscout_diagnose::Parameters::default(), Some(&derived))
@@ -137,7 +143,7 @@ pub fn advise(input: &Input, request: &AdviseRequest) -> Result<Outcome> {
     Ok(Outcome { value, text, report, flagged: false, warnings })
 }
 
-fn render(advice: &Advice, metric: &str) -> String {
+fn render(advice: &Advice, metric: ioscout_diagnose::Dimension) -> String {
     let measurements = &advice.measurements;
     let mut out = format!(
         "Run: {} ({:.3} s job, I/O on the critical path {:.1} %), file system {} ({}), metric to optimise: {metric}\n\n",
@@ -218,7 +224,7 @@ fn render(advice: &Advice, metric: &str) -> String {
 }
 
 /// The summary `compare` works on for one run (a trace directory or a Darshan log).
-pub fn summary_of(path: &Path, preset: &str) -> Result<RunSummary> {
+pub fn summary_of(path: &Path, preset: ioscout_analysis::PresetName) -> Result<RunSummary> {
     Ok(compared_run(path, preset)?.summary)
 }
 
@@ -231,7 +237,7 @@ struct ComparedRun {
 
 /// Reads one run to compare; a run with nothing readable (an empty file, a trace of garbage,
 /// a log without a module read) is an error, never an empty side that compares as "same".
-fn compared_run(path: &Path, preset: &str) -> Result<ComparedRun> {
+fn compared_run(path: &Path, preset: ioscout_analysis::PresetName) -> Result<ComparedRun> {
     let input = Input::of(vec![path.to_path_buf()]);
     let nothing = |what: &str| ServiceError::BadRequest(format!("{}: {what}", text::display_path(path)));
     match load(&input, preset)? {
@@ -258,8 +264,7 @@ fn compared_run(path: &Path, preset: &str) -> Result<ComparedRun> {
 /// Two runs side by side per layer, with the doing-less guard. Both must be of one kind (two
 /// traces or two Darshan logs: trace layers and Darshan modules do not line up), and each must
 /// hold something readable.
-pub fn compare(before: &Path, after: &Path, preset: &str) -> Result<Outcome> {
-    let preset = if preset.is_empty() { "auto" } else { preset };
+pub fn compare(before: &Path, after: &Path, preset: ioscout_analysis::PresetName) -> Result<Outcome> {
     let before_run = compared_run(before, preset)?;
     let after_run = compared_run(after, preset)?;
     if before_run.darshan != after_run.darshan {

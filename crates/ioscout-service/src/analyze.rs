@@ -12,17 +12,25 @@ use crate::{Input, Outcome, Result, ServiceError};
 
 const MIB: f64 = 1024.0 * 1024.0;
 
-/// What to analyse and how, as a user names it.
-#[derive(Clone, Debug)]
+/// What to analyse and how, as a user names it. Also the parameters of the MCP `analyze` tool
+/// (beside its `trace_path`), under the names dftracer-agents use.
+#[derive(Clone, Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(default)]
+#[expect(clippy::doc_markdown, reason = "the field docs are the MCP tool's descriptions, in plain text")]
 pub struct AnalyzeRequest {
-    /// Layer preset: `auto`, `posix`, `dlio`, `dlio-prev`, `generic`.
-    pub preset: String,
-    /// View names (the first one's summary is the main one); empty means `time_range`.
+    /// Layer preset: auto (chosen from the trace's categories), posix, dlio, dlio-prev, generic.
+    #[serde(rename = "analyzer_preset", alias = "preset")]
+    pub preset: ioscout_analysis::PresetName,
+    /// Views (time_range, proc_name, file_name, host_name, file_dir, file_pattern, epoch, step);
+    /// the first one's summary is the main one; empty means time_range.
+    #[serde(rename = "view_types", alias = "views")]
     pub views: Vec<String>,
     /// Width of time bins in seconds.
+    #[serde(rename = "analyzer_time_granularity", alias = "time_granularity")]
     pub time_granularity_s: f64,
-    /// `exact` or `binned`; `None` is exact, or binned under DFAnalyzer compatibility.
-    pub overlap: Option<String>,
+    /// Overlap measurement: exact (default) or binned (the default under DFAnalyzer
+    /// compatibility).
+    pub overlap: Option<OverlapMode>,
     /// Reproduce DFAnalyzer's choices (binned overlap, its binning, operation counts).
     pub dfanalyzer_compat: bool,
 }
@@ -30,7 +38,7 @@ pub struct AnalyzeRequest {
 impl Default for AnalyzeRequest {
     fn default() -> Self {
         AnalyzeRequest {
-            preset: "auto".into(),
+            preset: ioscout_analysis::PresetName::Auto,
             views: Vec::new(),
             time_granularity_s: 1.0,
             overlap: None,
@@ -59,18 +67,13 @@ impl AnalyzeRequest {
         if views.is_empty() {
             views.push(ViewType::TimeRange);
         }
-        let overlap = match self.overlap.as_deref().map(str::to_ascii_lowercase).as_deref() {
-            Some("binned") => OverlapMode::Binned,
+        let overlap = match self.overlap {
+            Some(mode) => mode,
             None if self.dfanalyzer_compat => OverlapMode::Binned,
-            Some("exact") | None => OverlapMode::Exact,
-            Some(other) => {
-                return Err(ServiceError::BadRequest(format!(
-                    "unknown overlap mode {other:?} (known: exact, binned)"
-                )));
-            }
+            None => OverlapMode::Exact,
         };
         Ok(AnalysisOptions {
-            preset: self.preset.clone(),
+            preset: self.preset,
             views,
             time_granularity_s: self.time_granularity_s,
             overlap,

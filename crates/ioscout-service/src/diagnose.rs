@@ -11,46 +11,74 @@ use ioscout_diagnose::darshan::{DarshanContext, DarshanFacts, DrishtiThresholds}
 use ioscout_diagnose::detector::Detection;
 pub use ioscout_diagnose::detector::Detector;
 use ioscout_diagnose::{
-    Context, Finding, Label, Parameters, Recurrence, RuleDoc, choose_metric, diagnose_trace, recurrence,
-    rules,
+    Context, Dimension, Family, Finding, Label, Parameters, Recurrence, RuleDoc, choose_metric,
+    diagnose_trace, recurrence, rules,
 };
 use rayon::prelude::*;
 use serde_json::json;
 
+use crate::envelope::{
+    Envelope, Evidence, LogContext, LogFact, Severity, TraceContext, TraceFact, TraceScope, Window,
+};
 use crate::table::Table;
 use crate::text::display_path;
 use crate::{Input, Outcome, Result, ServiceError};
 
-/// The rule families `rules` may name.
-pub const FAMILIES: [&str; 6] = ["wisio", "dfanalyzer", "drishti", "iosage", "pipeline", "detector"];
-
-/// What to diagnose and how to filter.
-#[derive(Clone, Debug)]
+/// What to diagnose and how to filter. Also the parameters of the MCP `diagnose` tool (beside its
+/// `trace_path`; the tool resolves the two paths under its roots).
+#[derive(Clone, Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(default)]
 pub struct DiagnoseRequest {
-    /// Layer preset for traces.
-    pub preset: String,
-    /// Rule families, comma-separated; `None` for all.
-    pub rules: Option<String>,
-    /// Hide findings below this label (default low; none for Drishti-only on Darshan logs).
-    pub min_severity: Option<String>,
-    /// Flag the outcome when a finding at or above this label exists.
-    pub fail_on: Option<String>,
-    /// Read bandwidth one process can get, bytes per second.
+    /// Layer preset for traces: auto, posix, dlio, dlio-prev, generic.
+    pub preset: ioscout_analysis::PresetName,
+    /// Rule families (a list, or one comma-separated string): wisio, dfanalyzer, drishti,
+    /// iosage, pipeline, detector; none given runs them all.
+    #[serde(deserialize_with = "families")]
+    #[schemars(with = "Option<FamilyList>")]
+    pub rules: Option<Vec<Family>>,
+    /// Hide findings below this severity: none, low, medium, high, critical (default low; none
+    /// for Drishti alone on Darshan logs).
+    pub min_severity: Option<Label>,
+    /// Flag the outcome when a finding at or above this severity exists.
+    pub fail_on: Option<Label>,
+    /// Read bandwidth one process can get from the file system, bytes per second.
+    #[serde(rename = "bandwidth_ceiling", alias = "bandwidth_ceiling_bps")]
     pub bandwidth_ceiling_bps: Option<f64>,
     /// Time bins per window for prevalence and persistence.
     pub window_bins: Option<u64>,
     /// Drishti's threshold JSON, for Darshan logs.
     pub drishti_config: Option<PathBuf>,
-    /// Which decides the patterns: the learned model, the rules, or both.
+    /// Which decides the patterns: model, rules or both (default both: the learned model
+    /// decides, the rules explain; a rule finding the model rejects is marked not confirmed).
     pub detector: Detector,
-    /// The model file (`None`: the one that ships with ioscout).
+    /// A detector model file (default: the model that ships with ioscout).
     pub model: Option<PathBuf>,
+}
+
+/// Rule families as a request may give them: a list, or one comma-separated string.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum FamilyList {
+    /// `["wisio", "drishti"]`.
+    List(Vec<Family>),
+    /// `"wisio,drishti"`.
+    Text(String),
+}
+
+fn families<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Option<Vec<Family>>, D::Error> {
+    match <Option<FamilyList> as serde::Deserialize>::deserialize(deserializer)? {
+        None => Ok(None),
+        Some(FamilyList::List(list)) => Ok(Some(list)),
+        Some(FamilyList::Text(text)) => parse_families(&text).map(Some).map_err(serde::de::Error::custom),
+    }
 }
 
 impl Default for DiagnoseRequest {
     fn default() -> Self {
         DiagnoseRequest {
-            preset: "auto".into(),
+            preset: ioscout_analysis::PresetName::Auto,
             rules: None,
             min_severity: None,
             fail_on: None,
@@ -63,41 +91,31 @@ impl Default for DiagnoseRequest {
     }
 }
 
-/// The rule families of a comma-separated list (case-insensitive), or `None` for all; an unknown
-/// family name is a bad request.
-pub fn parse_families(rules: Option<&str>) -> Result<Option<Vec<String>>> {
-    let Some(list) = rules else { return Ok(None) };
-    let families: Vec<String> = list
-        .split(',')
-        .map(|name| name.trim().to_ascii_lowercase())
+/// The rule families of a comma-separated list (case-insensitive); an unknown family name is a
+/// bad request naming the known ones.
+pub fn parse_families(list: &str) -> Result<Vec<Family>> {
+    list.split(',')
+        .map(str::trim)
         .filter(|name| !name.is_empty())
-        .collect();
-    if let Some(unknown) = families.iter().find(|family| !FAMILIES.contains(&family.as_str())) {
-        return Err(ServiceError::BadRequest(format!(
-            "unknown rule family {unknown:?} (known: {})",
-            FAMILIES.join(", ")
-        )));
-    }
-    Ok(Some(families))
-}
-
-/// A severity label by name.
-pub fn parse_label(name: &str) -> Result<Label> {
-    Label::parse(&name.to_ascii_lowercase()).ok_or_else(|| {
-        ServiceError::BadRequest(format!(
-            "unknown severity {name:?} (known: none, low, medium, high, critical)"
-        ))
-    })
+        .map(|name| {
+            Family::parse(name).ok_or_else(|| {
+                let known: Vec<&str> = Family::ALL.iter().map(|family| family.name()).collect();
+                ServiceError::BadRequest(format!(
+                    "unknown rule family {:?} (known: {})",
+                    name.to_ascii_lowercase(),
+                    known.join(", ")
+                ))
+            })
+        })
+        .collect()
 }
 
 /// The findings at or above `minimum` of the selected families.
-pub fn select(findings: Vec<Finding>, minimum: Label, families: Option<&[String]>) -> Vec<Finding> {
+pub fn select(findings: Vec<Finding>, minimum: Label, families: Option<&[Family]>) -> Vec<Finding> {
     findings
         .into_iter()
         .filter(|finding| finding.label >= minimum)
-        .filter(|finding| {
-            families.is_none_or(|families| families.iter().any(|family| family == finding.family.name()))
-        })
+        .filter(|finding| families.is_none_or(|families| families.contains(&finding.family)))
         .collect()
 }
 
@@ -107,12 +125,12 @@ pub fn diagnose(input: &Input, request: &DiagnoseRequest) -> Result<Outcome> {
     if let Some(logs) = crate::darshan_inputs(&input.paths)? {
         return diagnose_darshan(&logs, !input.strict, request);
     }
-    let minimum = parse_label(request.min_severity.as_deref().unwrap_or("low"))?;
-    let fail_on = request.fail_on.as_deref().map(parse_label).transpose()?;
-    let families = parse_families(request.rules.as_deref())?;
+    let minimum = request.min_severity.unwrap_or(Label::Low);
+    let fail_on = request.fail_on;
+    let families = request.rules.clone();
     let model = model_of(request)?;
     let options = AnalysisOptions {
-        preset: request.preset.clone(),
+        preset: request.preset,
         views: vec![ViewType::TimeRange],
         overlap: OverlapMode::Exact,
         ..AnalysisOptions::default()
@@ -131,17 +149,67 @@ pub fn diagnose(input: &Input, request: &DiagnoseRequest) -> Result<Outcome> {
     let all = ioscout_diagnose::detector::join(all, detection.as_ref(), request.detector, io_share);
     let metric = choose_metric(&all);
     let findings = select(all, minimum, families.as_deref());
-    let mut value = envelope(&analysis, &findings, &recurrences);
-    value["context"]["detector"] = crate::detect::detection_json(detection.as_ref(), request.detector);
-    value["context"]["metric_to_optimise"] = serde_json::to_value(&metric).unwrap_or_default();
-    value["context"]["metadata_operations"] = crate::evidence::operations_json(&derived, 10);
-    value["context"]["data_shapes"] = serde_json::to_value(&derived.shapes).unwrap_or_default();
-    value["context"]["derived_records"] = crate::evidence::derivation_json(&derived);
+    let context = TraceContext {
+        run_id: None,
+        layers: analysis.preset.layers.iter().map(|layer| layer.name.clone()).collect(),
+        view_types: ["time_range", "proc_name"],
+        time_granularity: analysis.raw.time_granularity_s,
+        preset: analysis.preset.name.clone(),
+        job_time_s: analysis.raw.job_time_s,
+        detector: crate::detect::detection_json(detection.as_ref(), request.detector),
+        metric_to_optimise: metric.clone(),
+        metadata_operations: crate::evidence::operations_json(&derived, 10),
+        data_shapes: serde_json::to_value(&derived.shapes).unwrap_or_default(),
+        derived_records: crate::evidence::derivation_json(&derived),
+    };
+    let facts = trace_facts(&analysis, &findings, &recurrences);
+    let value = serde_json::to_value(Envelope::new(context, &findings, facts)).unwrap_or_default();
     let mut text = render(&findings, &format!("preset {}", analysis.preset.name), Some(&recurrences));
     text.push_str(&crate::detect::detection_text(detection.as_ref()));
     let _ = writeln!(text, "Metric to optimise: {} ({})", metric.metric, metric.reason);
     let flagged = fail_on.is_some_and(|level| findings.iter().any(|finding| finding.label >= level));
     Ok(Outcome { value, text, report: Some(report), flagged, warnings: Vec::new() })
+}
+
+/// The facts of a trace's findings (the whole trace is their window).
+fn trace_facts(
+    analysis: &ioscout_analysis::Analysis,
+    findings: &[Finding],
+    recurrences: &BTreeMap<&'static str, Recurrence>,
+) -> Vec<TraceFact> {
+    findings
+        .iter()
+        .enumerate()
+        .map(|(index, finding)| TraceFact {
+            fact_type: finding.code,
+            window: Window {
+                view_type: "time_range",
+                epoch: None,
+                step: None,
+                time_bucket: None,
+                t0_ns: analysis.raw.first_ts.saturating_mul(1000),
+                t1_ns: analysis.raw.last_end.saturating_mul(1000),
+            },
+            scope: TraceScope {
+                workload: analysis.preset.name.clone(),
+                layer: finding.scope.clone(),
+                entity: None,
+                rank_set: None,
+                node: None,
+            },
+            evidence: Evidence::of(finding),
+            severity: Severity::of(finding),
+            confidence: 1.0,
+            pattern: finding.pattern,
+            model: finding.model,
+            opportunity_tags: Vec::new(),
+            suppresses_tags: Vec::new(),
+            fact_id: format!("{}-{index}", finding.code),
+            family: finding.family.name(),
+            title: finding.title,
+            recurrence: recurrences.get(finding.code).cloned(),
+        })
+        .collect()
 }
 
 /// The model the request asks for (`None` with `--detector rules`).
@@ -151,75 +219,6 @@ fn model_of(request: &DiagnoseRequest) -> Result<Option<ioscout_detect::Model>> 
     } else {
         Ok(None)
     }
-}
-
-/// How a finding's severity was decided: by a rule, by the model, or by a rule the model does
-/// not confirm.
-fn method_of(finding: &Finding) -> &'static str {
-    match finding.model {
-        _ if finding.family == ioscout_diagnose::Family::Detector => "model",
-        Some(check) if !check.confirmed => "rule, not confirmed by the model",
-        Some(_) => "rule, confirmed by the model",
-        None => "rule",
-    }
-}
-
-/// How many findings of each label.
-fn severity_counts(findings: &[Finding]) -> serde_json::Value {
-    let mut counts: BTreeMap<&'static str, u64> =
-        ["none", "low", "medium", "high", "critical"].iter().map(|label| (*label, 0)).collect();
-    for finding in findings {
-        *counts.entry(finding.label.name()).or_default() += 1;
-    }
-    json!(counts)
-}
-
-fn metrics_of(finding: &Finding) -> serde_json::Map<String, serde_json::Value> {
-    finding.evidence.iter().map(|evidence| (evidence.metric.clone(), json!(evidence.value))).collect()
-}
-
-/// The findings in DFDiagnoser's fact-envelope schema (`analyzer.fact-envelope.v1`).
-fn envelope(
-    analysis: &ioscout_analysis::Analysis,
-    findings: &[Finding],
-    recurrences: &BTreeMap<&'static str, Recurrence>,
-) -> serde_json::Value {
-    let facts: Vec<serde_json::Value> = findings
-        .iter()
-        .enumerate()
-        .map(|(index, finding)| {
-            json!({
-                "fact_type": finding.code,
-                "window": {"view_type": "time_range", "epoch": null, "step": null, "time_bucket": null,
-                           "t0_ns": analysis.raw.first_ts.saturating_mul(1000), "t1_ns": analysis.raw.last_end.saturating_mul(1000)},
-                "scope": {"workload": analysis.preset.name, "layer": finding.scope, "entity": null, "rank_set": null, "node": null},
-                "evidence": {"metrics": metrics_of(finding), "crossed": finding.crossed, "why": finding.why},
-                "severity": {"score": finding.score, "label": finding.label.name(), "method": method_of(finding)},
-                "confidence": 1.0,
-                "pattern": finding.pattern,
-                "model": finding.model,
-                "opportunity_tags": [],
-                "suppresses_tags": [],
-                "fact_id": format!("{}-{index}", finding.code),
-                "family": finding.family.name(),
-                "title": finding.title,
-                "recurrence": recurrences.get(finding.code),
-            })
-        })
-        .collect();
-    json!({
-        "schema_version": "analyzer.fact-envelope.v1",
-        "context": {
-            "run_id": null,
-            "layers": analysis.preset.layers.iter().map(|layer| layer.name.clone()).collect::<Vec<_>>(),
-            "view_types": ["time_range", "proc_name"],
-            "time_granularity": analysis.raw.time_granularity_s,
-            "preset": analysis.preset.name,
-            "job_time_s": analysis.raw.job_time_s,
-        },
-        "severity_counts": severity_counts(findings),
-        "facts": facts,
-    })
 }
 
 /// Drishti's thresholds: from `--drishti-config` when given, else Drishti's defaults.
@@ -236,12 +235,11 @@ fn thresholds(request: &DiagnoseRequest) -> Result<DrishtiThresholds> {
 
 /// Diagnoses Darshan logs: every rule on Darshan counters, per log.
 fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) -> Result<Outcome> {
-    let families = parse_families(request.rules.as_deref())?;
+    let families = request.rules.clone();
     let drishti_only =
-        families.as_ref().is_some_and(|families| families.iter().all(|family| family == "drishti"));
-    let minimum =
-        parse_label(request.min_severity.as_deref().unwrap_or(if drishti_only { "none" } else { "low" }))?;
-    let fail_on = request.fail_on.as_deref().map(parse_label).transpose()?;
+        families.as_ref().is_some_and(|families| families.iter().all(|family| *family == Family::Drishti));
+    let minimum = request.min_severity.unwrap_or(if drishti_only { Label::None } else { Label::Low });
+    let fail_on = request.fail_on;
     let thresholds = thresholds(request)?;
     let model = model_of(request)?;
     let decoded: Vec<Result<(ioscout_darshan::DarshanLog, DarshanFacts)>> = logs
@@ -270,36 +268,24 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
         let findings = select(all, minimum, families.as_deref());
         flagged |= fail_on.is_some_and(|level| findings.iter().any(|finding| finding.label >= level));
         let metric = choose_metric(&findings);
-        reports.push(json!({
-            "schema_version": "analyzer.fact-envelope.v1",
-            "context": {
-                "log": display_path(path),
-                "source": "darshan",
-                "darshan_version": log.header.version,
-                "nprocs": log.job.nprocs,
-                "run_time_s": log.run_time(),
-                "modules": facts.modules,
-                "unread_modules": log.unread_modules(),
-                "damaged_modules": log.damaged_modules(),
-                "io_share": context.io_share(),
-                "metric_to_optimise": metric,
-                "problems": log.problems,
-                "detector": crate::detect::detection_json(detection.as_ref(), request.detector),
-            },
-            "severity_counts": severity_counts(&findings),
-            "facts": findings.iter().enumerate().map(|(index, finding)| json!({
-                "fact_type": finding.code,
-                "fact_id": format!("{}-{index}", finding.code),
-                "family": finding.family.name(),
-                "title": finding.title,
-                "scope": {"layer": finding.scope},
-                "evidence": {"metrics": metrics_of(finding), "crossed": finding.crossed, "why": finding.why},
-                "severity": {"score": finding.score, "label": finding.label.name(), "method": method_of(finding)},
-                "confidence": 1.0,
-                "pattern": finding.pattern,
-                "model": finding.model,
-            })).collect::<Vec<_>>(),
-        }));
+        let log_context = LogContext {
+            log: display_path(path),
+            source: "darshan",
+            darshan_version: log.header.version.clone(),
+            nprocs: log.job.nprocs,
+            run_time_s: log.run_time(),
+            modules: facts.modules.iter().cloned().collect(),
+            unread_modules: log.unread_modules(),
+            damaged_modules: log.damaged_modules(),
+            io_share: context.io_share(),
+            metric_to_optimise: metric.clone(),
+            problems: log.problems.clone(),
+            detector: crate::detect::detection_json(detection.as_ref(), request.detector),
+        };
+        let log_facts =
+            findings.iter().enumerate().map(|(index, finding)| LogFact::of(index, finding)).collect();
+        reports
+            .push(serde_json::to_value(Envelope::new(log_context, &findings, log_facts)).unwrap_or_default());
         let _ = writeln!(
             text,
             "{}: Darshan {}, {} processes, {:.1} s, I/O on the critical path {:.1} % of the run time",
@@ -331,10 +317,10 @@ pub use ioscout_render::text::why_of;
 /// The root cause a finding points at, for grouping: its bottleneck dimension.
 fn cause(finding: &Finding) -> &'static str {
     match ioscout_diagnose::dimension(finding.code) {
-        Some("metadata_ops") => "metadata",
-        Some("iops") => "request size and pattern",
-        Some("bandwidth") => "bandwidth",
-        Some(_) => "time on the critical path",
+        Some(Dimension::MetadataOps) => "metadata",
+        Some(Dimension::Iops) => "request size and pattern",
+        Some(Dimension::Bandwidth) => "bandwidth",
+        Some(Dimension::Time) => "time on the critical path",
         None => "context",
     }
 }

@@ -57,9 +57,11 @@ impl Query<'_> {
         let keep = self.input.scan.max_reported_problems;
         let scanner = self.input.scanner();
         if let (Some(groups), Some(spec)) = (&plan.answered, self.spec) {
-            if collective.rank() == 0 {
-                print_groups(spec, groups, self.request.format, &mut out, &mut notes)?;
-            }
+            let rows = if collective.rank() == 0 {
+                print_groups(spec, groups, self.request.format, &mut out, &mut notes)?
+            } else {
+                Vec::new()
+            };
             let report = scanner.scan_chunks(
                 self.files,
                 self.input_problems,
@@ -67,14 +69,14 @@ impl Query<'_> {
                 |_| ioscout_read::NoFold,
                 |_, _| ControlFlow::Continue(()),
             );
-            return Ok(QueryReport { scan: report, notes });
+            return Ok(QueryReport { scan: report, notes, rows });
         }
-        let summaries = match self.spec {
+        let (summaries, rows) = match self.spec {
             Some(spec) => self.groups(collective, &plan, spec, &mut out, &mut notes)?,
             None => self.rows(collective, &plan, out)?,
         };
         let scan = ScanReport::assemble(self.input_problems, keep, summaries);
-        Ok(QueryReport { scan, notes })
+        Ok(QueryReport { scan, notes, rows })
     }
 
     /// Rank 0's plan: the chunks to read (pruned by the index where there is one) and the tables.
@@ -95,7 +97,7 @@ impl Query<'_> {
         spec: &GroupSpec,
         out: &mut Sink,
         notes: &mut Vec<String>,
-    ) -> Result<Vec<FileSummary>> {
+    ) -> Result<(Vec<FileSummary>, Vec<serde_json::Value>)> {
         let weights: Vec<u64> = plan.chunks.iter().map(|chunk| chunk.end - chunk.start).collect();
         let mine: Vec<Chunk> = cluster::my_share(&weights, collective)
             .into_iter()
@@ -122,14 +124,22 @@ impl Query<'_> {
             total.merge(groups);
             merge_summaries(&mut summaries, files, self.input.scan.max_reported_problems);
         }
-        if collective.rank() == 0 {
-            print_groups(spec, &total, self.request.format, out, notes)?;
-        }
-        Ok(summaries)
+        let rows = if collective.rank() == 0 {
+            print_groups(spec, &total, self.request.format, out, notes)?
+        } else {
+            Vec::new()
+        };
+        Ok((summaries, rows))
     }
 
-    /// Rows: rounds of chunks; rank 0 writes each round's rows in chunk order.
-    fn rows(&self, collective: &dyn Collective, plan: &Plan, out: Sink) -> Result<Vec<FileSummary>> {
+    /// Rows: rounds of chunks; rank 0 writes each round's rows in chunk order (and returns them
+    /// for [`crate::view::ViewFormat::Values`]).
+    fn rows(
+        &self,
+        collective: &dyn Collective,
+        plan: &Plan,
+        out: Sink,
+    ) -> Result<(Vec<FileSummary>, Vec<serde_json::Value>)> {
         let root = collective.rank() == 0;
         let keep = self.input.scan.max_reported_problems;
         let mut emitter = if root { Some(Emitter::new(self.output, self.request.limit, out)?) } else { None };
@@ -170,10 +180,11 @@ impl Query<'_> {
             start = end;
         }
         let summaries = cluster::share_from_root(collective, root.then_some(Ok(summaries)))?;
-        if let Some(emitter) = emitter {
-            emitter.finish()?;
-        }
-        Ok(summaries)
+        let rows = match emitter {
+            Some(emitter) => emitter.finish()?,
+            None => Vec::new(),
+        };
+        Ok((summaries, rows))
     }
 }
 

@@ -21,6 +21,7 @@ pub mod darshan;
 pub mod detect;
 pub mod diagnose;
 mod distributed_query;
+pub mod envelope;
 mod error;
 pub mod evidence;
 pub mod index;
@@ -32,6 +33,7 @@ pub mod search;
 pub mod session;
 pub mod tune;
 pub mod view;
+pub mod vocabulary;
 
 use std::path::PathBuf;
 

@@ -16,25 +16,39 @@ use ioscout_read::TraceFile;
 use crate::view::{Emitter, Output, Sink, ViewFold, ViewFormat, scan_and_print};
 use crate::{Input, Result, ServiceError};
 
-/// A query as a user writes it.
-#[derive(Clone, Debug, Default)]
+/// A query as a user writes it. Also the parameters of the MCP `query` tool (beside its
+/// `trace_path`; the tool returns rows as values, so it sets the format itself).
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(default)]
+#[expect(clippy::doc_markdown, reason = "the field docs are the MCP tool's descriptions, in plain text")]
 pub struct QueryRequest {
-    /// The `--where` expression.
+    /// Filter expression, e.g. `cat == "POSIX" and dur > 1000` (fields name cat pid tid ts dur
+    /// id type ph host file args.<key>; == != < <= > >= in ~ !~; and or not).
+    #[serde(rename = "where", alias = "filter")]
     pub filter: Option<String>,
-    /// Stop after this many matching events.
+    /// Stop after this many matching events (the MCP tool: 1 to 10000, default 100).
     pub limit: Option<u64>,
     /// Only these columns, comma-separated.
     pub select: Option<String>,
     /// Output format; `None` is JSON lines for events and an aligned table for groups.
+    #[serde(skip)]
     pub format: Option<ViewFormat>,
-    /// Ignore any index.
+    /// Ignore the sidecar index.
     pub no_index: bool,
-    /// Group by these keys, comma-separated.
+    /// Aggregate instead: group by these keys, comma-separated (name, cat, pid, tid, ph, host,
+    /// file, args.<key>).
     pub group_by: Option<String>,
-    /// Reducers for the groups.
+    /// Reducers for group_by: count, sum:F, mean:F, min:F, max:F, pNN:F with F = dur or size
+    /// (default count).
+    #[serde(rename = "agg", alias = "aggregate", default = "count")]
     pub aggregate: String,
     /// Where indexes were put by `ioscout index --index-dir`.
+    #[serde(skip)]
     pub index_dir: Option<PathBuf>,
+}
+
+fn count() -> String {
+    "count".into()
 }
 
 /// What a query did besides writing rows.
@@ -44,6 +58,8 @@ pub struct QueryReport {
     pub scan: ioscout_read::ScanReport,
     /// How it was planned: index use, stale files, chunks read.
     pub notes: Vec<String>,
+    /// The matching events as values, for [`ViewFormat::Values`] (empty otherwise).
+    pub rows: Vec<serde_json::Value>,
 }
 
 /// Runs `request` over `input`, writing rows (or groups) to `out`.
@@ -78,16 +94,16 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
     let planner = Planner::open(&files, arguments.index_dir.as_deref(), arguments.no_index);
     if planner.indexed() == 0 {
         let mut notes = planner.into_notes();
-        let (scan, more) =
+        let (scan, more, rows) =
             full_scan(input, arguments, &files, &input_problems, predicate.as_ref(), spec.as_ref(), out)?;
         notes.extend(more);
-        return Ok(QueryReport { scan, notes });
+        return Ok(QueryReport { scan, notes, rows });
     }
     let scanner = input.scanner();
     let Plan { tables, chunks, mut notes, answered } =
         planner.finish(&scanner, &files, predicate.as_ref(), spec.as_ref());
     if let (Some(groups), Some(spec)) = (&answered, &spec) {
-        print_groups(spec, groups, arguments.format, &mut out, &mut notes)?;
+        let rows = print_groups(spec, groups, arguments.format, &mut out, &mut notes)?;
         let report = scanner.scan_chunks(
             &files,
             &input_problems,
@@ -95,7 +111,7 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
             |_| ioscout_read::NoFold,
             |_, _| std::ops::ControlFlow::Continue(()),
         );
-        return Ok(QueryReport { scan: report, notes });
+        return Ok(QueryReport { scan: report, notes, rows });
     }
     if let Some(spec) = &spec {
         let mut groups = Groups::default();
@@ -109,8 +125,8 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
                 std::ops::ControlFlow::Continue(())
             },
         );
-        print_groups(spec, &groups, arguments.format, &mut out, &mut notes)?;
-        return Ok(QueryReport { scan: report, notes });
+        let rows = print_groups(spec, &groups, arguments.format, &mut out, &mut notes)?;
+        return Ok(QueryReport { scan: report, notes, rows });
     }
     let mut emitter = Emitter::new(&output, arguments.limit, out)?;
     let limit = emitter.limit;
@@ -121,8 +137,8 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
         |_| ViewFold::new(predicate.as_ref(), &tables, &output, limit),
         |_, fold| emitter.take(&fold),
     );
-    emitter.finish()?;
-    Ok(QueryReport { scan: report, notes })
+    let rows = emitter.finish()?;
+    Ok(QueryReport { scan: report, notes, rows })
 }
 
 /// The query without the index: a parallel scan of every file.
@@ -134,11 +150,12 @@ fn full_scan(
     predicate: Option<&Predicate>,
     spec: Option<&GroupSpec>,
     mut out: Sink,
-) -> Result<(ioscout_read::ScanReport, Vec<String>)> {
+) -> Result<(ioscout_read::ScanReport, Vec<String>, Vec<serde_json::Value>)> {
     let Some(spec) = spec else {
         let output = Output::new(arguments.format.unwrap_or(ViewFormat::Jsonl), arguments.select.as_deref())?;
-        let report = scan_and_print(files, input_problems, input, predicate, arguments.limit, &output, out)?;
-        return Ok((report, Vec::new()));
+        let (report, rows) =
+            scan_and_print(files, input_problems, input, predicate, arguments.limit, &output, out)?;
+        return Ok((report, Vec::new(), rows));
     };
     let scanner = input.scanner();
     let tables = scanner.metadata(files).tables;
@@ -153,21 +170,31 @@ fn full_scan(
         },
     );
     let mut notes = Vec::new();
-    print_groups(spec, &groups, arguments.format, &mut out, &mut notes)?;
-    Ok((report, notes))
+    let rows = print_groups(spec, &groups, arguments.format, &mut out, &mut notes)?;
+    Ok((report, notes, rows))
 }
 
-/// Writes aggregate rows: an aligned table by default, else JSON lines or CSV; `notes` gets what
-/// the percentiles are (exact, or how many groups are approximate and by how much).
+/// Writes aggregate rows: an aligned table by default, else JSON lines or CSV, or returns them
+/// as objects ([`ViewFormat::Values`]); `notes` gets what the percentiles are (exact, or how many
+/// groups are approximate and by how much).
 pub(crate) fn print_groups(
     spec: &GroupSpec,
     groups: &Groups,
     format: Option<ViewFormat>,
     out: &mut Sink,
     notes: &mut Vec<String>,
-) -> Result<()> {
+) -> Result<Vec<serde_json::Value>> {
     notes.extend(groups.percentile_note(spec));
-    write_groups(spec, groups, format, out).map_err(|error| ServiceError::write("groups", error))
+    if format == Some(ViewFormat::Values) {
+        let columns = spec.columns();
+        return Ok(groups
+            .rows(spec)
+            .into_iter()
+            .map(|row| serde_json::Value::Object(columns.iter().cloned().zip(row).collect()))
+            .collect());
+    }
+    write_groups(spec, groups, format, out).map_err(|error| ServiceError::write("groups", error))?;
+    Ok(Vec::new())
 }
 
 fn write_groups(
@@ -197,7 +224,7 @@ fn write_groups(
                 writeln!(stdout)?;
             }
         }
-        Some(ViewFormat::Parquet | ViewFormat::Chrome) => {
+        Some(ViewFormat::Parquet | ViewFormat::Chrome | ViewFormat::Values) => {
             return Err(std::io::Error::other("--group-by prints a table, JSON lines or CSV; not Parquet"));
         }
         Some(ViewFormat::Csv) => {

@@ -13,18 +13,19 @@ use ioscout_render::html::{Activity, Page};
 
 use crate::{Input, Result};
 
-/// What to report on.
-#[derive(Clone, Debug)]
+/// What to report on. Also the parameters of the MCP `report` tool (beside its paths).
+#[derive(Clone, Debug, serde::Deserialize, schemars::JsonSchema)]
+#[serde(default)]
 pub struct ReportRequest {
-    /// Layer preset.
-    pub preset: String,
+    /// Layer preset: auto, posix, dlio, dlio-prev, generic.
+    pub preset: ioscout_analysis::PresetName,
     /// Most processes shown in the timeline and the heatmap.
     pub max_processes: usize,
 }
 
 impl Default for ReportRequest {
     fn default() -> Self {
-        ReportRequest { preset: "auto".into(), max_processes: 32 }
+        ReportRequest { preset: ioscout_analysis::PresetName::Auto, max_processes: 32 }
     }
 }
 
@@ -113,7 +114,7 @@ impl Fold for ReportFold<'_> {
 /// Builds the report of `input`.
 pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
     let options = AnalysisOptions {
-        preset: request.preset.clone(),
+        preset: request.preset,
         views: vec![ViewType::TimeRange, ViewType::FileName],
         overlap: OverlapMode::Exact,
         ..AnalysisOptions::default()

@@ -85,7 +85,7 @@ pub fn analyze_traces(
     run_name: &str,
     subpath: &str,
     detail: Detail,
-    preset: &str,
+    preset: ioscout_analysis::PresetName,
     scan: &ioscout_read::ScanOptions,
 ) -> Result<Outcome> {
     if !run_dir.is_dir() {
@@ -97,7 +97,7 @@ pub fn analyze_traces(
         return Err(ServiceError::NoInput(format!("no trace files under {}", root.display())));
     }
     let options = AnalysisOptions {
-        preset: if preset.is_empty() { "auto".into() } else { preset.to_string() },
+        preset,
         views: vec![ViewType::TimeRange],
         overlap: OverlapMode::Exact,
         ..AnalysisOptions::default()

@@ -86,6 +86,7 @@ pub fn view(
     let predicate = filter.map(Predicate::parse).transpose()?;
     let (files, input_problems) = input.discover();
     scan_and_print(&files, &input_problems, input, predicate.as_ref(), limit, output, out)
+        .map(|(report, _)| report)
 }
 
 /// Full scan of `files`, printing matching events in file order.
@@ -97,7 +98,7 @@ pub fn scan_and_print(
     limit: Option<u64>,
     output: &Output,
     out: Sink,
-) -> Result<ioscout_read::ScanReport> {
+) -> Result<(ioscout_read::ScanReport, Vec<serde_json::Value>)> {
     let scanner = input.scanner();
     let metadata = scanner.metadata(files);
     let mut emitter = Emitter::new(output, limit, out)?;
@@ -108,13 +109,15 @@ pub fn scan_and_print(
         let make = |_| ViewFold::new(predicate, &metadata.tables, output, limit);
         scanner.scan(files, input_problems, make, |_, fold, _| emitter.take(&fold))
     };
-    emitter.finish()?;
-    Ok(report)
+    let values = emitter.finish()?;
+    Ok((report, values))
 }
 
 /// Writes the output of view folds to a sink in order, up to a limit.
 pub struct Emitter {
     exporter: Option<Box<dyn Exporter>>,
+    /// The rows, for [`ViewFormat::Values`].
+    values: Vec<serde_json::Value>,
     emitted: u64,
     /// Rows wanted at most.
     pub limit: u64,
@@ -125,8 +128,11 @@ impl Emitter {
     /// Starts the output (the CSV header, the Parquet schema).
     pub fn new(output: &Output, limit: Option<u64>, out: Sink) -> Result<Emitter> {
         let limit = limit.unwrap_or(u64::MAX);
-        let exporter = Some(ioscout_render::rows::exporter(output, out)?);
-        Ok(Emitter { exporter, emitted: 0, limit, error: None })
+        let exporter = match output.format {
+            ViewFormat::Values => None,
+            _ => Some(ioscout_render::rows::exporter(output, out)?),
+        };
+        Ok(Emitter { exporter, values: Vec::new(), emitted: 0, limit, error: None })
     }
 
     /// Writes a fold's rows (as many as the limit allows); breaks at the limit or on an error.
@@ -137,24 +143,28 @@ impl Emitter {
     /// Writes the rows of a fold made on another rank ([`ViewFold::into_part`]).
     pub fn take_part(&mut self, part: &ViewPart) -> ControlFlow<()> {
         let take = usize::try_from((self.limit - self.emitted).min(part.len() as u64)).unwrap_or(0);
-        if let Some(exporter) = self.exporter.as_mut()
-            && let Err(error) = exporter.write(part, take)
-        {
-            self.error = Some(error.into());
-            return ControlFlow::Break(());
+        match self.exporter.as_mut() {
+            Some(exporter) => {
+                if let Err(error) = exporter.write(part, take) {
+                    self.error = Some(error.into());
+                    return ControlFlow::Break(());
+                }
+            }
+            None => self.values.extend_from_slice(part.values(take)),
         }
         self.emitted += take as u64;
         if self.emitted >= self.limit { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
     }
 
-    /// Flushes; reports a write error (a closed pipe ends quietly in `main`).
-    pub fn finish(mut self) -> Result<()> {
+    /// Flushes; reports a write error (a closed pipe ends quietly in `main`). Returns the rows
+    /// held as values ([`ViewFormat::Values`]; empty for the other formats).
+    pub fn finish(mut self) -> Result<Vec<serde_json::Value>> {
         if let Some(error) = self.error.take() {
             return Err(error);
         }
         if let Some(exporter) = self.exporter.take() {
             exporter.finish()?;
         }
-        Ok(())
+        Ok(self.values)
     }
 }

@@ -13,13 +13,13 @@ use crate::common;
 /// `ioscout advise`.
 pub(crate) fn run(arguments: &AdviseArguments) -> anyhow::Result<ExitCode> {
     let request = AdviseRequest {
-        preset: arguments.preset.clone(),
+        preset: arguments.preset,
         fs_type: arguments.fs_type.clone(),
         run_dir: arguments.run_dir.clone(),
         kb: arguments.kb.clone(),
         system: arguments.system.clone(),
         workload: arguments.workload.clone(),
-        detector: crate::commands::diagnose::detector(arguments.detector),
+        detector: arguments.detector,
         model: arguments.model.clone(),
     };
     let (input, bar) = common::service_input_with_progress(&arguments.input, "analyse");
@@ -36,7 +36,7 @@ pub(crate) fn run(arguments: &AdviseArguments) -> anyhow::Result<ExitCode> {
 
 /// `ioscout compare`.
 pub(crate) fn compare(arguments: &CompareArguments) -> anyhow::Result<ExitCode> {
-    let outcome = ioscout_service::advise::compare(&arguments.before, &arguments.after, &arguments.preset)?;
+    let outcome = ioscout_service::advise::compare(&arguments.before, &arguments.after, arguments.preset)?;
     common::print(&outcome, arguments.json, false)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -5,18 +5,15 @@ use std::process::ExitCode;
 
 use ioscout_service::analyze::AnalyzeRequest;
 
-use crate::cli::{AnalyzeArguments, Compatibility, DetailFormat, OverlapArgument};
+use crate::cli::{AnalyzeArguments, Compatibility, DetailFormat};
 use crate::common;
 
 pub(crate) fn run(arguments: &AnalyzeArguments) -> anyhow::Result<ExitCode> {
     let request = AnalyzeRequest {
-        preset: arguments.preset.clone(),
+        preset: arguments.preset,
         views: vec![arguments.view.clone()],
         time_granularity_s: arguments.time_granularity,
-        overlap: arguments.overlap.map(|overlap| match overlap {
-            OverlapArgument::Exact => "exact".to_string(),
-            OverlapArgument::Binned => "binned".to_string(),
-        }),
+        overlap: arguments.overlap,
         dfanalyzer_compat: arguments.compat == Some(Compatibility::Dfanalyzer),
     };
     let (input, bar) = common::service_input_with_progress(&arguments.input, "analyze");

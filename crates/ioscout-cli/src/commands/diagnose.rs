@@ -4,24 +4,23 @@
 
 use std::process::ExitCode;
 
-use ioscout_service::diagnose::{Detector, DiagnoseRequest};
+use ioscout_service::diagnose::DiagnoseRequest;
 
 use crate::cli::{
-    DetectCommand, DetectFeaturesArguments, DetectorArgument, DiagnoseArguments, ExplainArguments,
-    RulesArguments,
+    DetectCommand, DetectFeaturesArguments, DiagnoseArguments, ExplainArguments, RulesArguments,
 };
 use crate::common;
 
 pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
     let request = DiagnoseRequest {
-        preset: arguments.preset.clone(),
+        preset: arguments.preset,
         rules: arguments.rules.clone(),
-        min_severity: arguments.min_severity.clone(),
-        fail_on: arguments.fail_on.clone(),
+        min_severity: arguments.min_severity,
+        fail_on: arguments.fail_on,
         bandwidth_ceiling_bps: arguments.bandwidth_ceiling,
         window_bins: arguments.window_bins,
         drishti_config: arguments.drishti_config.clone(),
-        detector: detector(arguments.detector),
+        detector: arguments.detector,
         model: arguments.model.clone(),
     };
     let (input, bar) = common::service_input_with_progress(&arguments.input, "diagnose");
@@ -31,15 +30,6 @@ pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
     }
     common::print(&outcome, arguments.json, arguments.input.quiet)?;
     Ok(common::exit_code(&outcome, &arguments.input))
-}
-
-/// The service's detector for the command line's.
-pub(crate) fn detector(argument: DetectorArgument) -> Detector {
-    match argument {
-        DetectorArgument::Both => Detector::Both,
-        DetectorArgument::Model => Detector::Model,
-        DetectorArgument::Rules => Detector::Rules,
-    }
 }
 
 pub(crate) fn list(arguments: &RulesArguments) -> anyhow::Result<ExitCode> {

@@ -10,7 +10,7 @@ use crate::cli::ReportArguments;
 use crate::common;
 
 pub(crate) fn run(arguments: &ReportArguments) -> anyhow::Result<ExitCode> {
-    let request = ReportRequest { preset: arguments.preset.clone(), ..ReportRequest::default() };
+    let request = ReportRequest { preset: arguments.preset, ..ReportRequest::default() };
     let (input, bar) = common::service_input_with_progress(&arguments.input, "report");
     let report = ioscout_service::report::report(&input, &request)?;
     if let Some(bar) = bar {

@@ -223,7 +223,8 @@ fn detail_tables_are_written_as_csv_and_parquet() {
 fn bad_options_are_errors_that_name_the_choices() {
     let output = ioscout(&["analyze", "--preset", "nope", "testdata/sample"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(crate::stderr(&output).contains("unknown preset \"nope\""));
+    let stderr = crate::stderr(&output);
+    assert!(stderr.contains("invalid value 'nope'") && stderr.contains("dlio-prev"), "{stderr}");
     let output = ioscout(&["analyze", "--view", "time_range,bogus", "testdata/sample"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(crate::stderr(&output).contains("file_pattern"));

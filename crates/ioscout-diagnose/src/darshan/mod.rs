@@ -125,14 +125,7 @@ impl DarshanFacts {
     }
 }
 
-/// Reads or writes: the two directions of Darshan's paired counters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    /// Reads.
-    Read,
-    /// Writes.
-    Write,
-}
+pub use crate::Direction;
 
 impl Direction {
     /// `read` or `write`.
