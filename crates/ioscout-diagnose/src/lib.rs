@@ -40,7 +40,8 @@ pub enum Family {
     /// WisIO's bottleneck rules (ICS 2025).
     Wisio,
     /// DFAnalyzer's fact rules (`dlio`, `posix` rule sets).
-    #[serde(rename = "dfanalyzer")]
+    // Printed as `dfanalyzer_facts` in JSON (as before the typed vocabulary); read as either.
+    #[serde(rename(serialize = "dfanalyzer_facts", deserialize = "dfanalyzer"), alias = "dfanalyzer_facts")]
     #[value(name = "dfanalyzer")]
     DfanalyzerFacts,
     /// Drishti's triggers, on the counters a trace gives.
