@@ -136,6 +136,16 @@ async def stdio_checks(workspace):
             check("severity_counts" in diagnosis, "severity_counts")
             darshan_findings = structured(await session.call_tool("diagnose", {"trace_path": DARSHAN, "rules": "drishti"}), "diagnose darshan")
             check(darshan_findings["context"]["source"] == "darshan", "darshan diagnose")
+            # The typed vocabulary: families as a list or a comma-separated string, severities
+            # by name; a misspelt one and an unknown parameter are refused, naming what is accepted.
+            as_list = structured(await session.call_tool("diagnose", {"trace_path": DARSHAN, "rules": ["drishti"], "min_severity": "none"}), "diagnose rules list")
+            check(as_list["facts"] == cli_json("diagnose", "--json", "--rules", "drishti", "--min-severity", "none", DARSHAN)["facts"], "rules as a list")
+            message = await refused(session, "diagnose", {"trace_path": DARSHAN, "min_severity": "severe"}, "an unknown severity")
+            check("critical" in message, f"the severities named: {message}")
+            message = await refused(session, "diagnose", {"trace_path": DARSHAN, "rules": "drishti,nope"}, "an unknown family")
+            check("iosage" in message, f"the families named: {message}")
+            message = await refused(session, "analyze", {"trace_path": SAMPLE, "preset_name": "dlio"}, "an unknown analyze parameter")
+            check("unknown field" in message and "analyzer_preset" in message, f"the accepted names: {message}")
             labelled = "testdata/labelled/sample/run-0037"
             by_rules = structured(await session.call_tool("diagnose", {"trace_path": labelled, "detector": "rules"}), "diagnose rules")
             check(by_rules["facts"] == cli_json("diagnose", "--json", "--detector", "rules", labelled)["facts"], "diagnose --detector rules")
@@ -152,6 +162,14 @@ async def stdio_checks(workspace):
             check(without(comparison, "status") == cli_json("compare", "--json", "testdata/validation/dlio_read_threads_1", "testdata/validation/dlio_read_threads_4"), "comparator != ioscout compare")
             rows = structured(await session.call_tool("query", {"trace_path": SAMPLE, "where": 'cat == "POSIX"', "limit": 5}), "query")
             check(rows["count"] == 5 and all(row["cat"] == "POSIX" for row in rows["rows"]), "query rows")
+            for extra in [[], ["--select", "name,pid,ts,dur,file,args.size,args"]]:
+                arguments = {"trace_path": SAMPLE, "limit": 300}
+                if extra:
+                    arguments["select"] = extra[1]
+                values = structured(await session.call_tool("query", arguments), f"query values {extra}")
+                lines = subprocess.run([str(BINARY), "query", SAMPLE, "--limit", "300", "--quiet", *extra],
+                                       cwd=REPO, capture_output=True, text=True, check=False).stdout
+                check(values["rows"] == [json.loads(line) for line in lines.splitlines()], f"query rows as values != ioscout query {extra}")
             groups = structured(await session.call_tool("query", {"trace_path": SAMPLE, "group_by": "cat", "agg": "count"}), "query groups")
             cli_groups = subprocess.run([str(BINARY), "query", SAMPLE, "--group-by", "cat", "--agg", "count", "--format", "jsonl", "--quiet"],
                                         cwd=REPO, capture_output=True, text=True, check=False).stdout
