@@ -176,174 +176,22 @@ const SIZE_BINS: [&str; 10] =
     ["0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M", "10M_100M", "100M_1G", "1G_PLUS"];
 
 impl Features {
-    /// The features of a run.
+    /// The features of a run, group by group in the order of [`FEATURES`].
     pub fn of(counters: &Counters<'_>) -> Features {
-        let posix = Module::new(id::POSIX, counters.posix);
-        let mpiio = Module::new(id::MPIIO, counters.mpiio);
-        let stdio = Module::new(id::STDIO, counters.stdio);
-        let nprocs = counters.nprocs.max(1) as f64;
-        let mut values = Vec::with_capacity(FEATURES.len());
-
-        // Time.
-        let read_seconds = posix.fsum("POSIX_F_READ_TIME") + stdio.fsum("STDIO_F_READ_TIME");
-        let write_seconds = posix.fsum("POSIX_F_WRITE_TIME") + stdio.fsum("STDIO_F_WRITE_TIME");
-        let metadata_seconds = posix.fsum("POSIX_F_META_TIME") + stdio.fsum("STDIO_F_META_TIME");
-        let io_seconds = read_seconds + write_seconds + metadata_seconds;
-        values.push(ratio(io_seconds, nprocs * counters.run_time.max(0.0)).min(4.0));
-        values.push(ratio(metadata_seconds, io_seconds));
-        values.push(ratio(read_seconds, io_seconds));
-        values.push(ratio(write_seconds, io_seconds));
-
-        // Volume.
-        let posix_read = posix.sum("POSIX_BYTES_READ");
-        let posix_written = posix.sum("POSIX_BYTES_WRITTEN");
-        let stdio_bytes = stdio.sum("STDIO_BYTES_READ") + stdio.sum("STDIO_BYTES_WRITTEN");
-        let posix_bytes = posix_read + posix_written;
-        let bytes = posix_bytes + stdio_bytes;
-        let posix_operations = posix.sum("POSIX_READS") + posix.sum("POSIX_WRITES");
-        let operations = posix_operations + stdio.sum("STDIO_READS") + stdio.sum("STDIO_WRITES");
-        values.push(ratio(posix_read + stdio.sum("STDIO_BYTES_READ"), bytes));
-
-        // Sizes.
-        let bins: Vec<f64> = SIZE_BINS
-            .iter()
-            .map(|bin| {
-                posix.sum(&format!("POSIX_SIZE_READ_{bin}")) + posix.sum(&format!("POSIX_SIZE_WRITE_{bin}"))
-            })
-            .collect();
-        let binned: f64 = bins.iter().sum();
-        for bin in &bins[..7] {
-            values.push(ratio(*bin, binned));
-        }
-        values.push(ratio(bins[7..].iter().sum(), binned));
-        values.push(ratio(bins[..4].iter().sum(), binned));
-        let small_bytes: f64 = bins[..4]
-            .iter()
-            .zip([50.0, 550.0, 5_500.0, 55_000.0])
-            .map(|(count, middle)| count * middle)
-            .sum();
-        values.push(ratio(small_bytes, posix_bytes).min(1.0));
-        let (dominant_size, dominant_count) = dominant_access(&posix);
-        values.push(ratio(dominant_count, posix_operations).min(1.0));
-        values.push(if dominant_count > 0.0 && dominant_size > 0.0 && dominant_size % 4096.0 == 0.0 {
-            1.0
-        } else {
-            0.0
-        });
-
-        // Order.
-        let ordered: f64 = counters
-            .posix
-            .iter()
-            .map(|record| {
-                (posix.value(record, "POSIX_READS") + posix.value(record, "POSIX_WRITES") - 1.0).max(0.0)
-            })
-            .sum();
-        // With no request after a first one (every file read or written once, or none), nothing
-        // is out of order: 1, not 0.
-        let in_order =
-            |names: &[&str]| if ordered > 0.0 { ratio(posix.sums(names), ordered).min(1.0) } else { 1.0 };
-        values.push(in_order(&["POSIX_SEQ_READS", "POSIX_SEQ_WRITES"]));
-        values.push(in_order(&["POSIX_CONSEC_READS", "POSIX_CONSEC_WRITES"]));
-        let (mut weighted, mut weight) = (0.0, 0.0);
-        for record in counters.posix {
-            let moved = posix.value(record, "POSIX_BYTES_READ") + posix.value(record, "POSIX_BYTES_WRITTEN");
-            let after_first =
-                (posix.value(record, "POSIX_READS") + posix.value(record, "POSIX_WRITES") - 1.0).max(0.0);
-            let sequential = posix.value(record, "POSIX_SEQ_READS") + posix.value(record, "POSIX_SEQ_WRITES");
-            let share = if after_first > 0.0 { (sequential / after_first).min(1.0) } else { 1.0 };
-            weighted += moved * share;
-            weight += moved;
-        }
-        values.push(if weight > 0.0 { weighted / weight } else { 1.0 });
-        values.push(ratio(posix.sum("POSIX_SEEKS"), posix_operations).min(4.0));
-        values.push(ratio(posix.sum("POSIX_RW_SWITCHES"), posix_operations).min(1.0));
-        values.push(ratio(posix.sum("POSIX_FILE_NOT_ALIGNED"), posix_operations).min(1.0));
-        values.push(ratio(posix.sum("POSIX_MEM_NOT_ALIGNED"), posix_operations).min(1.0));
-
-        // Files and metadata.
-        let files: HashSet<u64> = counters.posix.iter().map(|record| record.id).collect();
-        // Ordered by file id: the sums below must not depend on a hash order.
-        let mut bytes_by_file: BTreeMap<u64, f64> = BTreeMap::new();
-        for record in counters.posix {
-            *bytes_by_file.entry(record.id).or_default() +=
-                posix.value(record, "POSIX_BYTES_READ") + posix.value(record, "POSIX_BYTES_WRITTEN");
-        }
-        let data_files = bytes_by_file.values().filter(|bytes| **bytes > 0.0).count() as f64;
-        let opens = posix.sum("POSIX_OPENS") + stdio.sum("STDIO_OPENS");
-        let mib = bytes / f64::from(1 << 20);
-        let moved = |record: &CounterRecord| {
-            posix.value(record, "POSIX_BYTES_READ") + posix.value(record, "POSIX_BYTES_WRITTEN") > 0.0
+        let run = Run {
+            counters,
+            posix: Module::new(id::POSIX, counters.posix),
+            mpiio: Module::new(id::MPIIO, counters.mpiio),
+            stdio: Module::new(id::STDIO, counters.stdio),
+            nprocs: counters.nprocs.max(1) as f64,
         };
-        let data_records: Vec<&CounterRecord> =
-            counters.posix.iter().filter(|record| moved(record)).collect();
-        values.push((1.0 + data_files / nprocs).log2());
-        let squares: f64 = bytes_by_file.values().map(|bytes| bytes * bytes).sum();
-        let moved_in_files: f64 = bytes_by_file.values().sum();
-        let effective_files = if squares > 0.0 { moved_in_files * moved_in_files / squares } else { 0.0 };
-        values.push((1.0 + effective_files / nprocs).log2());
-        values.push(ratio(data_files, files.len() as f64));
-        values.push((1.0 + ratio(posix_bytes, data_files)).log2());
-        let data_opens: f64 = data_records.iter().map(|record| posix.value(record, "POSIX_OPENS")).sum();
-        values.push(ratio(data_opens, data_records.len() as f64).min(64.0));
-        values.push((1.0 + opens / (1.0 + mib)).log10());
-        let metadata_calls = posix.sum("POSIX_OPENS") + posix.sum("POSIX_STATS") + stdio.sum("STDIO_OPENS");
-        values.push((1.0 + metadata_calls / (1.0 + operations)).log10());
-        let syncs = posix.sum("POSIX_FSYNCS") + posix.sum("POSIX_FDSYNCS");
-        values.push(ratio(syncs, posix.sum("POSIX_WRITES")).min(4.0));
-
-        // Sharing and balance.
-        let shared: Vec<&CounterRecord> = counters.posix.iter().filter(|record| record.rank < 0).collect();
-        let shared_bytes: f64 = shared
-            .iter()
-            .map(|record| {
-                posix.value(record, "POSIX_BYTES_READ") + posix.value(record, "POSIX_BYTES_WRITTEN")
-            })
-            .sum();
-        values.push(ratio(shared_bytes, posix_bytes));
-        let shared_data_files: HashSet<u64> =
-            shared.iter().filter(|record| moved(record)).map(|record| record.id).collect();
-        values.push(ratio(shared_data_files.len() as f64, data_files));
-        let (rank_bytes, rank_seconds) = per_rank(&posix, counters.nprocs);
-        let busiest = rank_bytes.iter().copied().fold(0.0, f64::max);
-        let mean = rank_bytes.iter().sum::<f64>() / rank_bytes.len().max(1) as f64;
-        values.push(coefficient_of_variation(&rank_bytes));
-        values.push(ratio(busiest, mean).min(64.0));
-        values.push(if busiest > 0.0 {
-            ratio(rank_bytes.iter().filter(|bytes| **bytes <= 0.0).count() as f64, rank_bytes.len() as f64)
-        } else {
-            0.0
-        });
-        values.push(coefficient_of_variation(&rank_seconds));
-        let (mut cv, mut spread) = (0.0, 0.0);
-        for record in &shared {
-            let moved = posix.value(record, "POSIX_BYTES_READ") + posix.value(record, "POSIX_BYTES_WRITTEN");
-            let per_process = moved / nprocs;
-            if per_process <= 0.0 {
-                continue;
-            }
-            let weight = ratio(moved, shared_bytes);
-            cv +=
-                weight * (posix.fvalue(record, "POSIX_F_VARIANCE_RANK_BYTES").sqrt() / per_process).min(64.0);
-            let gap = posix.value(record, "POSIX_SLOWEST_RANK_BYTES")
-                - posix.value(record, "POSIX_FASTEST_RANK_BYTES");
-            spread += weight * (gap.abs() / per_process).min(64.0);
-        }
-        values.push(cv);
-        values.push(spread);
-
-        // Interfaces.
-        let collective = mpiio.sums(&["MPIIO_COLL_READS", "MPIIO_COLL_WRITES"]);
-        let independent = mpiio.sums(&["MPIIO_INDEP_READS", "MPIIO_INDEP_WRITES"]);
-        let other =
-            mpiio.sums(&["MPIIO_NB_READS", "MPIIO_NB_WRITES", "MPIIO_SPLIT_READS", "MPIIO_SPLIT_WRITES"]);
-        let mpiio_operations = collective + independent + other;
-        values.push(if counters.mpiio.is_empty() { 0.0 } else { 1.0 });
-        values.push(ratio(collective, mpiio_operations));
-        values.push(ratio(independent, mpiio_operations));
-        values.push(ratio(mpiio.sums(&["MPIIO_BYTES_READ", "MPIIO_BYTES_WRITTEN"]), posix_bytes).min(2.0));
-        values.push(ratio(stdio_bytes, bytes));
-
+        let mut values = Vec::with_capacity(FEATURES.len());
+        let totals = run.time_and_volume(&mut values);
+        run.sizes(&totals, &mut values);
+        run.order(&totals, &mut values);
+        let data_files = run.files(&totals, &mut values);
+        run.balance(&totals, data_files, &mut values);
+        run.interfaces(&totals, &mut values);
         debug_assert_eq!(values.len(), FEATURES.len());
         // An empty float sum is -0.0; every output writes 0.
         for value in &mut values {
@@ -375,6 +223,233 @@ impl Features {
     /// (name, value) pairs in the order of [`FEATURES`].
     pub fn named(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
         FEATURES.iter().map(|feature| feature.name).zip(self.values.iter().copied())
+    }
+}
+
+/// One run's counters as the feature groups read them.
+struct Run<'c> {
+    counters: &'c Counters<'c>,
+    posix: Module<'c>,
+    mpiio: Module<'c>,
+    stdio: Module<'c>,
+    /// Processes, at least 1.
+    nprocs: f64,
+}
+
+/// The totals several groups share.
+#[derive(Clone, Copy)]
+struct Totals {
+    bytes: f64,
+    posix_bytes: f64,
+    stdio_bytes: f64,
+    operations: f64,
+    posix_operations: f64,
+}
+
+impl Run<'_> {
+    /// Shares of I/O time; the read share of the bytes.
+    fn time_and_volume(&self, values: &mut Vec<f64>) -> Totals {
+        // Time.
+        let read_seconds = self.posix.fsum("POSIX_F_READ_TIME") + self.stdio.fsum("STDIO_F_READ_TIME");
+        let write_seconds = self.posix.fsum("POSIX_F_WRITE_TIME") + self.stdio.fsum("STDIO_F_WRITE_TIME");
+        let metadata_seconds = self.posix.fsum("POSIX_F_META_TIME") + self.stdio.fsum("STDIO_F_META_TIME");
+        let io_seconds = read_seconds + write_seconds + metadata_seconds;
+        values.push(ratio(io_seconds, self.nprocs * self.counters.run_time.max(0.0)).min(4.0));
+        values.push(ratio(metadata_seconds, io_seconds));
+        values.push(ratio(read_seconds, io_seconds));
+        values.push(ratio(write_seconds, io_seconds));
+
+        // Volume.
+        let posix_read = self.posix.sum("POSIX_BYTES_READ");
+        let posix_written = self.posix.sum("POSIX_BYTES_WRITTEN");
+        let stdio_bytes = self.stdio.sum("STDIO_BYTES_READ") + self.stdio.sum("STDIO_BYTES_WRITTEN");
+        let posix_bytes = posix_read + posix_written;
+        let bytes = posix_bytes + stdio_bytes;
+        let posix_operations = self.posix.sum("POSIX_READS") + self.posix.sum("POSIX_WRITES");
+        let operations = posix_operations + self.stdio.sum("STDIO_READS") + self.stdio.sum("STDIO_WRITES");
+        values.push(ratio(posix_read + self.stdio.sum("STDIO_BYTES_READ"), bytes));
+        Totals { bytes, posix_bytes, stdio_bytes, operations, posix_operations }
+    }
+
+    /// Shares of the size bins; small requests; the dominant access size.
+    fn sizes(&self, totals: &Totals, values: &mut Vec<f64>) {
+        let Totals { posix_bytes, posix_operations, .. } = *totals;
+        // Sizes.
+        let bins: Vec<f64> = SIZE_BINS
+            .iter()
+            .map(|bin| {
+                self.posix.sum(&format!("POSIX_SIZE_READ_{bin}"))
+                    + self.posix.sum(&format!("POSIX_SIZE_WRITE_{bin}"))
+            })
+            .collect();
+        let binned: f64 = bins.iter().sum();
+        for bin in &bins[..7] {
+            values.push(ratio(*bin, binned));
+        }
+        values.push(ratio(bins[7..].iter().sum(), binned));
+        values.push(ratio(bins[..4].iter().sum(), binned));
+        let small_bytes: f64 = bins[..4]
+            .iter()
+            .zip([50.0, 550.0, 5_500.0, 55_000.0])
+            .map(|(count, middle)| count * middle)
+            .sum();
+        values.push(ratio(small_bytes, posix_bytes).min(1.0));
+        let (dominant_size, dominant_count) = dominant_access(&self.posix);
+        values.push(ratio(dominant_count, posix_operations).min(1.0));
+        values.push(if dominant_count > 0.0 && dominant_size > 0.0 && dominant_size % 4096.0 == 0.0 {
+            1.0
+        } else {
+            0.0
+        });
+    }
+
+    /// Sequential and consecutive shares; seeks, switches, misalignment.
+    fn order(&self, totals: &Totals, values: &mut Vec<f64>) {
+        let Totals { posix_operations, .. } = *totals;
+        // Order.
+        let ordered: f64 = self
+            .counters
+            .posix
+            .iter()
+            .map(|record| {
+                (self.posix.value(record, "POSIX_READS") + self.posix.value(record, "POSIX_WRITES") - 1.0)
+                    .max(0.0)
+            })
+            .sum();
+        // With no request after a first one (every file read or written once, or none), nothing
+        // is out of order: 1, not 0.
+        let in_order = |names: &[&str]| {
+            if ordered > 0.0 { ratio(self.posix.sums(names), ordered).min(1.0) } else { 1.0 }
+        };
+        values.push(in_order(&["POSIX_SEQ_READS", "POSIX_SEQ_WRITES"]));
+        values.push(in_order(&["POSIX_CONSEC_READS", "POSIX_CONSEC_WRITES"]));
+        let (mut weighted, mut weight) = (0.0, 0.0);
+        for record in self.counters.posix {
+            let moved = self.posix.value(record, "POSIX_BYTES_READ")
+                + self.posix.value(record, "POSIX_BYTES_WRITTEN");
+            let after_first =
+                (self.posix.value(record, "POSIX_READS") + self.posix.value(record, "POSIX_WRITES") - 1.0)
+                    .max(0.0);
+            let sequential =
+                self.posix.value(record, "POSIX_SEQ_READS") + self.posix.value(record, "POSIX_SEQ_WRITES");
+            let share = if after_first > 0.0 { (sequential / after_first).min(1.0) } else { 1.0 };
+            weighted += moved * share;
+            weight += moved;
+        }
+        values.push(if weight > 0.0 { weighted / weight } else { 1.0 });
+        values.push(ratio(self.posix.sum("POSIX_SEEKS"), posix_operations).min(4.0));
+        values.push(ratio(self.posix.sum("POSIX_RW_SWITCHES"), posix_operations).min(1.0));
+        values.push(ratio(self.posix.sum("POSIX_FILE_NOT_ALIGNED"), posix_operations).min(1.0));
+        values.push(ratio(self.posix.sum("POSIX_MEM_NOT_ALIGNED"), posix_operations).min(1.0));
+    }
+
+    /// Files per process, bytes and opens per file, metadata and syncs; returns the data files.
+    fn files(&self, totals: &Totals, values: &mut Vec<f64>) -> f64 {
+        let Totals { bytes, posix_bytes, operations, .. } = *totals;
+        // Files and metadata.
+        let files: HashSet<u64> = self.counters.posix.iter().map(|record| record.id).collect();
+        // Ordered by file id: the sums below must not depend on a hash order.
+        let mut bytes_by_file: BTreeMap<u64, f64> = BTreeMap::new();
+        for record in self.counters.posix {
+            *bytes_by_file.entry(record.id).or_default() += self.posix.value(record, "POSIX_BYTES_READ")
+                + self.posix.value(record, "POSIX_BYTES_WRITTEN");
+        }
+        let data_files = bytes_by_file.values().filter(|bytes| **bytes > 0.0).count() as f64;
+        let opens = self.posix.sum("POSIX_OPENS") + self.stdio.sum("STDIO_OPENS");
+        let mib = bytes / f64::from(1 << 20);
+        let moved = |record: &CounterRecord| {
+            self.posix.value(record, "POSIX_BYTES_READ") + self.posix.value(record, "POSIX_BYTES_WRITTEN")
+                > 0.0
+        };
+        let data_records: Vec<&CounterRecord> =
+            self.counters.posix.iter().filter(|record| moved(record)).collect();
+        values.push((1.0 + data_files / self.nprocs).log2());
+        let squares: f64 = bytes_by_file.values().map(|bytes| bytes * bytes).sum();
+        let moved_in_files: f64 = bytes_by_file.values().sum();
+        let effective_files = if squares > 0.0 { moved_in_files * moved_in_files / squares } else { 0.0 };
+        values.push((1.0 + effective_files / self.nprocs).log2());
+        values.push(ratio(data_files, files.len() as f64));
+        values.push((1.0 + ratio(posix_bytes, data_files)).log2());
+        let data_opens: f64 = data_records.iter().map(|record| self.posix.value(record, "POSIX_OPENS")).sum();
+        values.push(ratio(data_opens, data_records.len() as f64).min(64.0));
+        values.push((1.0 + opens / (1.0 + mib)).log10());
+        let metadata_calls =
+            self.posix.sum("POSIX_OPENS") + self.posix.sum("POSIX_STATS") + self.stdio.sum("STDIO_OPENS");
+        values.push((1.0 + metadata_calls / (1.0 + operations)).log10());
+        let syncs = self.posix.sum("POSIX_FSYNCS") + self.posix.sum("POSIX_FDSYNCS");
+        values.push(ratio(syncs, self.posix.sum("POSIX_WRITES")).min(4.0));
+        data_files
+    }
+
+    /// Shared files; balance across ranks.
+    fn balance(&self, totals: &Totals, data_files: f64, values: &mut Vec<f64>) {
+        let Totals { posix_bytes, .. } = *totals;
+        let moved = |record: &CounterRecord| {
+            self.posix.value(record, "POSIX_BYTES_READ") + self.posix.value(record, "POSIX_BYTES_WRITTEN")
+                > 0.0
+        };
+        // Sharing and balance.
+        let shared: Vec<&CounterRecord> =
+            self.counters.posix.iter().filter(|record| record.rank < 0).collect();
+        let shared_bytes: f64 = shared
+            .iter()
+            .map(|record| {
+                self.posix.value(record, "POSIX_BYTES_READ") + self.posix.value(record, "POSIX_BYTES_WRITTEN")
+            })
+            .sum();
+        values.push(ratio(shared_bytes, posix_bytes));
+        let shared_data_files: HashSet<u64> =
+            shared.iter().filter(|record| moved(record)).map(|record| record.id).collect();
+        values.push(ratio(shared_data_files.len() as f64, data_files));
+        let (rank_bytes, rank_seconds) = per_rank(&self.posix, self.counters.nprocs);
+        let busiest = rank_bytes.iter().copied().fold(0.0, f64::max);
+        let mean = rank_bytes.iter().sum::<f64>() / rank_bytes.len().max(1) as f64;
+        values.push(coefficient_of_variation(&rank_bytes));
+        values.push(ratio(busiest, mean).min(64.0));
+        values.push(if busiest > 0.0 {
+            ratio(rank_bytes.iter().filter(|bytes| **bytes <= 0.0).count() as f64, rank_bytes.len() as f64)
+        } else {
+            0.0
+        });
+        values.push(coefficient_of_variation(&rank_seconds));
+        let (mut cv, mut spread) = (0.0, 0.0);
+        for record in &shared {
+            let moved_bytes = self.posix.value(record, "POSIX_BYTES_READ")
+                + self.posix.value(record, "POSIX_BYTES_WRITTEN");
+            let per_process = moved_bytes / self.nprocs;
+            if per_process <= 0.0 {
+                continue;
+            }
+            let weight = ratio(moved_bytes, shared_bytes);
+            cv += weight
+                * (self.posix.fvalue(record, "POSIX_F_VARIANCE_RANK_BYTES").sqrt() / per_process).min(64.0);
+            let gap = self.posix.value(record, "POSIX_SLOWEST_RANK_BYTES")
+                - self.posix.value(record, "POSIX_FASTEST_RANK_BYTES");
+            spread += weight * (gap.abs() / per_process).min(64.0);
+        }
+        values.push(cv);
+        values.push(spread);
+    }
+
+    /// MPI-IO and STDIO use.
+    fn interfaces(&self, totals: &Totals, values: &mut Vec<f64>) {
+        let Totals { bytes, posix_bytes, stdio_bytes, .. } = *totals;
+        // Interfaces.
+        let collective = self.mpiio.sums(&["MPIIO_COLL_READS", "MPIIO_COLL_WRITES"]);
+        let independent = self.mpiio.sums(&["MPIIO_INDEP_READS", "MPIIO_INDEP_WRITES"]);
+        let other = self.mpiio.sums(&[
+            "MPIIO_NB_READS",
+            "MPIIO_NB_WRITES",
+            "MPIIO_SPLIT_READS",
+            "MPIIO_SPLIT_WRITES",
+        ]);
+        let mpiio_operations = collective + independent + other;
+        values.push(if self.counters.mpiio.is_empty() { 0.0 } else { 1.0 });
+        values.push(ratio(collective, mpiio_operations));
+        values.push(ratio(independent, mpiio_operations));
+        values
+            .push(ratio(self.mpiio.sums(&["MPIIO_BYTES_READ", "MPIIO_BYTES_WRITTEN"]), posix_bytes).min(2.0));
+        values.push(ratio(stdio_bytes, bytes));
     }
 }
 
