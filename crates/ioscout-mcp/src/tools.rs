@@ -38,10 +38,6 @@ fn default_five() -> usize {
     5
 }
 
-fn default_twenty() -> usize {
-    20
-}
-
 /// `event_count`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -229,33 +225,6 @@ pub struct RagParams {
     /// paper, strategy, rule, or empty for all.
     #[serde(default)]
     pub resource_type: String,
-}
-
-/// `opt_kb_lookup`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KbLookupParams {
-    /// System name.
-    #[serde(default)]
-    pub system: String,
-    /// Workload name.
-    #[serde(default)]
-    pub workload: String,
-    /// Software, comma-separated.
-    #[serde(default)]
-    pub software: String,
-    /// workload, software or system (or L1, L2, L3).
-    #[serde(default)]
-    pub scope: String,
-    /// Only entries whose bottleneck or change mentions this.
-    #[serde(default)]
-    pub bottleneck: String,
-    /// At most this many rows.
-    #[serde(default = "default_twenty")]
-    pub limit: usize,
-    /// app or system.
-    #[serde(default)]
-    pub metric_scope: String,
 }
 
 /// `opt_kb_render`.
@@ -539,16 +508,10 @@ pub fn opt_kb_record(
 }
 
 /// `opt_kb_lookup`.
-pub fn opt_kb_lookup(context: &Context, params: KbLookupParams) -> Result<Outcome, ToolError> {
-    let request = ioscout_service::advise::KbLookupRequest {
-        system: some(&params.system),
-        workload: some(&params.workload),
-        software: some(&params.software),
-        scope: some(&params.scope),
-        bottleneck: some(&params.bottleneck),
-        metric_scope: some(&params.metric_scope),
-        limit: params.limit,
-    };
+pub fn opt_kb_lookup(
+    context: &Context,
+    request: ioscout_service::advise::KbLookupRequest,
+) -> Result<Outcome, ToolError> {
     Ok(ioscout_service::advise::kb_lookup(&context.kb, &request)?)
 }
 

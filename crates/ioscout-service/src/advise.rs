@@ -518,23 +518,36 @@ pub fn kb_entry_help() -> String {
     text
 }
 
-/// What a knowledge-base lookup asks for.
-#[derive(Clone, Debug, Default)]
+/// What a knowledge-base lookup asks for; also the parameters of the MCP `opt_kb_lookup` tool.
+/// Empty strings count as not given.
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct KbLookupRequest {
     /// System name (system findings stay on their system).
+    #[serde(default)]
     pub system: Option<String>,
     /// Workload name (workload findings stay with their workload).
+    #[serde(default)]
     pub workload: Option<String>,
     /// Software, comma-separated (software findings travel).
+    #[serde(default)]
     pub software: Option<String>,
-    /// Only this scope (`workload`/`software`/`system` or `L1`/`L2`/`L3`).
+    /// Only this scope: workload, software or system (or L1, L2, L3).
+    #[serde(default)]
     pub scope: Option<String>,
     /// Only entries whose bottleneck or change mentions this (case-insensitive).
+    #[serde(default)]
     pub bottleneck: Option<String>,
-    /// Only this metric scope (`app` or `system`).
+    /// Only this metric scope: app or system.
+    #[serde(default)]
     pub metric_scope: Option<String>,
-    /// At most this many rows (0: all).
+    /// At most this many rows (0: all; the MCP tool's default 20).
+    #[serde(default = "twenty")]
     pub limit: usize,
+}
+
+fn twenty() -> usize {
+    20
 }
 
 fn layer_of_scope(scope: &str) -> Option<&'static str> {
