@@ -196,14 +196,7 @@ impl PresetName {
 
     /// The preset named `name`, if any.
     pub fn parse(name: &str) -> Option<PresetName> {
-        Some(match name {
-            "auto" => PresetName::Auto,
-            "posix" => PresetName::Posix,
-            "dlio" => PresetName::Dlio,
-            "dlio-prev" => PresetName::DlioPrev,
-            "generic" => PresetName::Generic,
-            _ => return None,
-        })
+        <PresetName as clap::ValueEnum>::from_str(name, false).ok()
     }
 }
 

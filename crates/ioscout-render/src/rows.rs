@@ -429,13 +429,7 @@ impl Output {
     fn header(&self) -> String {
         match &self.select {
             Some(columns) => {
-                let names: Vec<String> = columns
-                    .iter()
-                    .map(|column| match column {
-                        Column::Field(field) => (*field).to_string(),
-                        Column::Arg(key) => format!("args.{key}"),
-                    })
-                    .collect();
+                let names: Vec<String> = columns.iter().map(Column::name).collect();
                 format!("{}\n", names.join(","))
             }
             None => CSV_HEADER.to_string(),
@@ -491,11 +485,7 @@ fn write_selected(
                 if index > 0 {
                     out.push(b',');
                 }
-                let name = match column {
-                    Column::Field(field) => (*field).to_string(),
-                    Column::Arg(key) => format!("args.{key}"),
-                };
-                json_string(out, &name);
+                json_string(out, &column.name());
                 out.push(b':');
                 out.extend_from_slice(value.as_deref().unwrap_or("null").as_bytes());
             }
