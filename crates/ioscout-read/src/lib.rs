@@ -44,4 +44,4 @@ pub use scan::{
     Both, Decode, FileSummary, Fold, LinePosition, NoFold, Phases, Problem, ProblemKind, ScanOptions,
     ScanReport, Scanner, UnitSpan,
 };
-pub use scan::{Chunk, Progress};
+pub use scan::{Cancel, Chunk, Progress};

@@ -115,6 +115,7 @@ fn scan(
         max_line_bytes,
         max_reported_problems: usize::MAX,
         progress: Some(ioscout_read::Progress(progress.clone())),
+        cancel: None,
         part_bytes,
         window_units_per_thread,
     });
@@ -347,6 +348,52 @@ fn a_limit_stops_a_single_member_file_parsed_in_parts() {
     assert!(report.stopped);
     assert!(folds > 1, "the one member was parsed in parts");
     assert!((500..20_000).contains(&seen), "{seen}");
+}
+
+/// A scan whose cancel flag is raised by its consumer after the first fold: it stops, says so,
+/// and hands over no fold past the next unit boundary.
+fn cancelled_after_first_fold(path: &std::path::Path, options: ScanOptions) -> (bool, usize, usize) {
+    let cancel = ioscout_read::Cancel::default();
+    let scanner = Scanner::new(ScanOptions { cancel: Some(cancel.clone()), ..options });
+    let (files, _) = discover(&[path]);
+    let (mut seen, mut folds) = (0, 0);
+    let report = scanner.scan(
+        &files,
+        &[],
+        |_| Order::default(),
+        |_, fold, _| {
+            folds += 1;
+            seen += fold.0.len();
+            cancel.cancel();
+            ControlFlow::Continue(())
+        },
+    );
+    (report.stopped, folds, seen)
+}
+
+#[test]
+fn a_cancelled_scan_stops_at_the_next_unit() {
+    let text: Vec<u8> =
+        (0..1000).flat_map(|index| format!("{{\"ph\":1,\"ts\":{index}}}\n").into_bytes()).collect();
+    let path = temp_path("cancel.pfw");
+    std::fs::write(&path, &text).unwrap_or_default();
+    let (stopped, folds, seen) =
+        cancelled_after_first_fold(&path, ScanOptions { unit_bytes: 100, ..ScanOptions::default() });
+    assert!(stopped, "the report says the scan was stopped");
+    assert_eq!(folds, 1, "no fold is handed over after the cancel");
+    assert!(seen < 1000, "{seen}");
+}
+
+#[test]
+fn a_cancelled_scan_of_one_member_parsed_in_parts_stops() {
+    let text: Vec<u8> =
+        (0..20_000).flat_map(|index| format!("{{\"ph\":1,\"ts\":{index}}}\n").into_bytes()).collect();
+    let path = temp_path("cancel-parts.pfw.gz");
+    std::fs::write(&path, gzip_member(&text, false)).unwrap_or_default();
+    let options = ScanOptions { threads: 2, part_bytes: 4096, ..ScanOptions::default() };
+    let (stopped, _, seen) = cancelled_after_first_fold(&path, options);
+    assert!(stopped);
+    assert!(seen < 20_000, "{seen}");
 }
 
 /// Panics on the event with `ts` 15,000 (a bug in a fold, not bad input).

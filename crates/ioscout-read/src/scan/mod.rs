@@ -49,7 +49,7 @@ use crate::gzip::{self, InflateProblem};
 use crate::input::{Compression, InputProblem, TraceFile};
 
 pub use fold::{Both, Decode, Fold, LinePosition, NoFold, Phases};
-pub use options::{Progress, ScanOptions, max_threads};
+pub use options::{Cancel, Progress, ScanOptions, max_threads};
 pub use plan::{Chunk, UnitSpan};
 pub use report::{FileSummary, Problem, ProblemKind, ScanReport, printable};
 
@@ -244,6 +244,9 @@ impl Scanner {
     {
         let threads = window.threads;
         for (unit, decoded) in batch.iter().zip(decoded) {
+            if self.options.cancelled() {
+                return ControlFlow::Break(());
+            }
             if *window.current != Some(unit.file) {
                 if let Some(previous) = *window.current {
                     self.finish_file(previous, window.merges, &mut window.files[previous], consume)?;
@@ -338,6 +341,10 @@ impl Scanner {
                     .collect()
             });
             for result in results {
+                if self.options.cancelled() {
+                    report.stopped = true;
+                    break 'windows;
+                }
                 let chunk = bases[position];
                 position += 1;
                 let summary = &mut report.files[first_file + chunk.file];
@@ -369,7 +376,7 @@ impl Scanner {
     ) -> UnitResult<F> {
         let mut processor = LineProcessor::new(fold);
         let mut splitter = Splitter::new(defer_first, self.options.max_line_bytes);
-        if !open.readable {
+        if !open.readable || self.options.cancelled() {
             return splitter.finish(processor, unit.end, 0, Vec::new());
         }
         let handle = match File::open(&open.trace.path) {

@@ -1,5 +1,6 @@
 //! The settings of a scan ([`ScanOptions`]): worker threads (at most [`max_threads`]), unit size,
-//! the line length limit, how many problems are kept, progress, and the split path's part size.
+//! the line length limit, how many problems are kept, progress, cancellation, and the split
+//! path's part size.
 
 /// Settings of a scan.
 #[derive(Clone, Debug)]
@@ -14,6 +15,10 @@ pub struct ScanOptions {
     pub max_reported_problems: usize,
     /// Told the stored bytes of every unit or chunk as it is merged (for progress bars).
     pub progress: Option<Progress>,
+    /// Asked between units whether to stop: once [`Cancel::cancel`] is called the scan decodes
+    /// no further unit and ends as if its consumer had stopped it ([`crate::ScanReport::stopped`]),
+    /// within about one unit's decoding time (the Python package's Ctrl-C).
+    pub cancel: Option<Cancel>,
     /// A gzip file that is one unit (one member, or few large ones) and at least
     /// `part_bytes / 16` bytes long is inflated by one thread while the other workers parse its
     /// output in parts of about this many decompressed bytes (0: never).
@@ -48,6 +53,29 @@ impl std::fmt::Debug for Progress {
     }
 }
 
+/// A flag another thread sets to stop a scan early ([`ScanOptions::cancel`]).
+#[derive(Clone, Debug, Default)]
+pub struct Cancel(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Cancel {
+    /// Asks every scan holding this flag to stop.
+    pub fn cancel(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether [`Cancel::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl ScanOptions {
+    /// Whether the scan was asked to stop ([`ScanOptions::cancel`]).
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
+    }
+}
+
 impl Default for ScanOptions {
     fn default() -> Self {
         ScanOptions {
@@ -56,6 +84,7 @@ impl Default for ScanOptions {
             max_line_bytes: 1 << 20,
             max_reported_problems: 20,
             progress: None,
+            cancel: None,
             part_bytes: 4 << 20,
             window_units_per_thread: 8,
         }

@@ -126,6 +126,9 @@ impl Scanner {
                 unit.end,
                 &open.candidates,
                 |block| {
+                    if self.options.cancelled() {
+                        flow = ControlFlow::Break(());
+                    }
                     if flow.is_break() {
                         return;
                     }
