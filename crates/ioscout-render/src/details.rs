@@ -113,7 +113,16 @@ fn write_csv(file: std::fs::File, header: &[String], rows: &[Vec<Value>]) -> Res
     out.flush().map_err(failed)
 }
 
-fn write_parquet(file: std::fs::File, header: &[String], rows: &[Vec<Value>]) -> Result<(), ExportError> {
+/// The detail table of one view as one Arrow record batch, in the Parquet file's schema: the
+/// key, layer and derived columns as text, every metric as a real (missing where the view has
+/// no value). The Python package's `Analysis.tables`.
+pub fn record_batch(view: &View) -> Result<arrow_array::RecordBatch, ExportError> {
+    let (header, rows) = detail_rows(view);
+    let (specs, columns) = typed_columns(&header, &rows);
+    crate::parquet::batch(&crate::parquet::schema(&specs), columns)
+}
+
+fn typed_columns<'r>(header: &[String], rows: &'r [Vec<Value>]) -> (Vec<ColumnSpec>, Vec<Values<'r>>) {
     let specs: Vec<ColumnSpec> = header
         .iter()
         .enumerate()
@@ -146,6 +155,11 @@ fn write_parquet(file: std::fs::File, header: &[String], rows: &[Vec<Value>]) ->
             }
         })
         .collect();
+    (specs, columns)
+}
+
+fn write_parquet(file: std::fs::File, header: &[String], rows: &[Vec<Value>]) -> Result<(), ExportError> {
+    let (specs, columns) = typed_columns(header, rows);
     let mut writer = ParquetWriter::new(file, &specs, None)?;
     writer.write(columns)?;
     writer.close()

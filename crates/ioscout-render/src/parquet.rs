@@ -1,5 +1,5 @@
 //! The one Parquet writer: typed columns (text, integers, reals) written as Arrow record batches,
-//! Snappy-compressed. Used by the row exporters ([`crate::rows`]) and the analysis detail tables
+//! Snappy-compressed; [`schema`] and [`batch`] build the same batches for Arrow output. Used by the row exporters ([`crate::rows`]) and the analysis detail tables
 //! ([`crate::details`]).
 
 use std::io::Write;
@@ -57,18 +57,7 @@ impl<W: Write + Send> ParquetWriter<W> {
         columns: &[ColumnSpec],
         max_row_group_rows: Option<usize>,
     ) -> Result<Self, ExportError> {
-        let fields: Vec<Field> = columns
-            .iter()
-            .map(|column| {
-                let kind = match column.kind {
-                    Kind::Text => DataType::Utf8,
-                    Kind::Integer => DataType::Int64,
-                    Kind::Real => DataType::Float64,
-                };
-                Field::new(&column.name, kind, column.nullable)
-            })
-            .collect();
-        let schema = Arc::new(Schema::new(fields));
+        let schema = schema(columns);
         let mut properties = parquet::file::properties::WriterProperties::builder()
             .set_compression(parquet::basic::Compression::SNAPPY);
         if let Some(rows) = max_row_group_rows {
@@ -81,17 +70,7 @@ impl<W: Write + Send> ParquetWriter<W> {
 
     /// Writes one batch: one [`Values`] per column, in schema order, all of one length.
     pub fn write(&mut self, columns: Vec<Values<'_>>) -> Result<(), ExportError> {
-        let arrays: Vec<ArrayRef> = columns
-            .into_iter()
-            .map(|values| -> ArrayRef {
-                match values {
-                    Values::Text(values) => Arc::new(values.into_iter().collect::<StringArray>()),
-                    Values::Integer(values) => Arc::new(values.into_iter().collect::<Int64Array>()),
-                    Values::Real(values) => Arc::new(values.into_iter().collect::<Float64Array>()),
-                }
-            })
-            .collect();
-        let batch = RecordBatch::try_new(self.schema.clone(), arrays).map_err(ExportError::parquet)?;
+        let batch = batch(&self.schema, columns)?;
         self.writer.write(&batch).map_err(ExportError::parquet)
     }
 
@@ -99,4 +78,36 @@ impl<W: Write + Send> ParquetWriter<W> {
     pub fn close(self) -> Result<(), ExportError> {
         self.writer.close().map(|_| ()).map_err(ExportError::parquet)
     }
+}
+
+/// The Arrow schema of `columns`.
+pub fn schema(columns: &[ColumnSpec]) -> SchemaRef {
+    let fields: Vec<Field> = columns
+        .iter()
+        .map(|column| {
+            let kind = match column.kind {
+                Kind::Text => DataType::Utf8,
+                Kind::Integer => DataType::Int64,
+                Kind::Real => DataType::Float64,
+            };
+            Field::new(&column.name, kind, column.nullable)
+        })
+        .collect();
+    Arc::new(Schema::new(fields))
+}
+
+/// One record batch of `schema` from one [`Values`] per column, in schema order, all of one
+/// length.
+pub fn batch(schema: &SchemaRef, columns: Vec<Values<'_>>) -> Result<RecordBatch, ExportError> {
+    let arrays: Vec<ArrayRef> = columns
+        .into_iter()
+        .map(|values| -> ArrayRef {
+            match values {
+                Values::Text(values) => Arc::new(values.into_iter().collect::<StringArray>()),
+                Values::Integer(values) => Arc::new(values.into_iter().collect::<Int64Array>()),
+                Values::Real(values) => Arc::new(values.into_iter().collect::<Float64Array>()),
+            }
+        })
+        .collect();
+    RecordBatch::try_new(schema.clone(), arrays).map_err(ExportError::parquet)
 }

@@ -28,6 +28,21 @@ pub enum Format {
     /// JSON values in memory (the objects the JSON lines would hold), for callers that hand
     /// rows on as data (the MCP `query` tool, the Python package); no exporter writes them.
     Values,
+    /// Arrow record batches handed to [`Output::batches`] as they are made, typed as the
+    /// Parquet output's columns (the Python package's tables, through the Arrow C data
+    /// interface).
+    Arrow,
+}
+
+/// Where [`Format::Arrow`] rows go: called with each batch in file order; an `Err` (the reader
+/// went away) stops the scan and is reported as a write error.
+#[derive(Clone)]
+pub struct Batches(pub std::sync::Arc<dyn Fn(arrow_array::RecordBatch) -> Result<(), String> + Send + Sync>);
+
+impl std::fmt::Debug for Batches {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("Batches")
+    }
 }
 
 /// Where events go: stdout on the command line, a buffer for an MCP tool.
@@ -95,7 +110,7 @@ impl Output {
         if self.format == Format::Chrome && event.phase != Some(Phase::Complete) {
             return;
         }
-        if self.format == Format::Parquet {
+        if matches!(self.format, Format::Parquet | Format::Arrow) {
             for (column, cells) in self.columns().iter().zip(&mut rows.cells) {
                 let value = column_json(column, event, args, host, file);
                 cells.push(value.map(|value| serde_json::from_str::<String>(&value).unwrap_or(value)));
@@ -122,7 +137,7 @@ impl Output {
             (None, Format::Jsonl) => write_json(out, event, host, file),
             (None, Format::Csv) => write_csv(out, event, host, file),
             (None, Format::Chrome) => write_chrome(out, event, host, file),
-            (None, Format::Parquet | Format::Values) => {}
+            (None, Format::Parquet | Format::Values | Format::Arrow) => {}
         }
         rows.line_ends.push(rows.buffer.len());
     }
@@ -142,6 +157,14 @@ pub trait Exporter: Send {
 pub fn exporter(output: &Output, out: Sink) -> Result<Box<dyn Exporter>, ExportError> {
     match output.format {
         Format::Parquet => Ok(Box::new(ParquetRows::new(&output.columns(), out)?)),
+        Format::Arrow => {
+            let batches = output.batches.clone().ok_or_else(|| ExportError::Encode {
+                what: "Arrow batches",
+                message: "no receiver for the batches was given".into(),
+            })?;
+            let (schema, integer) = typed_schema(&output.columns());
+            Ok(Box::new(ArrowRows { schema, integer, batches }))
+        }
         Format::Chrome => {
             let mut text = std::io::BufWriter::with_capacity(1 << 16, out);
             text.write_all(b"{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n")
@@ -199,8 +222,47 @@ impl Exporter for ChromeRows {
     }
 }
 
-/// Parquet: one record batch per fold, row groups of at most 128 Ki rows; integer fields typed
-/// as such, the rest as text.
+/// The columns of the typed outputs (Parquet, Arrow): integer fields typed as such, the rest as
+/// text; and which columns are integers.
+fn typed_schema(columns: &[Column]) -> (Vec<ColumnSpec>, Vec<bool>) {
+    let integer: Vec<bool> = columns
+        .iter()
+        .map(|column| matches!(column, Column::Field("id" | "pid" | "tid" | "ts" | "dur" | "type")))
+        .collect();
+    let specs = columns
+        .iter()
+        .zip(&integer)
+        .map(|(column, &integer)| ColumnSpec {
+            name: column.name(),
+            kind: if integer { Kind::Integer } else { Kind::Text },
+            nullable: true,
+        })
+        .collect();
+    (specs, integer)
+}
+
+/// The first `take` rows' cells as typed column values.
+fn typed_values<'r>(rows: &'r Rows, integer: &[bool], take: usize) -> Vec<Values<'r>> {
+    rows.cells
+        .iter()
+        .zip(integer)
+        .map(|(values, &integer)| {
+            let values = &values[..take.min(values.len())];
+            if integer {
+                Values::Integer(
+                    values
+                        .iter()
+                        .map(|value| value.as_deref().and_then(|text| text.parse::<i64>().ok()))
+                        .collect(),
+                )
+            } else {
+                Values::Text(values.iter().map(Option::as_deref).collect())
+            }
+        })
+        .collect()
+}
+
+/// Parquet: one record batch per fold, row groups of at most 128 Ki rows.
 struct ParquetRows {
     writer: ParquetWriter<std::io::BufWriter<Sink>>,
     integer: Vec<bool>,
@@ -208,19 +270,7 @@ struct ParquetRows {
 
 impl ParquetRows {
     fn new(columns: &[Column], out: Sink) -> Result<ParquetRows, ExportError> {
-        let integer: Vec<bool> = columns
-            .iter()
-            .map(|column| matches!(column, Column::Field("id" | "pid" | "tid" | "ts" | "dur" | "type")))
-            .collect();
-        let specs: Vec<ColumnSpec> = columns
-            .iter()
-            .zip(&integer)
-            .map(|(column, &integer)| ColumnSpec {
-                name: column.name(),
-                kind: if integer { Kind::Integer } else { Kind::Text },
-                nullable: true,
-            })
-            .collect();
+        let (specs, integer) = typed_schema(columns);
         let writer =
             ParquetWriter::new(std::io::BufWriter::with_capacity(1 << 20, out), &specs, Some(128 * 1024))?;
         Ok(ParquetRows { writer, integer })
@@ -232,29 +282,35 @@ impl Exporter for ParquetRows {
         if take == 0 {
             return Ok(());
         }
-        let columns: Vec<Values<'_>> = rows
-            .cells
-            .iter()
-            .zip(&self.integer)
-            .map(|(values, &integer)| {
-                let values = &values[..take.min(values.len())];
-                if integer {
-                    Values::Integer(
-                        values
-                            .iter()
-                            .map(|value| value.as_deref().and_then(|text| text.parse::<i64>().ok()))
-                            .collect(),
-                    )
-                } else {
-                    Values::Text(values.iter().map(Option::as_deref).collect())
-                }
-            })
-            .collect();
-        self.writer.write(columns)
+        self.writer.write(typed_values(rows, &self.integer, take))
     }
 
     fn finish(self: Box<Self>) -> Result<(), ExportError> {
         self.writer.close()
+    }
+}
+
+/// Arrow: one record batch per fold, in the Parquet output's types, handed to the receiver.
+struct ArrowRows {
+    schema: Vec<ColumnSpec>,
+    integer: Vec<bool>,
+    batches: Batches,
+}
+
+impl Exporter for ArrowRows {
+    fn write(&mut self, rows: &Rows, take: usize) -> Result<(), ExportError> {
+        if take == 0 {
+            return Ok(());
+        }
+        let batch = crate::parquet::batch(
+            &crate::parquet::schema(&self.schema),
+            typed_values(rows, &self.integer, take),
+        )?;
+        (self.batches.0)(batch).map_err(|message| ExportError::Encode { what: "Arrow batches", message })
+    }
+
+    fn finish(self: Box<Self>) -> Result<(), ExportError> {
+        Ok(())
     }
 }
 
@@ -376,6 +432,8 @@ pub struct Output {
     pub format: Format,
     /// Only these columns, in this order.
     pub select: Option<Vec<Column>>,
+    /// Where [`Format::Arrow`] batches go.
+    pub batches: Option<Batches>,
 }
 
 /// A column `--select` can name.
@@ -413,7 +471,7 @@ impl Output {
                     .collect::<Result<Vec<_>, _>>()
             })
             .transpose()?;
-        Ok(Output { format, select })
+        Ok(Output { format, select, batches: None })
     }
 
     /// The columns printed: `--select`, or all of them.
@@ -424,6 +482,12 @@ impl Output {
                 .map(Column::Field)
                 .collect()
         })
+    }
+
+    /// The Arrow schema of [`Format::Arrow`] batches (and of the Parquet output) for these
+    /// columns: integer fields as Int64, the rest as text.
+    pub fn arrow_schema(&self) -> arrow_schema::SchemaRef {
+        crate::parquet::schema(&typed_schema(&self.columns()).0)
     }
 
     fn header(&self) -> String {
@@ -491,7 +555,7 @@ fn write_selected(
             }
             out.extend_from_slice(b"}\n");
         }
-        Format::Parquet | Format::Values => {}
+        Format::Parquet | Format::Values | Format::Arrow => {}
         Format::Csv => {
             for (index, value) in values.iter().enumerate() {
                 if index > 0 {

@@ -45,6 +45,9 @@ pub struct QueryRequest {
     /// Where indexes were put by `ioscout index --index-dir`.
     #[serde(skip)]
     pub index_dir: Option<PathBuf>,
+    /// Where the record batches of [`ViewFormat::Arrow`] go (the Python package).
+    #[serde(skip)]
+    pub batches: Option<ioscout_render::rows::Batches>,
 }
 
 fn count() -> String {
@@ -78,7 +81,8 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
         ));
     }
     let (files, input_problems) = input.discover();
-    let output = Output::new(arguments.format.unwrap_or(ViewFormat::Jsonl), arguments.select.as_deref())?;
+    let mut output = Output::new(arguments.format.unwrap_or(ViewFormat::Jsonl), arguments.select.as_deref())?;
+    output.batches.clone_from(&arguments.batches);
     if let Some(cluster) = &input.cluster {
         let query = crate::distributed_query::Query {
             input,
@@ -152,7 +156,9 @@ fn full_scan(
     mut out: Sink,
 ) -> Result<(ioscout_read::ScanReport, Vec<String>, Vec<serde_json::Value>)> {
     let Some(spec) = spec else {
-        let output = Output::new(arguments.format.unwrap_or(ViewFormat::Jsonl), arguments.select.as_deref())?;
+        let mut output =
+            Output::new(arguments.format.unwrap_or(ViewFormat::Jsonl), arguments.select.as_deref())?;
+        output.batches.clone_from(&arguments.batches);
         let (report, rows) =
             scan_and_print(files, input_problems, input, predicate, arguments.limit, &output, out)?;
         return Ok((report, Vec::new(), rows));
@@ -185,7 +191,7 @@ pub(crate) fn print_groups(
     notes: &mut Vec<String>,
 ) -> Result<Vec<serde_json::Value>> {
     notes.extend(groups.percentile_note(spec));
-    if format == Some(ViewFormat::Values) {
+    if matches!(format, Some(ViewFormat::Values | ViewFormat::Arrow)) {
         let columns = spec.columns();
         return Ok(groups
             .rows(spec)
@@ -224,7 +230,7 @@ fn write_groups(
                 writeln!(stdout)?;
             }
         }
-        Some(ViewFormat::Parquet | ViewFormat::Chrome | ViewFormat::Values) => {
+        Some(ViewFormat::Parquet | ViewFormat::Chrome | ViewFormat::Values | ViewFormat::Arrow) => {
             return Err(std::io::Error::other("--group-by prints a table, JSON lines or CSV; not Parquet"));
         }
         Some(ViewFormat::Csv) => {

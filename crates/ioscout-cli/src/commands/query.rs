@@ -20,6 +20,7 @@ pub(crate) fn run(arguments: &QueryArguments) -> anyhow::Result<ExitCode> {
         group_by: arguments.group_by.clone(),
         aggregate: arguments.agg.clone(),
         index_dir: arguments.index_dir.clone(),
+        batches: None,
     };
     let (input, bar) = common::service_input_with_progress(&arguments.input, "querying");
     let report = ioscout_service::query::query(&input, &request, super::view::stdout_sink(format)?)?;
