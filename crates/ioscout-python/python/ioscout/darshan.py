@@ -1,0 +1,149 @@
+"""Darshan logs in PyDarshan's shape, read by ioscout's own reader (no darshan-util library).
+
+``DarshanReport(path)`` gives what PyDarshan 3.5 users rely on: ``metadata["job"]`` and
+``metadata["exe"]``, ``modules``, ``name_records``, ``mounts``, and ``records[module]`` whose
+``to_df()`` returns PyDarshan's frames:
+
+- counter modules (POSIX, MPI-IO, STDIO, H5F, H5D, PNETCDF_FILE, PNETCDF_VAR, DFS, DAOS):
+  ``{"counters": DataFrame, "fcounters": DataFrame}``, columns ``rank``, ``id``, then the
+  counter names;
+- LUSTRE: ``{"components": DataFrame}``, one row per layout component, with
+  ``LUSTRE_POOL_NAME`` and ``LUSTRE_OST_IDS``;
+- DXT_POSIX, DXT_MPIIO: a list of dicts (``id``, ``rank``, ``hostname``, ``write_count``,
+  ``read_count``, ``write_segments``, ``read_segments``), the segments as DataFrames of
+  ``offset``, ``length``, ``start_time``, ``end_time``.
+
+Differences from PyDarshan 3.5 (``COMPATIBILITY.md``; the test suite checks each):
+
+- modules ioscout has no decoder for (APMPI, APXC, BG/Q, MDHIM) are listed in ``modules`` but
+  have no ``records``; heatmaps are ``heatmaps``, a list of per-rank records, not PyDarshan's
+  Heatmap objects;
+- POSIX records of module version 3 and older: darshan-util's up-conversion loses the last two
+  floating-point counters (``POSIX_F_VARIANCE_RANK_TIME`` and ``_BYTES`` read as 0); ioscout
+  keeps the stored values;
+- such records in a log of the other byte order: darshan-util leaves ``POSIX_F_META_TIME``,
+  ``POSIX_F_MAX_READ_TIME`` and ``POSIX_F_MAX_WRITE_TIME`` unswapped (tiny denormal numbers);
+  ioscout swaps them;
+- a command line Darshan cut short (``<TRUNCATED>``, no mount table after it) is ``""`` in
+  PyDarshan and the stored text here.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Iterator, Union
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from . import _native
+
+_INT64_MAX = 2**63 - 1
+
+
+def _ids_as_pydarshan(frame: pd.DataFrame) -> pd.DataFrame:
+    """PyDarshan's ``id`` column is int64 when every id fits, uint64 otherwise."""
+    if "id" in frame and len(frame) and int(frame["id"].max()) <= _INT64_MAX:
+        frame["id"] = frame["id"].astype("int64")
+    elif "id" in frame and not len(frame):
+        frame["id"] = frame["id"].astype("int64")
+    return frame
+
+
+class RecordCollection:
+    """The records of one module (PyDarshan's ``DarshanRecordCollection``)."""
+
+    def __init__(self, module: str, kind: str, parts):
+        self.module = module
+        self.mod = module
+        self._kind = kind
+        self._parts = parts
+
+    def __len__(self) -> int:
+        if self._kind == "counters":
+            return self._parts[0].num_rows
+        if self._kind == "lustre":
+            return len(set(zip(self._parts.column("rank").to_pylist(), self._parts.column("id").to_pylist())))
+        return len(self._parts[0])
+
+    def to_df(self, attach="default"):
+        """PyDarshan's frames for this module (see the module documentation)."""
+        if attach == "default":
+            attach = ["id", "rank"]
+        attach = attach or []
+        if self._kind == "counters":
+            frames = {}
+            for name, batch in zip(("counters", "fcounters"), self._parts):
+                frame = _ids_as_pydarshan(batch.to_pandas())
+                frames[name] = frame.drop(columns=[column for column in ("rank", "id") if column not in attach])
+            return frames
+        if self._kind == "lustre":
+            frame = self._parts.to_pandas()
+            frame["LUSTRE_OST_IDS"] = [np.asarray(ids, dtype=np.int64) for ids in frame["LUSTRE_OST_IDS"]]
+            frame = _ids_as_pydarshan(frame)
+            frame = frame.drop(columns=[column for column in ("rank", "id") if column not in attach])
+            return {"components": frame}
+        records, segments = self._parts
+        return _dxt_records(records, segments)
+
+    def __repr__(self) -> str:
+        return f"<ioscout.darshan.RecordCollection {self.module}: {len(self)} records>"
+
+
+def _dxt_records(records: list, segments: pa.RecordBatch) -> list:
+    frame = segments.to_pandas()
+    columns = ["offset", "length", "start_time", "end_time"]
+    split = {}
+    if len(frame):
+        for (record, write), part in frame.groupby(["record", "write"], sort=False):
+            split[(record, bool(write))] = part[columns].reset_index(drop=True)
+    out = []
+    for index, record in enumerate(records):
+        entry = dict(record)
+        entry["write_segments"] = split.get((index, True), pd.DataFrame())
+        entry["read_segments"] = split.get((index, False), pd.DataFrame())
+        out.append(entry)
+    return out
+
+
+class DarshanReport:
+    """A Darshan log, read whole on construction (PyDarshan's ``read_all=True``).
+
+    ``partial=True`` reads past damaged regions; ``problems`` then says what was not read,
+    and ``unread_modules`` / ``damaged_modules`` name the modules affected.
+    """
+
+    def __init__(self, filename: Union[str, "os.PathLike[str]"], *, partial: bool = False):
+        self.filename = os.fspath(filename)
+        parts = _native.read_darshan(self.filename, partial)
+        self.metadata = {"job": parts["job"], "exe": parts["exe"]}
+        self.mounts = parts["mounts"]
+        self.modules = parts["modules"]
+        self.name_records = parts["name_records"]
+        self.heatmaps = parts["heatmaps"]
+        self.problems = parts["problems"]
+        self.unread_modules = parts["unread_modules"]
+        self.damaged_modules = parts["damaged_modules"]
+        self.undecoded_modules = parts["undecoded_modules"]
+        #: "swapped" when the log was written on a machine of the other byte order.
+        self.byte_order = parts["byte_order"]
+        self.records: dict[str, RecordCollection] = {}
+        for module, (counters, fcounters) in parts["counters"].items():
+            self.records[module] = RecordCollection(
+                module, "counters", (pa.record_batch(counters), pa.record_batch(fcounters))
+            )
+        if parts["lustre"] is not None:
+            self.records["LUSTRE"] = RecordCollection("LUSTRE", "lustre", pa.record_batch(parts["lustre"]))
+        for module, (records, segments) in parts["dxt"].items():
+            self.records[module] = RecordCollection(module, "dxt", (records, pa.record_batch(segments)))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.records)
+
+    def __repr__(self) -> str:
+        job = self.metadata["job"]
+        return (
+            f"<ioscout.darshan.DarshanReport {os.path.basename(self.filename)}: {job['nprocs']} processes, "
+            f"modules {list(self.modules)}>"
+        )

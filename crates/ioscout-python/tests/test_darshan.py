@@ -1,0 +1,117 @@
+"""``ioscout.darshan.DarshanReport`` against PyDarshan 3.5.0 (the ``darshan`` package, pinned in
+requirements.txt) on every corpus log and module: the job, modules, name records and every
+``records[m].to_df()`` frame equal, dtypes included, except the differences the module
+documents (modules without a decoder: APMPI, APXC, BG/Q; PyDarshan's heatmaps)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ioscout
+from conftest import TESTDATA, corpus
+
+darshan = pytest.importorskip("darshan")
+
+UNDECODED = {"APMPI", "APXC", "BG/Q", "MDHIM"}
+
+
+def corpus_logs():
+    root = corpus("darshan", "logs")
+    return sorted(str(path) for path in root.rglob("*.darshan"))
+
+
+def frames_equal(ours: pd.DataFrame, theirs: pd.DataFrame, what: str) -> None:
+    if theirs.shape == (0, 0):
+        assert ours.shape == (0, 0), what
+        return
+    if "LUSTRE_OST_IDS" in theirs:
+        assert [list(ids) for ids in ours["LUSTRE_OST_IDS"]] == [list(ids) for ids in theirs["LUSTRE_OST_IDS"]], what
+        ours = ours.drop(columns="LUSTRE_OST_IDS")
+        theirs = theirs.drop(columns="LUSTRE_OST_IDS")
+    pd.testing.assert_frame_equal(
+        ours.reset_index(drop=True), theirs.reset_index(drop=True), check_exact=True, obj=what
+    )
+
+
+def byteswapped(values) -> list:
+    return [float(value) for value in np.asarray(values, dtype="<f8").byteswap()]
+
+
+def known_differences(ours, theirs, module: str, kind: str, mine: pd.DataFrame, frame: pd.DataFrame):
+    """The documented differences (darshan.py's module documentation), each checked, then the
+    columns dropped from both frames so the rest compares exactly."""
+    if module != "POSIX" or kind != "fcounters" or theirs.modules["POSIX"]["ver"] > 3:
+        return mine, frame
+    dropped = ["POSIX_F_VARIANCE_RANK_TIME", "POSIX_F_VARIANCE_RANK_BYTES"]
+    for column in dropped:
+        lost = (frame[column] == 0) | (frame[column] == mine[column])
+        assert lost.all(), f"{column}: darshan-util reads 0 or the stored value"
+    if ours.byte_order == "swapped":
+        for column in ("POSIX_F_META_TIME", "POSIX_F_MAX_READ_TIME", "POSIX_F_MAX_WRITE_TIME"):
+            assert byteswapped(mine[column]) == [float(value) for value in frame[column]], column
+            dropped.append(column)
+    return mine.drop(columns=dropped), frame.drop(columns=dropped)
+
+
+def compare(path: str) -> None:
+    theirs = darshan.DarshanReport(path, read_all=True)
+    ours = ioscout.darshan.DarshanReport(path)
+    assert ours.metadata["job"] == theirs.metadata["job"], path
+    if ours.metadata["exe"].endswith("<TRUNCATED>") and not theirs.mounts:
+        assert theirs.metadata["exe"] == "", "PyDarshan drops a command line cut short"
+    else:
+        assert ours.metadata["exe"] == theirs.metadata["exe"], path
+    assert ours.mounts == theirs.mounts, path
+    assert ours.name_records == theirs.name_records, path
+    assert set(ours.modules) == set(theirs.modules), path
+    for module, entry in theirs.modules.items():
+        mine = dict(ours.modules[module])
+        if module in UNDECODED:
+            mine.pop("num_records", None)
+            entry = {key: value for key, value in entry.items() if key != "num_records"}
+        assert mine == entry, f"{path} {module}"
+    expected = set(theirs.records) - UNDECODED
+    assert set(ours.records) == expected, path
+    for module in expected:
+        frames = theirs.records[module].to_df()
+        mine = ours.records[module].to_df()
+        if isinstance(frames, dict):
+            assert set(mine) == set(frames), f"{path} {module}"
+            for kind, frame in frames.items():
+                left, right = known_differences(ours, theirs, module, kind, mine[kind], frame)
+                frames_equal(left, right, f"{path} {module} {kind}")
+        else:
+            assert len(mine) == len(frames), f"{path} {module}"
+            for index, (record, expected_record) in enumerate(zip(mine, frames)):
+                for key in ("id", "rank", "hostname", "write_count", "read_count"):
+                    assert record[key] == expected_record[key], f"{path} {module} record {index} {key}"
+                for key in ("write_segments", "read_segments"):
+                    frames_equal(record[key], expected_record[key], f"{path} {module} record {index} {key}")
+
+
+def test_the_bundled_log_matches_pydarshan():
+    compare(str(TESTDATA / "darshan" / "mpi-io-test-x86_64-3.5.0.darshan"))
+
+
+@pytest.mark.parametrize("path", corpus_logs() if corpus("darshan", "logs").exists() else [])
+def test_every_corpus_log_matches_pydarshan(path):
+    compare(path)
+
+
+def test_a_damaged_log_is_a_darshan_error_naming_the_file(tmp_path):
+    source = (TESTDATA / "darshan" / "mpi-io-test-x86_64-3.5.0.darshan").read_bytes()
+    cut = tmp_path / "cut.darshan"
+    cut.write_bytes(source[: len(source) - 200])
+    with pytest.raises(ioscout.DarshanError) as raised:
+        ioscout.darshan.DarshanReport(cut)
+    assert raised.value.path == str(cut)
+    assert isinstance(raised.value, ioscout.Error)
+    partial = ioscout.darshan.DarshanReport(cut, partial=True)
+    assert partial.problems
+
+
+def test_not_a_log_is_an_error_not_a_crash(tmp_path):
+    junk = tmp_path / "junk.darshan"
+    junk.write_bytes(b"\x00" * 100)
+    with pytest.raises(ioscout.DarshanError):
+        ioscout.darshan.DarshanReport(junk)
