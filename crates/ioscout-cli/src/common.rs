@@ -103,9 +103,11 @@ pub(crate) fn finish(report: &ScanReport, input: &InputArguments) -> ExitCode {
             );
         }
     }
-    let readable = report.files.iter().any(|file| {
-        file.problems.first().is_none_or(|problem| problem.kind != ioscout_read::ProblemKind::Unreadable)
-    });
+    // A scan of no file at all (an index whose files are all unchanged) read nothing it failed on.
+    let readable = report.files.is_empty()
+        || report.files.iter().any(|file| {
+            file.problems.first().is_none_or(|problem| problem.kind != ioscout_read::ProblemKind::Unreadable)
+        });
     if !readable {
         let _ = writeln!(stderr, "ioscout: error: no trace file could be read");
         return ExitCode::from(2);

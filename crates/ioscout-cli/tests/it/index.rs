@@ -82,6 +82,8 @@ fn indexed_queries_equal_full_scans() {
     assert!(notes.contains("reading 1 of"), "a selective query should read one chunk: {notes}");
     let again = ioscout(&["index", &text(&directory)]);
     assert!(stdout(&again).contains("0 files indexed, 6 unchanged"), "{}", stdout(&again));
+    // Nothing re-read is not "no trace file could be read" (it was exit 2 until 2026-12-02).
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
 }
 
 #[test]
