@@ -84,25 +84,41 @@ impl ArrowBatch {
     }
 }
 
-/// What the scan behind a [`BatchStream`] sends: a batch, or the end (with the scan's summary
-/// as JSON, or why it failed).
-pub(crate) enum Item {
-    Batch(RecordBatch),
-    End(Result<String, Failure>),
+/// What a finished scan behind a [`BatchStream`] says: its `scan` JSON (what was read and what
+/// could not be), the planning notes, and the warnings about input it skipped.
+pub(crate) struct Ended {
+    pub(crate) scan: String,
+    pub(crate) notes: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
-/// The batches of a running scan, yielded as they are made. Dropping it (or `close()`) stops
-/// the scan.
+/// What the scan behind a [`BatchStream`] sends: a batch, or the end (or why it failed).
+pub(crate) enum Item {
+    Batch(RecordBatch),
+    End(Result<Ended, Failure>),
+}
+
+/// The batches of a running scan, yielded as they are made. The scan runs at most two batches
+/// ahead of the reader (it then waits, holding the folds of its current window); `close()`
+/// stops it and waits for it to end, and dropping the stream stops it.
 #[pyclass(module = "ioscout._native")]
 pub(crate) struct BatchStream {
     receiver: Option<Mutex<Receiver<Item>>>,
     cancel: ioscout_read::Cancel,
-    summary: Option<String>,
+    ended: Option<Ended>,
 }
 
 impl BatchStream {
     pub(crate) fn new(receiver: Receiver<Item>, cancel: ioscout_read::Cancel) -> BatchStream {
-        BatchStream { receiver: Some(Mutex::new(receiver)), cancel, summary: None }
+        BatchStream { receiver: Some(Mutex::new(receiver)), cancel, ended: None }
+    }
+
+    /// The next item, waiting with the interpreter released (50 ms at a time).
+    fn receive(py: Python<'_>, receiver: &Mutex<Receiver<Item>>) -> Result<Item, RecvTimeoutError> {
+        py.detach(|| match receiver.lock() {
+            Ok(receiver) => receiver.recv_timeout(Duration::from_millis(50)),
+            Err(_) => Err(RecvTimeoutError::Disconnected),
+        })
     }
 }
 
@@ -116,17 +132,13 @@ impl BatchStream {
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<ArrowBatch>> {
         let Some(receiver) = &self.receiver else { return Ok(None) };
         loop {
-            let received = py.detach(|| match receiver.lock() {
-                Ok(receiver) => receiver.recv_timeout(Duration::from_millis(50)),
-                Err(_) => Err(RecvTimeoutError::Disconnected),
-            });
-            match received {
+            match Self::receive(py, receiver) {
                 Ok(Item::Batch(batch)) => return Ok(Some(ArrowBatch::new(batch))),
                 Ok(Item::End(result)) => {
                     self.receiver = None;
                     return match result {
-                        Ok(summary) => {
-                            self.summary = Some(summary);
+                        Ok(ended) => {
+                            self.ended = Some(ended);
                             Ok(None)
                         }
                         Err(failure) => Err(failure.into_py_err(py)),
@@ -134,11 +146,12 @@ impl BatchStream {
                 }
                 Err(RecvTimeoutError::Disconnected) => {
                     self.receiver = None;
-                    return Ok(None);
+                    let failure = Failure::new(Kind::Other, "the scan ended without saying how");
+                    return Err(failure.into_py_err(py));
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     if let Err(error) = py.check_signals() {
-                        self.close();
+                        self.close(py);
                         return Err(error);
                     }
                 }
@@ -146,16 +159,39 @@ impl BatchStream {
         }
     }
 
-    /// Stops the scan; no more batches come.
-    fn close(&mut self) {
+    /// Stops the scan and waits for it to end (batches not yet read are dropped); the
+    /// stream's `scan` then says it stopped early. Does nothing once the stream has ended.
+    fn close(&mut self, py: Python<'_>) {
         self.cancel.cancel();
-        self.receiver = None;
+        let Some(receiver) = self.receiver.take() else { return };
+        loop {
+            match Self::receive(py, &receiver) {
+                Ok(Item::Batch(_)) | Err(RecvTimeoutError::Timeout) => {}
+                Ok(Item::End(result)) => {
+                    self.ended = result.ok();
+                    return;
+                }
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        }
     }
 
     /// What the scan read and could not (its `scan` JSON), once the stream has ended.
     #[getter]
-    fn summary(&self) -> Option<String> {
-        self.summary.clone()
+    fn scan(&self) -> Option<String> {
+        self.ended.as_ref().map(|ended| ended.scan.clone())
+    }
+
+    /// How the scan was planned (index use, chunks read), once the stream has ended.
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.ended.as_ref().map(|ended| ended.notes.clone()).unwrap_or_default()
+    }
+
+    /// The input the scan skipped (bad lines, unreadable files), once the stream has ended.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.ended.as_ref().map(|ended| ended.warnings.clone()).unwrap_or_default()
     }
 }
 

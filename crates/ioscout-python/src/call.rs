@@ -3,23 +3,28 @@
 //! to the caller's callback and to look for Ctrl-C. On `KeyboardInterrupt` (or an exception
 //! from the callback) the scan is cancelled ([`ioscout_read::Cancel`]), the worker is waited
 //! for, which takes about one unit of decoding, and the exception is raised; nothing keeps
-//! running behind the caller's back.
+//! running behind the caller's back. Further Ctrl-Cs while the worker winds down are taken
+//! and dropped (the first one is the one raised).
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::RecvTimeoutError;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
 use pyo3::prelude::*;
 
 use crate::errors::{Failure, Kind};
 
-/// What the worker shares with the waiting thread: the cancel flag and the stored bytes done.
+/// What the worker shares with the waiting thread: the cancel flag, the stored bytes done and
+/// the stored bytes in all (measured by the worker, so the directory walk does not hold the
+/// interpreter).
 #[derive(Clone, Default)]
 pub(crate) struct Hooks {
     pub(crate) cancel: ioscout_read::Cancel,
     done: Arc<AtomicU64>,
+    total: Arc<AtomicU64>,
 }
 
 /// The input options every scanning call takes.
@@ -48,19 +53,29 @@ impl Hooks {
             cluster: None,
         }
     }
+
+    /// Records the stored bytes of the trace files under `paths`, what progress counts towards.
+    pub(crate) fn measure(&self, paths: &[PathBuf]) {
+        let total = ioscout_read::discover(paths).0.iter().map(|file| file.size).sum();
+        self.total.store(total, Ordering::Relaxed);
+    }
 }
 
-/// The stored bytes of the trace files under `paths` (what progress counts towards).
-pub(crate) fn stored_bytes(paths: &[PathBuf]) -> u64 {
-    ioscout_read::discover(paths).0.iter().map(|file| file.size).sum()
+/// Waits up to 50 ms for the worker's result, with the interpreter released.
+fn wait<T: Send>(py: Python<'_>, receiver: &Mutex<Receiver<T>>) -> Result<T, RecvTimeoutError> {
+    py.detach(|| match receiver.lock() {
+        Ok(receiver) => receiver.recv_timeout(Duration::from_millis(50)),
+        Err(_) => Err(RecvTimeoutError::Disconnected),
+    })
 }
 
 /// Runs `work` on a thread of its own, releasing the interpreter while it runs; calls
-/// `progress(done, total)` as stored bytes are read; stops the work on Ctrl-C.
+/// `progress(done, total)` as stored bytes are read (when `progress` is given, the worker first
+/// measures the total under `paths`); stops the work on Ctrl-C.
 pub(crate) fn run<T, W>(
     py: Python<'_>,
     progress: Option<&Bound<'_, PyAny>>,
-    total: u64,
+    paths: &[PathBuf],
     work: W,
 ) -> PyResult<T>
 where
@@ -69,12 +84,18 @@ where
 {
     let hooks = Hooks::default();
     let worker_hooks = hooks.clone();
+    let measured = progress.is_some().then(|| paths.to_vec());
     let (sender, receiver) = std::sync::mpsc::channel();
-    // A receiver is not shared between threads; the waits below lend it to the
-    // interpreter-free closure through a lock no one else takes.
-    let receiver = std::sync::Mutex::new(receiver);
+    // A receiver is not shared between threads; the waits lend it to the interpreter-free
+    // closure through a lock no one else takes.
+    let receiver = Mutex::new(receiver);
     let spawned = std::thread::Builder::new().name("ioscout".into()).spawn(move || {
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&worker_hooks)));
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if let Some(paths) = measured {
+                worker_hooks.measure(&paths);
+            }
+            work(&worker_hooks)
+        }));
         let _ = sender.send(result);
     });
     if let Err(error) = spawned {
@@ -82,13 +103,9 @@ where
     }
     let mut reported = u64::MAX;
     loop {
-        let received = py.detach(|| match receiver.lock() {
-            Ok(receiver) => receiver.recv_timeout(Duration::from_millis(50)),
-            Err(_) => Err(RecvTimeoutError::Disconnected),
-        });
-        match received {
+        match wait(py, &receiver) {
             Ok(Ok(result)) => {
-                tell(progress, &hooks, total, &mut reported)?;
+                tell(progress, &hooks, &mut reported)?;
                 return result.map_err(|failure| failure.into_py_err(py));
             }
             Ok(Err(panic)) => {
@@ -105,15 +122,12 @@ where
                 return Err(Failure::new(Kind::Other, "the worker ended without a result").into_py_err(py));
             }
             Err(RecvTimeoutError::Timeout) => {
-                let interrupted =
-                    tell(progress, &hooks, total, &mut reported).and_then(|()| py.check_signals());
+                let interrupted = tell(progress, &hooks, &mut reported).and_then(|()| py.check_signals());
                 if let Err(error) = interrupted {
                     hooks.cancel.cancel();
-                    py.detach(|| {
-                        if let Ok(receiver) = receiver.lock() {
-                            let _ = receiver.recv();
-                        }
-                    });
+                    while let Err(RecvTimeoutError::Timeout) = wait(py, &receiver) {
+                        let _ = py.check_signals();
+                    }
                     return Err(error);
                 }
             }
@@ -122,10 +136,11 @@ where
 }
 
 /// Calls the progress callback when the bytes done changed since the last call.
-fn tell(progress: Option<&Bound<'_, PyAny>>, hooks: &Hooks, total: u64, reported: &mut u64) -> PyResult<()> {
+fn tell(progress: Option<&Bound<'_, PyAny>>, hooks: &Hooks, reported: &mut u64) -> PyResult<()> {
     let Some(callback) = progress else { return Ok(()) };
+    let total = hooks.total.load(Ordering::Relaxed);
     let done = hooks.done.load(Ordering::Relaxed).min(total);
-    if done == *reported {
+    if done == *reported || total == 0 {
         return Ok(());
     }
     *reported = done;

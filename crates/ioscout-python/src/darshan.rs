@@ -18,17 +18,53 @@ use pyo3::types::{PyDict, PyList};
 use crate::arrow::ArrowBatch;
 use crate::errors::{Failure, Kind};
 
-/// Reads the log at `path` (with `partial`, past damaged regions) and returns its parts.
+/// Reads the log at `path` (with `partial`, past damaged regions), or derives the records of
+/// the DFTracer traces at `path`, and returns the parts.
 #[pyfunction]
-#[pyo3(signature = (path, partial=false))]
-pub(crate) fn read_darshan(py: Python<'_>, path: PathBuf, partial: bool) -> PyResult<Bound<'_, PyDict>> {
-    let log = crate::call::run(py, None, 0, move |_| {
-        let log = ioscout_darshan::DarshanLog::open(&path, ioscout_darshan::ReadOptions { partial })?;
-        let tables = Tables::of(&log)?;
-        Ok((log, tables))
+#[pyo3(signature = (path, partial=false, threads=0, progress=None))]
+pub(crate) fn read_darshan<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    partial: bool,
+    threads: usize,
+    progress: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let paths = [path.clone()];
+    let (log, tables, derivation) = crate::call::run(py, progress, &paths, move |hooks| {
+        if is_darshan_log(&path) {
+            let log = ioscout_darshan::DarshanLog::open(&path, ioscout_darshan::ReadOptions { partial })?;
+            let tables = Tables::of(&log)?;
+            return Ok((log, tables, None));
+        }
+        let scan = crate::call::Scan { paths: vec![path.clone()], strict: !partial, threads };
+        let input = hooks.input(&scan);
+        let (derived, report) = ioscout_service::evidence::derive(&input)?;
+        if scan.strict {
+            crate::errors::strict_problems(&report)?;
+        }
+        let mut derivation = ioscout_service::evidence::derivation_json(&derived);
+        derivation["scan"] = ioscout_service::scan_json(&report);
+        let tables = Tables::of(&derived.log)?;
+        Ok((derived.log, tables, Some(derivation.to_string())))
     })?;
-    let (log, tables) = log;
-    describe(py, &log, tables)
+    let out = describe(py, &log, tables)?;
+    out.set_item("derivation", derivation)?;
+    Ok(out)
+}
+
+/// Whether `path` is a Darshan log (named `.darshan`, or a file whose first bytes say so)
+/// rather than traces.
+fn is_darshan_log(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    if path.extension().is_some_and(|extension| extension == "darshan") {
+        return true;
+    }
+    if !path.is_file() {
+        return false;
+    }
+    let mut head = [0_u8; 16];
+    let read = std::fs::File::open(path).and_then(|mut file| file.read(&mut head)).unwrap_or(0);
+    ioscout_darshan::looks_like_darshan(&head[..read])
 }
 
 /// The Arrow batches of a log's records, made off the interpreter.
@@ -36,11 +72,14 @@ struct Tables {
     counters: Vec<(&'static str, RecordBatch, RecordBatch)>,
     lustre: Option<RecordBatch>,
     dxt: Vec<(&'static str, RecordBatch)>,
+    /// Modules with records but no table here.
+    undecoded: Vec<&'static str>,
 }
 
 impl Tables {
     fn of(log: &DarshanLog) -> Result<Tables, Failure> {
-        let mut tables = Tables { counters: Vec::new(), lustre: None, dxt: Vec::new() };
+        let mut tables =
+            Tables { counters: Vec::new(), lustre: None, dxt: Vec::new(), undecoded: Vec::new() };
         for module in &log.modules {
             match &module.records {
                 Records::Counters(records) => {
@@ -262,12 +301,13 @@ fn describe<'py>(py: Python<'py>, log: &DarshanLog, tables: Tables) -> PyResult<
         }
     }
     out.set_item("heatmaps", heatmaps)?;
-    let opaque: Vec<&str> = log
+    let mut opaque: Vec<&str> = log
         .modules
         .iter()
         .filter(|module| matches!(module.records, Records::Opaque) && module.map.length > 0)
         .map(|module| module.name)
         .collect();
+    opaque.extend(tables.undecoded.iter().copied());
     out.set_item("undecoded_modules", opaque)?;
     out.set_item("unread_modules", log.unread_modules())?;
     out.set_item("damaged_modules", log.damaged_modules())?;

@@ -1,6 +1,6 @@
 //! The Python exceptions of the package, all under `ioscout.Error`, and how the service's errors
-//! map onto them: a bad request is a `RequestError`, unreadable or (under `strict`) bad trace
-//! input a `TraceError`, a damaged Darshan log a `DarshanError`, a `where` expression that does
+//! map onto them: a bad request (a bad model file among them) is a `RequestError`, unreadable or
+//! (under `strict`) bad trace input a `TraceError`, a damaged Darshan log a `DarshanError`, a `where` expression that does
 //! not parse a `QueryError`, a sidecar index that cannot be used a `TraceIndexError`. Each
 //! carries `path`, `line` and `offset` attributes (`None` where unknown).
 //!
@@ -99,11 +99,14 @@ impl From<ioscout_service::ServiceError> for Failure {
         use ioscout_service::ServiceError;
         let message = chain(&error);
         match error {
-            ServiceError::BadRequest(_) | ServiceError::Analysis(_) => Failure::new(Kind::Request, message),
+            ServiceError::BadRequest(_) | ServiceError::Analysis(_) | ServiceError::Model(_) => {
+                Failure::new(Kind::Request, message)
+            }
             ServiceError::Query(_) => Failure::new(Kind::Query, message),
             ServiceError::NoInput(_) => Failure::new(Kind::Trace, message),
+            // A file other than a trace: an output, a threshold file, a knowledge base.
             ServiceError::Io { path, .. } => {
-                Failure { path: Some(path), ..Failure::new(Kind::Trace, message) }
+                Failure { path: Some(path), ..Failure::new(Kind::Other, message) }
             }
             ServiceError::Darshan(error) => error.into(),
             _ => Failure::new(Kind::Other, message),

@@ -14,7 +14,7 @@ use ioscout_service::{Outcome, ServiceError};
 use pyo3::prelude::*;
 
 use crate::arrow::{ArrowBatch, ArrowStream, BatchStream, Item};
-use crate::call::{Hooks, Scan, run, stored_bytes};
+use crate::call::{Hooks, Scan, run};
 use crate::errors::{Failure, Kind, strict_problems};
 
 /// The JSON text and the warnings of an outcome.
@@ -23,9 +23,9 @@ type Answer = (String, Vec<String>);
 /// An analysis: its JSON, warnings, and each view's detail table.
 type Analyzed = (String, Vec<String>, Vec<(String, ArrowBatch)>);
 
-/// A query: the events as a stream (or the groups as JSON rows), the planning notes and the
-/// scan's summary as JSON.
-type Queried = (Option<ArrowStream>, Option<String>, Vec<String>, String);
+/// A query: the events as a stream (or the groups as JSON: their columns and rows), the
+/// planning notes, the warnings about input skipped, and the scan's summary as JSON.
+type Queried = (Option<ArrowStream>, Option<String>, Vec<String>, Vec<String>, String);
 
 /// A request of type `T` from its JSON (the Python wrapper's keywords).
 fn request<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, Failure> {
@@ -50,9 +50,10 @@ fn checked(
     scan: &Scan,
     warnings: &mut Vec<String>,
 ) -> Result<(), Failure> {
-    let readable = report.files.iter().any(|file| {
-        file.problems.first().is_none_or(|problem| problem.kind != ioscout_read::ProblemKind::Unreadable)
-    });
+    let readable = report.files.is_empty()
+        || report.files.iter().any(|file| {
+            file.problems.first().is_none_or(|problem| problem.kind != ioscout_read::ProblemKind::Unreadable)
+        });
     if !readable {
         let first = report.problems().next();
         return Err(Failure {
@@ -64,6 +65,27 @@ fn checked(
                     None => "no trace file could be read".into(),
                 },
             )
+        });
+    }
+    // The command line's rule (after ripgrep's): a path the caller named that could not be
+    // read (a typo, no permission, a glob that matched nothing) is an error; a file found by
+    // walking a directory that fails is a counted problem.
+    let named: Vec<String> = report
+        .files
+        .iter()
+        .filter(|file| scan.paths.contains(&file.path))
+        .filter(|file| {
+            file.problems.first().is_some_and(|problem| {
+                problem.kind == ioscout_read::ProblemKind::Unreadable
+                    && !problem.detail.starts_with("directory holds no")
+            })
+        })
+        .map(|file| file.path.display().to_string())
+        .collect();
+    if let Some(first) = named.first() {
+        return Err(Failure {
+            path: Some(PathBuf::from(first)),
+            ..Failure::new(Kind::Trace, format!("could not be read: {}", named.join(", ")))
         });
     }
     if scan.strict {
@@ -90,8 +112,8 @@ where
     T: Send + 'static,
     O: FnOnce(&ioscout_service::Input, &Scan) -> Result<T, Failure> + Send + 'static,
 {
-    let total = if progress.is_some() { stored_bytes(&scan.paths) } else { 0 };
-    run(py, progress, total, move |hooks: &Hooks| operation(&hooks.input(&scan), &scan))
+    let paths = scan.paths.clone();
+    run(py, progress, &paths, move |hooks: &Hooks| operation(&hooks.input(&scan), &scan))
 }
 
 /// Events by phase (`ioscout count --json`).
@@ -188,7 +210,7 @@ pub(crate) fn advise(
 #[pyo3(signature = (before, after, preset="auto".to_string()))]
 pub(crate) fn compare(py: Python<'_>, before: PathBuf, after: PathBuf, preset: String) -> PyResult<Answer> {
     let scan = scan_of(Vec::new(), false, 0);
-    run(py, None, 0, move |_| {
+    run(py, None, &[], move |_| {
         let preset = ioscout_analysis::PresetName::parse(&preset)
             .ok_or_else(|| Failure::new(Kind::Request, format!("unknown preset {preset:?}")))?;
         answer(&ioscout_service::advise::compare(&before, &after, preset)?, &scan)
@@ -256,19 +278,25 @@ pub(crate) fn query(
         )
         .map_err(ServiceError::from)?
         .arrow_schema();
+        let columns = match &request.group_by {
+            Some(keys) => ioscout_query::aggregate::GroupSpec::parse(keys, &request.aggregate)
+                .map(|spec| spec.columns())
+                .map_err(|error| Failure::new(Kind::Query, error.to_string()))?,
+            None => Vec::new(),
+        };
         let report = ioscout_service::query::query(input, &request, Box::new(std::io::sink()))?;
-        let mut notes = report.notes;
-        checked(&report.scan, scan, &mut notes)?;
+        let notes = report.notes;
+        let mut warnings = Vec::new();
+        checked(&report.scan, scan, &mut warnings)?;
         let scan_json = ioscout_service::scan_json(&report.scan).to_string();
         if grouped {
-            let rows = serde_json::to_string(&report.rows)
-                .map_err(|error| Failure::new(Kind::Other, error.to_string()))?;
-            return Ok((None, Some(rows), notes, scan_json));
+            let groups = serde_json::json!({"columns": columns, "rows": report.rows});
+            return Ok((None, Some(groups.to_string()), notes, warnings, scan_json));
         }
         let batches = std::mem::take(
             &mut *collected.lock().map_err(|_| Failure::new(Kind::Other, "the batch list is poisoned"))?,
         );
-        Ok((Some(ArrowStream::new(schema, batches)), None, notes, scan_json))
+        Ok((Some(ArrowStream::new(schema, batches)), None, notes, warnings, scan_json))
     })
 }
 
@@ -287,33 +315,39 @@ pub(crate) fn scan_batches(
     let scan = scan_of(paths, strict, threads);
     let spawned = std::thread::Builder::new().name("ioscout-batches".into()).spawn(move || {
         let end = sender.clone();
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<String, Failure> {
-            let mut request: ioscout_service::query::QueryRequest = self::request(&request)?;
-            if request.group_by.is_some() {
-                return Err(Failure::new(
-                    Kind::Request,
-                    "scan_batches yields events; use query(group_by=...) for groups",
-                ));
-            }
-            request.format = Some(ioscout_service::vocabulary::ViewFormat::Arrow);
-            request.batches = Some(ioscout_render::rows::Batches(Arc::new(move |batch| {
-                sender.send(Item::Batch(batch)).map_err(|_| "the reader stopped".to_string())
-            })));
-            let input = worker_hooks.input(&scan);
-            let report = ioscout_service::query::query(&input, &request, Box::new(std::io::sink()))?;
-            let mut notes = report.notes;
-            checked(&report.scan, &scan, &mut notes)?;
-            Ok(ioscout_service::scan_json(&report.scan).to_string())
-        }))
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+            || -> Result<crate::arrow::Ended, Failure> {
+                let mut request: ioscout_service::query::QueryRequest = self::request(&request)?;
+                if request.group_by.is_some() {
+                    return Err(Failure::new(
+                        Kind::Request,
+                        "scan_batches yields events; use query(group_by=...) for groups",
+                    ));
+                }
+                request.format = Some(ioscout_service::vocabulary::ViewFormat::Arrow);
+                request.batches = Some(ioscout_render::rows::Batches(Arc::new(move |batch| {
+                    sender.send(Item::Batch(batch)).map_err(|_| "the reader stopped".to_string())
+                })));
+                let input = worker_hooks.input(&scan);
+                let report = ioscout_service::query::query(&input, &request, Box::new(std::io::sink()))?;
+                let mut warnings = Vec::new();
+                checked(&report.scan, &scan, &mut warnings)?;
+                Ok(crate::arrow::Ended {
+                    scan: ioscout_service::scan_json(&report.scan).to_string(),
+                    notes: report.notes,
+                    warnings,
+                })
+            },
+        ))
         .unwrap_or_else(|_| {
             Err(Failure::new(Kind::Other, "internal error (please report it): the scan panicked"))
         });
         let _ = end.send(Item::End(result));
     });
-    if let Err(error) = spawned {
-        return Err(crate::errors::Error::new_err(format!("cannot start a worker thread: {error}")));
+    match spawned {
+        Ok(_) => Ok(BatchStream::new(receiver, hooks.cancel)),
+        Err(error) => Err(crate::errors::Error::new_err(format!("cannot start a worker thread: {error}"))),
     }
-    Ok(BatchStream::new(receiver, hooks.cancel))
 }
 
 /// Builds or updates the sidecar index of every trace directory (`ioscout index --json`); a
@@ -331,12 +365,20 @@ pub(crate) fn index(
     traced(py, scan_of(paths, strict, threads), progress, move |input, scan| {
         let request = ioscout_service::index::IndexRequest { force, ..Default::default() };
         let outcome = ioscout_service::index::index(input, &request)?;
-        if let Some(failed) = outcome.value.get("failed").and_then(|failed| failed.get(0)) {
-            let directory = failed.get("directory").and_then(serde_json::Value::as_str).unwrap_or_default();
-            let error = failed.get("error").and_then(serde_json::Value::as_str).unwrap_or_default();
+        let failed =
+            outcome.value.get("failed").and_then(serde_json::Value::as_array).cloned().unwrap_or_default();
+        if !failed.is_empty() {
+            let text = |entry: &serde_json::Value, key: &str| {
+                entry.get(key).and_then(serde_json::Value::as_str).unwrap_or_default().to_string()
+            };
+            let listed: Vec<String> = failed
+                .iter()
+                .map(|entry| format!("{}: {}", text(entry, "directory"), text(entry, "error")))
+                .collect();
+            let built = outcome.value.get("directories").map(ToString::to_string).unwrap_or_default();
             return Err(Failure {
-                path: Some(PathBuf::from(directory)),
-                ..Failure::new(Kind::Index, format!("cannot index {directory}: {error}"))
+                path: Some(PathBuf::from(text(&failed[0], "directory"))),
+                ..Failure::new(Kind::Index, format!("cannot index {} (built: {built})", listed.join("; ")))
             });
         }
         answer(&outcome, scan)

@@ -23,6 +23,20 @@ def test_count_and_info_equal_the_cli():
     assert ioscout.info(DARSHAN_LOG) == cli_json("info", DARSHAN_LOG)
 
 
+@pytest.mark.parametrize("folder", ["dlio-cosmoflow-hdf5", "posix-small-files", "legacy-2023"])
+def test_corpus_folders_equal_the_cli(folder):
+    path = str(corpus("dftracer", folder))
+    assert ioscout.count(path) == cli_json("count", path)
+    assert json.loads(ioscout.analyze(path).to_json()) == cli_json("analyze", path)
+    assert json.loads(ioscout.diagnose(path).to_json()) == cli_json("diagnose", path)
+
+
+def test_a_corpus_darshan_log_diagnoses_as_the_cli():
+    root = corpus("darshan", "logs")
+    for log in sorted(root.rglob("*.darshan"))[:5]:
+        assert json.loads(ioscout.diagnose(log).to_json()) == cli_json("diagnose", str(log))
+
+
 def test_paths_may_be_a_list_or_path_objects():
     files = sorted((TESTDATA / "sample").glob("*.pfw.gz"))
     assert ioscout.count(files) == cli_json("count", *map(str, files))
@@ -164,19 +178,27 @@ def test_group_by_equals_the_cli_rows():
 
 
 def test_scan_batches_yield_the_query_rows_in_order():
-    batches = list(ioscout.scan_batches(SAMPLE, where='cat == "POSIX"', select=["name", "ts", "dur"]))
+    stream = ioscout.scan_batches(SAMPLE, where='cat == "POSIX"', select=["name", "ts", "dur"])
+    batches = list(stream)
     assert batches and all(isinstance(batch, pa.RecordBatch) for batch in batches)
     joined = pa.Table.from_batches(batches)
     expected = ioscout.query(SAMPLE, where='cat == "POSIX"', select=["name", "ts", "dur"])
     assert joined.to_pylist() == expected.to_pylist()
+    assert stream.scan == json.loads(expected.schema.metadata[b"ioscout.scan"])
 
 
-def test_leaving_scan_batches_early_stops_the_scan():
-    seen = 0
-    for batch in ioscout.scan_batches(SAMPLE):
-        seen += batch.num_rows
-        break
-    assert seen > 0
+def test_scan_batches_warn_about_skipped_input():
+    bad = str(TESTDATA / "bad" / "garbage-line.pfw")
+    stream = ioscout.scan_batches(bad)
+    with pytest.warns(ioscout.InputWarning):
+        list(stream)
+    assert stream.scan["problem_count"] > 0
+
+
+def test_an_empty_group_by_keeps_its_columns():
+    table = ioscout.query(SAMPLE, where='name == "no such call"', group_by="name", agg="count,sum:dur")
+    assert table.num_rows == 0
+    assert table.column_names == ["name", "count", "sum:dur"]
 
 
 def test_rules_and_explain():
@@ -184,6 +206,22 @@ def test_rules_and_explain():
     codes = [rule["code"] for rule in (rules["rules"] if isinstance(rules, dict) else rules)]
     assert "DFA-FETCH-PRESSURE" in codes
     assert "fetch" in ioscout.explain("DFA-FETCH-PRESSURE").lower()
+
+
+def test_report_and_index_say_what_the_cli_says(tmp_path):
+    import shutil
+
+    ours_folder, cli_folder = tmp_path / "ours", tmp_path / "cli"
+    shutil.copytree(TESTDATA / "sample", ours_folder)
+    shutil.copytree(TESTDATA / "sample", cli_folder)
+    ours = ioscout.index(ours_folder)
+    expected = cli_json("index", str(cli_folder))
+    for built, listed in zip(ours["directories"], expected["directories"]):
+        for key in ("indexed_files", "unchanged_files", "chunks", "index_bytes", "trace_bytes"):
+            assert built[key] == listed[key], key
+    assert ours["scan"]["files_read"] == expected["scan"]["files_read"] == 6
+    again = ioscout.index(ours_folder)
+    assert again["directories"][0]["unchanged_files"] == 6
 
 
 def test_index_then_query_uses_it(tmp_path):

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import ioscout
-from conftest import TESTDATA, corpus
+from conftest import CORPUS, TESTDATA
 
 darshan = pytest.importorskip("darshan")
 
@@ -16,8 +16,9 @@ UNDECODED = {"APMPI", "APXC", "BG/Q", "MDHIM"}
 
 
 def corpus_logs():
-    root = corpus("darshan", "logs")
-    return sorted(str(path) for path in root.rglob("*.darshan"))
+    """Every corpus log, or none when the corpus is absent (the test then skips, saying so)."""
+    root = CORPUS / "darshan" / "logs"
+    return sorted(str(path) for path in root.rglob("*.darshan")) if root.exists() else []
 
 
 def frames_equal(ours: pd.DataFrame, theirs: pd.DataFrame, what: str) -> None:
@@ -93,8 +94,10 @@ def test_the_bundled_log_matches_pydarshan():
     compare(str(TESTDATA / "darshan" / "mpi-io-test-x86_64-3.5.0.darshan"))
 
 
-@pytest.mark.parametrize("path", corpus_logs() if corpus("darshan", "logs").exists() else [])
+@pytest.mark.parametrize("path", corpus_logs() or [None])
 def test_every_corpus_log_matches_pydarshan(path):
+    if path is None:
+        pytest.skip(f"the Darshan corpus is not at {CORPUS / 'darshan' / 'logs'}")
     compare(path)
 
 
@@ -110,8 +113,68 @@ def test_a_damaged_log_is_a_darshan_error_naming_the_file(tmp_path):
     assert partial.problems
 
 
+def test_a_missing_log_is_a_darshan_error(tmp_path):
+    with pytest.raises(ioscout.DarshanError) as raised:
+        ioscout.darshan.DarshanReport(tmp_path / "absent.darshan")
+    assert raised.value.path == str(tmp_path / "absent.darshan")
+
+
+def test_len_counts_records_and_an_empty_frame_keeps_its_columns():
+    report = ioscout.darshan.DarshanReport(TESTDATA / "darshan" / "mpi-io-test-x86_64-3.5.0.darshan")
+    for module, collection in report.records.items():
+        assert len(collection) == report.modules[module]["num_records"], module
+
+
 def test_not_a_log_is_an_error_not_a_crash(tmp_path):
     junk = tmp_path / "junk.darshan"
     junk.write_bytes(b"\x00" * 100)
     with pytest.raises(ioscout.DarshanError):
         ioscout.darshan.DarshanReport(junk)
+
+
+def dumped(*arguments):
+    """The records `ioscout darshan dump` prints, as {(module, rank, id): {counter: value}}."""
+    import subprocess
+
+    from conftest import binary
+
+    text = subprocess.run([binary(), "darshan", "dump", *arguments], capture_output=True, text=True, check=True).stdout
+    records = {}
+    for line in text.splitlines():
+        fields = line.split("\t")
+        if len(fields) < 5 or line.startswith("#"):
+            continue
+        module, rank, record, name, value = fields[:5]
+        records.setdefault((module, int(rank), int(record)), {})[name] = float(value)
+    return records
+
+
+def as_dumped(report):
+    records = {}
+    for module, collection in report.records.items():
+        frames = collection.to_df()
+        if not isinstance(frames, dict) or "counters" not in frames:
+            continue
+        for kind in ("counters", "fcounters"):
+            for row in frames[kind].to_dict("records"):
+                key = ("MPI-IO" if module == "MPI-IO" else module, int(row.pop("rank")), int(row.pop("id")))
+                records.setdefault(key, {}).update({name: float(value) for name, value in row.items()})
+    return records
+
+
+def test_a_trace_opens_as_the_records_derived_from_it():
+    trace = str(TESTDATA / "sample")
+    report = ioscout.darshan.DarshanReport(trace)
+    assert report.derivation["source"] == "dftracer_trace"
+    assert report.derivation["scan"]["complete"] is True
+    assert set(report.records) >= {"POSIX"}
+    ours = as_dumped(report)
+    expected = dumped(trace)
+    assert set(ours) == set(expected)
+    for key, counters in expected.items():
+        for name, value in counters.items():
+            assert ours[key][name] == pytest.approx(value, abs=5e-7, rel=1e-6), (key, name)
+
+
+def test_a_real_log_has_no_derivation():
+    assert ioscout.darshan.DarshanReport(TESTDATA / "darshan" / "mpi-io-test-x86_64-3.5.0.darshan").derivation is None

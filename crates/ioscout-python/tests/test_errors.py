@@ -1,6 +1,8 @@
 """Errors: every one is an ``ioscout.Error`` of the right kind, naming the file and position
 where known; bad input never crashes the interpreter; skipped input is a warning."""
 
+import warnings
+
 import pytest
 
 import ioscout
@@ -51,26 +53,52 @@ def test_bad_lines_are_warnings_by_default_and_errors_when_strict():
 
 
 @pytest.mark.parametrize("name", ["empty.pfw", "invalid-utf8.pfw", "trailing-garbage.pfw.gz", "truncated.pfw.gz"])
-def test_every_bad_fixture_gives_a_result_or_an_ioscout_error(name):
+def test_every_bad_fixture_gives_a_result_that_says_so_or_an_ioscout_error(name):
     path = str(TESTDATA / "bad" / name)
     for call in (ioscout.count, ioscout.info, ioscout.analyze, ioscout.diagnose, ioscout.query):
-        try:
-            with pytest.warns(ioscout.InputWarning) if False else _anything():
-                call(path)
-        except ioscout.Error:
-            pass
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                result = call(path)
+            except ioscout.Error as error:
+                assert str(error), name
+                continue
+        scan = _scan_of(result)
+        assert scan is not None, (name, call.__name__)
+        if scan["problem_count"]:
+            assert any(issubclass(item.category, ioscout.InputWarning) for item in caught), (name, call.__name__)
 
 
-class _anything:
-    def __enter__(self):
-        import warnings
+def _scan_of(result):
+    import json
 
-        self.context = warnings.catch_warnings()
-        self.context.__enter__()
-        warnings.simplefilter("ignore")
+    if isinstance(result, dict):
+        return result.get("scan")
+    if hasattr(result, "schema"):
+        return json.loads(result.schema.metadata[b"ioscout.scan"])
+    return result.scan
 
-    def __exit__(self, *exc):
-        return self.context.__exit__(*exc)
+
+def test_a_named_input_that_cannot_be_read_is_an_error_beside_good_ones(tmp_path):
+    missing = tmp_path / "typo.pfw"
+    with pytest.raises(ioscout.TraceError) as raised:
+        ioscout.count([SAMPLE, missing])
+    assert raised.value.path == str(missing)
+
+
+def test_a_bad_model_file_is_a_request_error(tmp_path):
+    model = tmp_path / "model.json"
+    model.write_text("{}")
+    with pytest.raises(ioscout.RequestError):
+        ioscout.diagnose(SAMPLE, model=model)
+
+
+def test_a_report_that_cannot_be_written_is_an_error_naming_the_file(tmp_path):
+    out = tmp_path / "no-such-folder" / "report.html"
+    with pytest.raises(ioscout.Error) as raised:
+        ioscout.report(SAMPLE, out)
+    assert raised.value.path == str(out)
+    assert not isinstance(raised.value, ioscout.TraceError)
 
 
 def test_a_progress_callback_sees_every_byte():

@@ -22,7 +22,9 @@ def test_the_notebook_is_stored_without_outputs():
 
 def test_the_notebook_runs():
     notebook = nbformat.read(NOTEBOOK, as_version=4)
-    client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}})
+    client = nbclient.NotebookClient(
+        notebook, timeout=300, startup_timeout=180, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
+    )
     client.execute()
     outputs = [output for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs]
     assert not [output for output in outputs if output.output_type == "error"]

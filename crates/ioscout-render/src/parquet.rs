@@ -1,5 +1,6 @@
 //! The one Parquet writer: typed columns (text, integers, reals) written as Arrow record batches,
-//! Snappy-compressed; [`schema`] and [`batch`] build the same batches for Arrow output. Used by the row exporters ([`crate::rows`]) and the analysis detail tables
+//! Snappy-compressed; [`schema`] and [`batch`] build the same batches for Arrow output. Used by
+//! the row exporters ([`crate::rows`]) and the analysis detail tables
 //! ([`crate::details`]).
 
 use std::io::Write;

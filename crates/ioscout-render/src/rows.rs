@@ -162,8 +162,8 @@ pub fn exporter(output: &Output, out: Sink) -> Result<Box<dyn Exporter>, ExportE
                 what: "Arrow batches",
                 message: "no receiver for the batches was given".into(),
             })?;
-            let (schema, integer) = typed_schema(&output.columns());
-            Ok(Box::new(ArrowRows { schema, integer, batches }))
+            let (specs, integer) = typed_schema(&output.columns());
+            Ok(Box::new(ArrowRows { schema: crate::parquet::schema(&specs), integer, batches }))
         }
         Format::Chrome => {
             let mut text = std::io::BufWriter::with_capacity(1 << 16, out);
@@ -292,7 +292,7 @@ impl Exporter for ParquetRows {
 
 /// Arrow: one record batch per fold, in the Parquet output's types, handed to the receiver.
 struct ArrowRows {
-    schema: Vec<ColumnSpec>,
+    schema: arrow_schema::SchemaRef,
     integer: Vec<bool>,
     batches: Batches,
 }
@@ -302,10 +302,7 @@ impl Exporter for ArrowRows {
         if take == 0 {
             return Ok(());
         }
-        let batch = crate::parquet::batch(
-            &crate::parquet::schema(&self.schema),
-            typed_values(rows, &self.integer, take),
-        )?;
+        let batch = crate::parquet::batch(&self.schema, typed_values(rows, &self.integer, take))?;
         (self.batches.0)(batch).map_err(|message| ExportError::Encode { what: "Arrow batches", message })
     }
 

@@ -26,6 +26,7 @@ from ._native import (
 )
 from ._api import (
     InputWarning,
+    ScanBatches,
     advise,
     analyze,
     compare,
@@ -52,6 +53,7 @@ __all__ = [
     "InputWarning",
     "QueryError",
     "RequestError",
+    "ScanBatches",
     "TraceError",
     "TraceIndexError",
     "__version__",

@@ -267,10 +267,57 @@ def query(
     notes (``ioscout.notes``) and what was read (``ioscout.scan``).
     """
     request = _query_request(where, select, limit, group_by, agg, no_index)
-    stream, rows, notes, scan = _call(_native.query, _paths(paths), request, strict, threads, progress=progress)
-    table = pa.table(stream) if stream is not None else pa.Table.from_pylist(json.loads(rows))
+    stream, groups, notes, messages, scan = _call(
+        _native.query, _paths(paths), request, strict, threads, progress=progress
+    )
+    _warn(messages)
+    if stream is not None:
+        table = pa.table(stream)
+    else:
+        groups = json.loads(groups)
+        columns, rows = groups["columns"], groups["rows"]
+        if rows:
+            table = pa.Table.from_pylist(rows).select(columns)
+        else:
+            table = pa.table({column: pa.array([], type=pa.null()) for column in columns})
     metadata = {b"ioscout.notes": json.dumps(notes).encode(), b"ioscout.scan": scan.encode()}
     return table.replace_schema_metadata(metadata)
+
+
+class ScanBatches:
+    """The matching events as ``pyarrow.RecordBatch``es, yielded while the scan runs (see
+    ``scan_batches``). After the loop, ``scan`` says what was read and what could not be (a
+    dict) and ``notes`` how the scan was planned; skipped input is warned about as the loop
+    ends. ``close()`` (or leaving a ``with`` block) stops the scan and waits for it."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        try:
+            for batch in self._stream:
+                yield pa.record_batch(batch)
+        finally:
+            self._stream.close()
+        _warn(self._stream.warnings)
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def __enter__(self) -> "ScanBatches":
+        return self
+
+    def __exit__(self, *exception) -> None:
+        self.close()
+
+    @property
+    def scan(self) -> Optional[dict]:
+        text = self._stream.scan
+        return json.loads(text) if text is not None else None
+
+    @property
+    def notes(self) -> list:
+        return list(self._stream.notes)
 
 
 def scan_batches(
@@ -282,17 +329,13 @@ def scan_batches(
     no_index: bool = False,
     strict: bool = False,
     threads: int = 0,
-) -> Iterator[pa.RecordBatch]:
-    """The matching events as ``pyarrow.RecordBatch``es, yielded while the scan runs: memory
-    stays bounded whatever the trace's size (the scan waits while two batches are unread).
-    Leaving the loop early stops the scan."""
+) -> ScanBatches:
+    """The matching events as ``pyarrow.RecordBatch``es, yielded while the scan runs, one per
+    unit of the trace: memory stays bounded whatever the trace's size (the scan waits while
+    two batches are unread). Leaving the loop early stops the scan. Iterate the result; its
+    ``scan`` then says what was read."""
     request = _query_request(where, select, limit, None, None, no_index)
-    stream = _native.scan_batches(_paths(paths), request, strict, threads)
-    try:
-        for batch in stream:
-            yield pa.record_batch(batch)
-    finally:
-        stream.close()
+    return ScanBatches(_native.scan_batches(_paths(paths), request, strict, threads))
 
 
 def index(paths: PathsLike, *, force: bool = False, strict: bool = False, threads: int = 0, progress: Progress = None) -> dict:

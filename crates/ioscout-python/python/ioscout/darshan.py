@@ -25,11 +25,14 @@ Differences from PyDarshan 3.5 (``COMPATIBILITY.md``; the test suite checks each
   ``POSIX_F_MAX_READ_TIME`` and ``POSIX_F_MAX_WRITE_TIME`` unswapped (tiny denormal numbers);
   ioscout swaps them;
 - a command line Darshan cut short (``<TRUNCATED>``, no mount table after it) is ``""`` in
-  PyDarshan and the stored text here.
+  PyDarshan and the stored text here;
+- a module with no records gives empty frames with the module's columns (PyDarshan raises
+  ``KeyError``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Iterator, Union
 
@@ -54,18 +57,15 @@ def _ids_as_pydarshan(frame: pd.DataFrame) -> pd.DataFrame:
 class RecordCollection:
     """The records of one module (PyDarshan's ``DarshanRecordCollection``)."""
 
-    def __init__(self, module: str, kind: str, parts):
+    def __init__(self, module: str, kind: str, parts, records: int):
         self.module = module
         self.mod = module
         self._kind = kind
         self._parts = parts
+        self._records = records
 
     def __len__(self) -> int:
-        if self._kind == "counters":
-            return self._parts[0].num_rows
-        if self._kind == "lustre":
-            return len(set(zip(self._parts.column("rank").to_pylist(), self._parts.column("id").to_pylist())))
-        return len(self._parts[0])
+        return self._records
 
     def to_df(self, attach="default"):
         """PyDarshan's frames for this module (see the module documentation)."""
@@ -108,15 +108,29 @@ def _dxt_records(records: list, segments: pa.RecordBatch) -> list:
 
 
 class DarshanReport:
-    """A Darshan log, read whole on construction (PyDarshan's ``read_all=True``).
+    """A Darshan log, read whole on construction (PyDarshan's ``read_all=True``); or, given
+    DFTracer traces (a ``.pfw``/``.pfw.gz`` file or a folder of them), the POSIX and STDIO
+    records ioscout derives from the traced calls, in the same shape (``derivation`` then says
+    how they were derived and what the scan could not read; ``None`` for a real log).
 
     ``partial=True`` reads past damaged regions; ``problems`` then says what was not read,
-    and ``unread_modules`` / ``damaged_modules`` name the modules affected.
+    and ``unread_modules`` / ``damaged_modules`` name the modules affected. For traces, bad
+    lines are an error unless ``partial=True`` (then they are counted in ``derivation``).
     """
 
-    def __init__(self, filename: Union[str, "os.PathLike[str]"], *, partial: bool = False):
+    def __init__(
+        self,
+        filename: Union[str, "os.PathLike[str]"],
+        *,
+        partial: bool = False,
+        threads: int = 0,
+        progress=None,
+    ):
+        from ._api import _call
+
         self.filename = os.fspath(filename)
-        parts = _native.read_darshan(self.filename, partial)
+        parts = _call(_native.read_darshan, self.filename, partial, threads, progress=progress)
+        self.derivation = json.loads(parts["derivation"]) if parts["derivation"] is not None else None
         self.metadata = {"job": parts["job"], "exe": parts["exe"]}
         self.mounts = parts["mounts"]
         self.modules = parts["modules"]
@@ -129,14 +143,19 @@ class DarshanReport:
         #: "swapped" when the log was written on a machine of the other byte order.
         self.byte_order = parts["byte_order"]
         self.records: dict[str, RecordCollection] = {}
+        def count(module):
+            return self.modules.get(module, {}).get("num_records", 0)
+
         for module, (counters, fcounters) in parts["counters"].items():
             self.records[module] = RecordCollection(
-                module, "counters", (pa.record_batch(counters), pa.record_batch(fcounters))
+                module, "counters", (pa.record_batch(counters), pa.record_batch(fcounters)), count(module)
             )
         if parts["lustre"] is not None:
-            self.records["LUSTRE"] = RecordCollection("LUSTRE", "lustre", pa.record_batch(parts["lustre"]))
+            self.records["LUSTRE"] = RecordCollection(
+                "LUSTRE", "lustre", pa.record_batch(parts["lustre"]), count("LUSTRE")
+            )
         for module, (records, segments) in parts["dxt"].items():
-            self.records[module] = RecordCollection(module, "dxt", (records, pa.record_batch(segments)))
+            self.records[module] = RecordCollection(module, "dxt", (records, pa.record_batch(segments)), len(records))
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.records)
