@@ -1,0 +1,33 @@
+"""Times reading every event of a trace into a pandas DataFrame: ``ioscout.query(trace)`` (a
+full scan, all columns, through Arrow) or dftracer-utils' Python reader. Prints one JSON line:
+tool, rows, columns, seconds (excluding the import) and peak RSS in MB.
+
+    python python_query.py ioscout|dftracer-utils TRACE_DIR
+"""
+
+import glob
+import json
+import os
+import resource
+import sys
+import time
+
+tool, trace = sys.argv[1], sys.argv[2]
+started = time.perf_counter()
+if tool == "ioscout":
+    import ioscout
+
+    started = time.perf_counter()
+    frame = ioscout.query(trace, no_index=True).to_pandas()
+else:
+    import pandas as pd
+    from dftracer.utils import TraceReader  # dftracer-utils 0.0.14
+
+    started = time.perf_counter()
+    frames = []
+    for path in sorted(glob.glob(os.path.join(trace, "*.pfw.gz"))):
+        frames.append(TraceReader(path).read_arrow().to_pandas())
+    frame = pd.concat(frames, ignore_index=True)
+elapsed = time.perf_counter() - started
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"tool": tool, "rows": len(frame), "columns": len(frame.columns), "seconds": round(elapsed, 3), "peak_mb": round(peak, 1)}))
