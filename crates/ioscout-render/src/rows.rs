@@ -54,13 +54,38 @@ pub type Sink = Box<dyn Write + Send>;
 pub struct UnknownColumn(String);
 
 /// The rows one fold encoded, owned and serialisable (a rank of a distributed query sends them
-/// to rank 0): the text of every row and where each ends, or, for Parquet, each column's values.
+/// to rank 0): the text of every row and where each ends, or, for Parquet and Arrow, each
+/// column's values.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Rows {
     buffer: Vec<u8>,
     line_ends: Vec<usize>,
-    cells: Vec<Vec<Option<String>>>,
+    cells: Vec<Cells>,
     values: Vec<serde_json::Value>,
+}
+
+/// One column's values in the typed outputs (Parquet, Arrow), as a fold encodes them: integers,
+/// or every text value's bytes one after another with where each ends and whether it is there
+/// (no allocation per value).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+enum Cells {
+    Integer(Vec<Option<i64>>),
+    Text { data: String, ends: Vec<usize>, present: Vec<bool> },
+}
+
+impl Cells {
+    fn of(column: &Column) -> Cells {
+        if is_integer(column) {
+            Cells::Integer(Vec::new())
+        } else {
+            Cells::Text { data: String::new(), ends: Vec::new(), present: Vec::new() }
+        }
+    }
+}
+
+/// Whether the typed outputs hold `column` as integers.
+fn is_integer(column: &Column) -> bool {
+    matches!(column, Column::Field("id" | "pid" | "tid" | "ts" | "dur" | "type"))
 }
 
 impl Rows {
@@ -69,7 +94,7 @@ impl Rows {
         Rows {
             buffer: Vec::new(),
             line_ends: Vec::new(),
-            cells: vec![Vec::new(); output.columns().len()],
+            cells: output.columns.iter().map(Cells::of).collect(),
             values: Vec::new(),
         }
     }
@@ -111,9 +136,14 @@ impl Output {
             return;
         }
         if matches!(self.format, Format::Parquet | Format::Arrow) {
-            for (column, cells) in self.columns().iter().zip(&mut rows.cells) {
-                let value = column_json(column, event, args, host, file);
-                cells.push(value.map(|value| serde_json::from_str::<String>(&value).unwrap_or(value)));
+            for (column, cells) in self.columns.iter().zip(&mut rows.cells) {
+                match cells {
+                    Cells::Integer(values) => values.push(integer_of(column, event)),
+                    Cells::Text { data, ends, present } => {
+                        present.push(push_text(column, event, args, host, file, data));
+                        ends.push(data.len());
+                    }
+                }
             }
             rows.line_ends.push(rows.line_ends.len() + 1);
             return;
@@ -156,14 +186,16 @@ pub trait Exporter: Send {
 /// document, the Parquet schema) is written at once.
 pub fn exporter(output: &Output, out: Sink) -> Result<Box<dyn Exporter>, ExportError> {
     match output.format {
-        Format::Parquet => Ok(Box::new(ParquetRows::new(&output.columns(), out)?)),
+        Format::Parquet => Ok(Box::new(ParquetRows::new(&output.columns, out)?)),
         Format::Arrow => {
             let batches = output.batches.clone().ok_or_else(|| ExportError::Encode {
                 what: "Arrow batches",
                 message: "no receiver for the batches was given".into(),
             })?;
-            let (specs, integer) = typed_schema(&output.columns());
-            Ok(Box::new(ArrowRows { schema: crate::parquet::schema(&specs), integer, batches }))
+            Ok(Box::new(ArrowRows {
+                schema: crate::parquet::schema(&typed_schema(&output.columns)),
+                batches,
+            }))
         }
         Format::Chrome => {
             let mut text = std::io::BufWriter::with_capacity(1 << 16, out);
@@ -223,57 +255,101 @@ impl Exporter for ChromeRows {
 }
 
 /// The columns of the typed outputs (Parquet, Arrow): integer fields typed as such, the rest as
-/// text; and which columns are integers.
-fn typed_schema(columns: &[Column]) -> (Vec<ColumnSpec>, Vec<bool>) {
-    let integer: Vec<bool> = columns
+/// text.
+fn typed_schema(columns: &[Column]) -> Vec<ColumnSpec> {
+    columns
         .iter()
-        .map(|column| matches!(column, Column::Field("id" | "pid" | "tid" | "ts" | "dur" | "type")))
-        .collect();
-    let specs = columns
-        .iter()
-        .zip(&integer)
-        .map(|(column, &integer)| ColumnSpec {
+        .map(|column| ColumnSpec {
             name: column.name(),
-            kind: if integer { Kind::Integer } else { Kind::Text },
+            kind: if is_integer(column) { Kind::Integer } else { Kind::Text },
             nullable: true,
         })
-        .collect();
-    (specs, integer)
+        .collect()
 }
 
 /// The first `take` rows' cells as typed column values.
-fn typed_values<'r>(rows: &'r Rows, integer: &[bool], take: usize) -> Vec<Values<'r>> {
+fn typed_values(rows: &Rows, take: usize) -> Vec<Values<'_>> {
     rows.cells
         .iter()
-        .zip(integer)
-        .map(|(values, &integer)| {
-            let values = &values[..take.min(values.len())];
-            if integer {
-                Values::Integer(
-                    values
-                        .iter()
-                        .map(|value| value.as_deref().and_then(|text| text.parse::<i64>().ok()))
+        .map(|cells| match cells {
+            Cells::Integer(values) => Values::Integer(values[..take.min(values.len())].to_vec()),
+            Cells::Text { data, ends, present } => {
+                let mut start = 0;
+                Values::Text(
+                    ends.iter()
+                        .zip(present)
+                        .take(take)
+                        .map(|(&end, &present)| {
+                            let value = data.get(start..end).filter(|_| present);
+                            start = end;
+                            value
+                        })
                         .collect(),
                 )
-            } else {
-                Values::Text(values.iter().map(Option::as_deref).collect())
             }
         })
         .collect()
 }
 
+/// An integer column's value for `event`.
+fn integer_of(column: &Column, event: &Event<'_>) -> Option<i64> {
+    match column {
+        Column::Field("id") => event.id,
+        Column::Field("pid") => event.pid,
+        Column::Field("tid") => event.tid,
+        Column::Field("ts") => event.ts,
+        Column::Field("dur") => event.dur,
+        Column::Field("type") => event.kind,
+        _ => None,
+    }
+}
+
+/// Appends a text column's value for `event` to `data` (as the JSON lines hold it, with
+/// strings unquoted); whether the event has it.
+fn push_text(
+    column: &Column,
+    event: &Event<'_>,
+    args: &Args<'_>,
+    host: Option<&str>,
+    file: Option<&str>,
+    data: &mut String,
+) -> bool {
+    let text: Option<std::borrow::Cow<'_, str>> = match column {
+        Column::Field("name") => event.name.as_deref().map(std::borrow::Cow::Borrowed),
+        Column::Field("cat") => event.cat.as_deref().map(std::borrow::Cow::Borrowed),
+        Column::Field("ph") => event.phase.map(|phase| std::borrow::Cow::Borrowed(phase.letter())),
+        Column::Field("host") => host.map(std::borrow::Cow::Borrowed),
+        Column::Field("file") => file.map(std::borrow::Cow::Borrowed),
+        // `args` is an object; were it a JSON string, its text unquoted.
+        Column::Field("args") => event.args.map(|raw| match serde_json::from_str::<String>(raw) {
+            Ok(text) if raw.trim_start().starts_with('"') => std::borrow::Cow::Owned(text),
+            _ => std::borrow::Cow::Borrowed(raw),
+        }),
+        Column::Field(_) => None,
+        Column::Arg(key) => args.get(key).map(RawValue::as_text),
+    };
+    match text {
+        Some(text) => {
+            data.push_str(&text);
+            true
+        }
+        None => false,
+    }
+}
+
 /// Parquet: one record batch per fold, row groups of at most 128 Ki rows.
 struct ParquetRows {
     writer: ParquetWriter<std::io::BufWriter<Sink>>,
-    integer: Vec<bool>,
 }
 
 impl ParquetRows {
     fn new(columns: &[Column], out: Sink) -> Result<ParquetRows, ExportError> {
-        let (specs, integer) = typed_schema(columns);
-        let writer =
-            ParquetWriter::new(std::io::BufWriter::with_capacity(1 << 20, out), &specs, Some(128 * 1024))?;
-        Ok(ParquetRows { writer, integer })
+        let writer = ParquetWriter::new(
+            std::io::BufWriter::with_capacity(1 << 20, out),
+            &typed_schema(columns),
+            Some(128 * 1024),
+        )?;
+        Ok(ParquetRows { writer })
     }
 }
 
@@ -282,7 +358,7 @@ impl Exporter for ParquetRows {
         if take == 0 {
             return Ok(());
         }
-        self.writer.write(typed_values(rows, &self.integer, take))
+        self.writer.write(typed_values(rows, take))
     }
 
     fn finish(self: Box<Self>) -> Result<(), ExportError> {
@@ -293,7 +369,6 @@ impl Exporter for ParquetRows {
 /// Arrow: one record batch per fold, in the Parquet output's types, handed to the receiver.
 struct ArrowRows {
     schema: arrow_schema::SchemaRef,
-    integer: Vec<bool>,
     batches: Batches,
 }
 
@@ -302,7 +377,7 @@ impl Exporter for ArrowRows {
         if take == 0 {
             return Ok(());
         }
-        let batch = crate::parquet::batch(&self.schema, typed_values(rows, &self.integer, take))?;
+        let batch = crate::parquet::batch(&self.schema, typed_values(rows, take))?;
         (self.batches.0)(batch).map_err(|message| ExportError::Encode { what: "Arrow batches", message })
     }
 
@@ -431,6 +506,8 @@ pub struct Output {
     pub select: Option<Vec<Column>>,
     /// Where [`Format::Arrow`] batches go.
     pub batches: Option<Batches>,
+    /// [`Output::columns`], made once.
+    columns: Vec<Column>,
 }
 
 /// A column `--select` can name.
@@ -468,23 +545,24 @@ impl Output {
                     .collect::<Result<Vec<_>, _>>()
             })
             .transpose()?;
-        Ok(Output { format, select, batches: None })
-    }
-
-    /// The columns printed: `--select`, or all of them.
-    pub fn columns(&self) -> Vec<Column> {
-        self.select.clone().unwrap_or_else(|| {
+        let columns = select.clone().unwrap_or_else(|| {
             ["name", "cat", "pid", "tid", "ts", "dur", "ph", "type", "host", "file", "args"]
                 .into_iter()
                 .map(Column::Field)
                 .collect()
-        })
+        });
+        Ok(Output { format, select, batches: None, columns })
+    }
+
+    /// The columns printed: `--select`, or all of them.
+    pub fn columns(&self) -> Vec<Column> {
+        self.columns.clone()
     }
 
     /// The Arrow schema of [`Format::Arrow`] batches (and of the Parquet output) for these
     /// columns: integer fields as Int64, the rest as text.
     pub fn arrow_schema(&self) -> arrow_schema::SchemaRef {
-        crate::parquet::schema(&typed_schema(&self.columns()).0)
+        crate::parquet::schema(&typed_schema(&self.columns))
     }
 
     fn header(&self) -> String {
