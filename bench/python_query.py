@@ -1,5 +1,5 @@
 """Times reading every event of a trace into a pandas DataFrame: ``ioscout.query(trace)`` (a
-full scan, all columns, through Arrow) or dftracer-utils' Python reader. Prints one JSON line:
+full scan, all columns, through Arrow) or dftracer-utils' Python reader (``TraceViewer(files).collect().to_pandas()``). Prints one JSON line:
 tool, rows, columns, seconds (excluding the import) and peak RSS in MB.
 
     python python_query.py ioscout|dftracer-utils TRACE_DIR
@@ -20,14 +20,12 @@ if tool == "ioscout":
     started = time.perf_counter()
     frame = ioscout.query(trace, no_index=True).to_pandas()
 else:
-    import pandas as pd
-    from dftracer.utils import TraceReader  # dftracer-utils 0.0.14
+    # dftracer-utils 0.0.14 has no TraceReader; its Python reader is TraceViewer, a lazy
+    # frame over trace files whose collect() reads every event.
+    from dftracer.utils import TraceViewer
 
     started = time.perf_counter()
-    frames = []
-    for path in sorted(glob.glob(os.path.join(trace, "*.pfw.gz"))):
-        frames.append(TraceReader(path).read_arrow().to_pandas())
-    frame = pd.concat(frames, ignore_index=True)
+    frame = TraceViewer(sorted(glob.glob(os.path.join(trace, "*.pfw.gz")))).collect().to_pandas()
 elapsed = time.perf_counter() - started
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"tool": tool, "rows": len(frame), "columns": len(frame.columns), "seconds": round(elapsed, 3), "peak_mb": round(peak, 1)}))

@@ -1,19 +1,18 @@
 //! A Darshan log for `ioscout.darshan.DarshanReport`: the job, the modules, the name records and
 //! every module's records, read by ioscout's own reader ([`ioscout_darshan`]) and handed over as
-//! Arrow batches (counters, Lustre components, DXT segments) that the Python side turns into the
+//! counter blocks (bytes numpy reads in place) and Arrow batches (Lustre components, DXT
+//! segments) that the Python side turns into the
 //! `DataFrames` `PyDarshan`'s `to_df()` returns.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use arrow_array::builder::{Int64Builder, ListBuilder};
-use arrow_array::{
-    Array, ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray, UInt64Array,
-};
+use arrow_array::{Array, ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, UInt64Array};
 use arrow_schema::{DataType, Field, Schema};
 use ioscout_darshan::{DarshanLog, Records};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 use crate::arrow::ArrowBatch;
 use crate::errors::{Failure, Kind};
@@ -67,11 +66,15 @@ fn is_darshan_log(path: &std::path::Path) -> bool {
     ioscout_darshan::looks_like_darshan(&head[..read])
 }
 
+/// Where each DXT record's rows lie in its module's segment table: writes from the first to the
+/// second bound, reads from the second to the third.
+type Bounds = (usize, usize, usize);
+
 /// The Arrow batches of a log's records, made off the interpreter.
 struct Tables {
-    counters: Vec<(&'static str, RecordBatch, RecordBatch)>,
+    counters: Vec<CounterBlock>,
     lustre: Option<RecordBatch>,
-    dxt: Vec<(&'static str, RecordBatch)>,
+    dxt: Vec<(&'static str, RecordBatch, Vec<Bounds>)>,
     /// Modules with records but no table here.
     undecoded: Vec<&'static str>,
 }
@@ -84,16 +87,16 @@ impl Tables {
             match &module.records {
                 Records::Counters(records) => {
                     let Some((names, float_names)) = ioscout_darshan::counter_names(module.id) else {
+                        tables.undecoded.push(module.name);
                         continue;
                     };
-                    tables.counters.push((
-                        module.name,
-                        counter_batch(records, names, |record, index| record.counters.get(index).copied())?,
-                        float_batch(records, float_names)?,
-                    ));
+                    tables.counters.push(CounterBlock::of(log, module.name, records, names, float_names)?);
                 }
                 Records::Lustre(records) => tables.lustre = Some(lustre_batch(records)?),
-                Records::Dxt(records) => tables.dxt.push((module.name, segment_batch(records)?)),
+                Records::Dxt(records) => {
+                    let (segments, bounds) = segment_batch(records)?;
+                    tables.dxt.push((module.name, segments, bounds));
+                }
                 Records::Heatmap(_) | Records::Opaque => {}
             }
         }
@@ -105,45 +108,66 @@ fn arrow_failure(error: &arrow_schema::ArrowError) -> Failure {
     Failure::new(Kind::Other, format!("building an Arrow table: {error}"))
 }
 
-/// `rank`, `id`, then one Int64 column per counter.
-fn counter_batch(
-    records: &[ioscout_darshan::CounterRecord],
-    names: &[&str],
-    value: impl Fn(&ioscout_darshan::CounterRecord, usize) -> Option<i64>,
-) -> Result<RecordBatch, Failure> {
-    let mut fields =
-        vec![Field::new("rank", DataType::Int64, false), Field::new("id", DataType::UInt64, false)];
-    let mut columns: Vec<ArrayRef> = vec![
-        Arc::new(records.iter().map(|record| record.rank).collect::<Int64Array>()),
-        Arc::new(records.iter().map(|record| record.id).collect::<UInt64Array>()),
-    ];
-    for (index, name) in names.iter().enumerate() {
-        fields.push(Field::new(*name, DataType::Int64, false));
-        columns.push(Arc::new(
-            records.iter().map(|record| value(record, index).unwrap_or(0)).collect::<Int64Array>(),
-        ));
-    }
-    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(|error| arrow_failure(&error))
+/// A counter module's records as row-major blocks of native-endian bytes, which numpy takes
+/// without a conversion per value: ranks, ids, the integer counters (records x names) and the
+/// floating-point ones.
+struct CounterBlock {
+    module: &'static str,
+    rows: usize,
+    ranks: Vec<u8>,
+    ids: Vec<u8>,
+    integers: Vec<u8>,
+    floats: Vec<u8>,
+    names: &'static [&'static str],
+    float_names: &'static [&'static str],
 }
 
-/// `rank`, `id`, then one Float64 column per floating-point counter.
-fn float_batch(records: &[ioscout_darshan::CounterRecord], names: &[&str]) -> Result<RecordBatch, Failure> {
-    let mut fields =
-        vec![Field::new("rank", DataType::Int64, false), Field::new("id", DataType::UInt64, false)];
-    let mut columns: Vec<ArrayRef> = vec![
-        Arc::new(records.iter().map(|record| record.rank).collect::<Int64Array>()),
-        Arc::new(records.iter().map(|record| record.id).collect::<UInt64Array>()),
-    ];
-    for (index, name) in names.iter().enumerate() {
-        fields.push(Field::new(*name, DataType::Float64, false));
-        columns.push(Arc::new(
-            records
-                .iter()
-                .map(|record| record.fcounters.get(index).copied().unwrap_or(0.0))
-                .collect::<Float64Array>(),
-        ));
+impl CounterBlock {
+    /// The block of `records`; a record whose counters are not today's layout is an error (the
+    /// reader up-converts every version, so this names a reader defect instead of padding).
+    fn of(
+        log: &DarshanLog,
+        module: &'static str,
+        records: &[ioscout_darshan::CounterRecord],
+        names: &'static [&'static str],
+        float_names: &'static [&'static str],
+    ) -> Result<CounterBlock, Failure> {
+        let mut block = CounterBlock {
+            module,
+            rows: records.len(),
+            ranks: Vec::with_capacity(records.len() * 8),
+            ids: Vec::with_capacity(records.len() * 8),
+            integers: Vec::with_capacity(records.len() * names.len() * 8),
+            floats: Vec::with_capacity(records.len() * float_names.len() * 8),
+            names,
+            float_names,
+        };
+        for record in records {
+            if record.counters.len() != names.len() || record.fcounters.len() != float_names.len() {
+                return Err(Failure::new(
+                    Kind::Darshan,
+                    format!(
+                        "{}: a {module} record of {} and {} counters where today's layout has {} and {} (record {})",
+                        log.path.display(),
+                        record.counters.len(),
+                        record.fcounters.len(),
+                        names.len(),
+                        float_names.len(),
+                        record.id
+                    ),
+                ));
+            }
+            block.ranks.extend_from_slice(&record.rank.to_ne_bytes());
+            block.ids.extend_from_slice(&record.id.to_ne_bytes());
+            for value in &record.counters {
+                block.integers.extend_from_slice(&value.to_ne_bytes());
+            }
+            for value in &record.fcounters {
+                block.floats.extend_from_slice(&value.to_ne_bytes());
+            }
+        }
+        Ok(block)
     }
-    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(|error| arrow_failure(&error))
 }
 
 /// One row per layout component: `rank`, `id`, the seven `LUSTRE_COMP_*` counters, the pool
@@ -187,38 +211,42 @@ fn lustre_batch(records: &[ioscout_darshan::LustreRecord]) -> Result<RecordBatch
     RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(|error| arrow_failure(&error))
 }
 
-/// Every traced call of a DXT module: the record it belongs to (its index), whether it wrote,
-/// offset, length, start and end time.
-fn segment_batch(records: &[ioscout_darshan::DxtRecord]) -> Result<RecordBatch, Failure> {
-    let (mut record_of, mut write, mut offset, mut length, mut start, mut end) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (index, record) in records.iter().enumerate() {
-        for segment in &record.segments {
-            record_of.push(index as i64);
-            write.push(segment.write);
-            offset.push(segment.offset);
-            length.push(segment.length);
-            start.push(segment.start);
-            end.push(segment.end);
+/// Every traced call of a DXT module, record by record and within a record its writes, then
+/// its reads: offset, length, start and end time. Each record's writes are rows
+/// `bounds[i].0..bounds[i].1` and its reads `bounds[i].1..bounds[i].2`.
+fn segment_batch(records: &[ioscout_darshan::DxtRecord]) -> Result<(RecordBatch, Vec<Bounds>), Failure> {
+    let (mut offset, mut length, mut start, mut end) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut bounds = Vec::with_capacity(records.len());
+    for record in records {
+        let first = offset.len();
+        let mut middle = first;
+        for writes in [true, false] {
+            for segment in record.segments.iter().filter(|segment| segment.write == writes) {
+                offset.push(segment.offset);
+                length.push(segment.length);
+                start.push(segment.start);
+                end.push(segment.end);
+            }
+            if writes {
+                middle = offset.len();
+            }
         }
+        bounds.push((first, middle, offset.len()));
     }
     let schema = Schema::new(vec![
-        Field::new("record", DataType::Int64, false),
-        Field::new("write", DataType::Boolean, false),
         Field::new("offset", DataType::Int64, false),
         Field::new("length", DataType::Int64, false),
         Field::new("start_time", DataType::Float64, false),
         Field::new("end_time", DataType::Float64, false),
     ]);
     let columns: Vec<ArrayRef> = vec![
-        Arc::new(Int64Array::from(record_of)),
-        Arc::new(BooleanArray::from(write)),
         Arc::new(Int64Array::from(offset)),
         Arc::new(Int64Array::from(length)),
         Arc::new(Float64Array::from(start)),
         Arc::new(Float64Array::from(end)),
     ];
-    RecordBatch::try_new(Arc::new(schema), columns).map_err(|error| arrow_failure(&error))
+    let batch = RecordBatch::try_new(Arc::new(schema), columns).map_err(|error| arrow_failure(&error))?;
+    Ok((batch, bounds))
 }
 
 /// The log as a dict: `job` and `exe` (PyDarshan's `metadata`), `mounts`, `modules`,
@@ -264,24 +292,32 @@ fn describe<'py>(py: Python<'py>, log: &DarshanLog, tables: Tables) -> PyResult<
     }
     out.set_item("name_records", names)?;
     let counters = PyDict::new(py);
-    for (module, integers, floats) in tables.counters {
-        counters.set_item(module, (ArrowBatch::new(integers), ArrowBatch::new(floats)))?;
+    for block in tables.counters {
+        let entry = PyDict::new(py);
+        entry.set_item("rows", block.rows)?;
+        entry.set_item("ranks", PyBytes::new(py, &block.ranks))?;
+        entry.set_item("ids", PyBytes::new(py, &block.ids))?;
+        entry.set_item("counters", PyBytes::new(py, &block.integers))?;
+        entry.set_item("fcounters", PyBytes::new(py, &block.floats))?;
+        entry.set_item("names", block.names.to_vec())?;
+        entry.set_item("float_names", block.float_names.to_vec())?;
+        counters.set_item(block.module, entry)?;
     }
     out.set_item("counters", counters)?;
     out.set_item("lustre", tables.lustre.map(ArrowBatch::new))?;
     let dxt = PyDict::new(py);
-    for (module, segments) in tables.dxt {
+    for (module, segments, bounds) in tables.dxt {
         let Some(records) = log.modules.iter().find(|candidate| candidate.name == module) else { continue };
         let Records::Dxt(records) = &records.records else { continue };
         let described = PyList::empty(py);
-        for record in records {
+        for (record, rows) in records.iter().zip(&bounds) {
             let entry = PyDict::new(py);
             entry.set_item("id", record.id)?;
             entry.set_item("rank", record.rank)?;
             entry.set_item("hostname", &record.hostname)?;
             entry.set_item("write_count", record.write_count)?;
             entry.set_item("read_count", record.read_count)?;
-            described.append(entry)?;
+            described.append((entry, *rows))?;
         }
         dxt.set_item(module, (described, ArrowBatch::new(segments)))?;
     }

@@ -73,11 +73,7 @@ class RecordCollection:
             attach = ["id", "rank"]
         attach = attach or []
         if self._kind == "counters":
-            frames = {}
-            for name, batch in zip(("counters", "fcounters"), self._parts):
-                frame = _ids_as_pydarshan(batch.to_pandas())
-                frames[name] = frame.drop(columns=[column for column in ("rank", "id") if column not in attach])
-            return frames
+            return _counter_frames(self._parts, attach)
         if self._kind == "lustre":
             frame = self._parts.to_pandas()
             frame["LUSTRE_OST_IDS"] = [np.asarray(ids, dtype=np.int64) for ids in frame["LUSTRE_OST_IDS"]]
@@ -91,18 +87,42 @@ class RecordCollection:
         return f"<ioscout.darshan.RecordCollection {self.module}: {len(self)} records>"
 
 
+def _counter_frames(block: dict, attach) -> dict:
+    """PyDarshan's ``{"counters", "fcounters"}`` frames from a module's counter blocks: one 2-D
+    array per kind (numpy reads the bytes in place), then ``rank`` and ``id`` in front."""
+    rows = block["rows"]
+    ranks = np.frombuffer(block["ranks"], dtype=np.int64)
+    ids = np.frombuffer(block["ids"], dtype=np.uint64)
+    if rows and int(ids.max()) <= _INT64_MAX or not rows:
+        ids = ids.astype(np.int64)
+    frames = {}
+    for kind, names, dtype in (("counters", block["names"], np.int64), ("fcounters", block["float_names"], np.float64)):
+        values = np.frombuffer(block[kind], dtype=dtype).reshape(rows, len(names))
+        frame = pd.DataFrame(values, columns=list(names), copy=True)
+        if "id" in attach:
+            frame.insert(0, "id", ids.copy())
+        if "rank" in attach:
+            frame.insert(0, "rank", ranks.copy())
+        frames[kind] = frame
+    return frames
+
+
 def _dxt_records(records: list, segments: pa.RecordBatch) -> list:
-    frame = segments.to_pandas()
-    columns = ["offset", "length", "start_time", "end_time"]
-    split = {}
-    if len(frame):
-        for (record, write), part in frame.groupby(["record", "write"], sort=False):
-            split[(record, bool(write))] = part[columns].reset_index(drop=True)
+    """PyDarshan's DXT records: each record's writes and reads as DataFrames of offset, length,
+    start and end time (an empty frame without columns when there are none). The segments come
+    record by record, writes before reads; each record carries its row bounds."""
+    columns = {name: segments.column(name).to_numpy() for name in ("offset", "length", "start_time", "end_time")}
+
+    def frame(start: int, end: int) -> pd.DataFrame:
+        if end <= start:
+            return pd.DataFrame()
+        return pd.DataFrame({name: values[start:end] for name, values in columns.items()})
+
     out = []
-    for index, record in enumerate(records):
+    for record, (first, middle, last) in records:
         entry = dict(record)
-        entry["write_segments"] = split.get((index, True), pd.DataFrame())
-        entry["read_segments"] = split.get((index, False), pd.DataFrame())
+        entry["write_segments"] = frame(first, middle)
+        entry["read_segments"] = frame(middle, last)
         out.append(entry)
     return out
 
@@ -146,10 +166,8 @@ class DarshanReport:
         def count(module):
             return self.modules.get(module, {}).get("num_records", 0)
 
-        for module, (counters, fcounters) in parts["counters"].items():
-            self.records[module] = RecordCollection(
-                module, "counters", (pa.record_batch(counters), pa.record_batch(fcounters)), count(module)
-            )
+        for module, block in parts["counters"].items():
+            self.records[module] = RecordCollection(module, "counters", block, count(module))
         if parts["lustre"] is not None:
             self.records["LUSTRE"] = RecordCollection(
                 "LUSTRE", "lustre", pa.record_batch(parts["lustre"]), count("LUSTRE")
