@@ -103,12 +103,7 @@ pub(crate) fn finish(report: &ScanReport, input: &InputArguments) -> ExitCode {
             );
         }
     }
-    // A scan of no file at all (an index whose files are all unchanged) read nothing it failed on.
-    let readable = report.files.is_empty()
-        || report.files.iter().any(|file| {
-            file.problems.first().is_none_or(|problem| problem.kind != ioscout_read::ProblemKind::Unreadable)
-        });
-    if !readable {
+    if !report.read_anything() {
         let _ = writeln!(stderr, "ioscout: error: no trace file could be read");
         return ExitCode::from(2);
     }
@@ -123,7 +118,7 @@ pub(crate) fn finish(report: &ScanReport, input: &InputArguments) -> ExitCode {
     // ripgrep's rule: the rest is read, then a path the user named that could not be read (a
     // typo, no permission, a glob that matched nothing) makes the exit code 2. A file found by
     // walking a directory that fails is a counted problem, as above.
-    let named: Vec<&std::path::Path> = unreadable_named_inputs(report, input);
+    let named: Vec<&std::path::Path> = report.unreadable_named(&input.paths);
     if !named.is_empty() {
         let listed: Vec<String> = named.iter().map(|path| path.display().to_string()).collect();
         let _ = writeln!(
@@ -135,23 +130,6 @@ pub(crate) fn finish(report: &ScanReport, input: &InputArguments) -> ExitCode {
         return ExitCode::from(2);
     }
     ExitCode::SUCCESS
-}
-
-/// The paths named on the command line whose first problem is that they could not be used
-/// (an empty directory is only a warning).
-fn unreadable_named_inputs<'r>(report: &'r ScanReport, input: &InputArguments) -> Vec<&'r std::path::Path> {
-    report
-        .files
-        .iter()
-        .filter(|file| input.paths.contains(&file.path))
-        .filter(|file| {
-            file.problems.first().is_some_and(|problem| {
-                problem.kind == ioscout_read::ProblemKind::Unreadable
-                    && !problem.detail.starts_with("directory holds no")
-            })
-        })
-        .map(|file| file.path.as_path())
-        .collect()
 }
 
 /// Prints an error and its causes, each once: a cause whose text an outer message already

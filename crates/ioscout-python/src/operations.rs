@@ -50,11 +50,7 @@ fn checked(
     scan: &Scan,
     warnings: &mut Vec<String>,
 ) -> Result<(), Failure> {
-    let readable = report.files.is_empty()
-        || report.files.iter().any(|file| {
-            file.problems.first().is_none_or(|problem| problem.kind != ioscout_read::ProblemKind::Unreadable)
-        });
-    if !readable {
+    if !report.read_anything() {
         let first = report.problems().next();
         return Err(Failure {
             path: first.map(|problem| problem.path.clone()),
@@ -70,18 +66,8 @@ fn checked(
     // The command line's rule (after ripgrep's): a path the caller named that could not be
     // read (a typo, no permission, a glob that matched nothing) is an error; a file found by
     // walking a directory that fails is a counted problem.
-    let named: Vec<String> = report
-        .files
-        .iter()
-        .filter(|file| scan.paths.contains(&file.path))
-        .filter(|file| {
-            file.problems.first().is_some_and(|problem| {
-                problem.kind == ioscout_read::ProblemKind::Unreadable
-                    && !problem.detail.starts_with("directory holds no")
-            })
-        })
-        .map(|file| file.path.display().to_string())
-        .collect();
+    let named: Vec<String> =
+        report.unreadable_named(&scan.paths).iter().map(|path| path.display().to_string()).collect();
     if let Some(first) = named.first() {
         return Err(Failure {
             path: Some(PathBuf::from(first)),

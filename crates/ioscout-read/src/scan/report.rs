@@ -210,6 +210,35 @@ impl ScanReport {
         self.files.iter().flat_map(|file| file.problems.iter())
     }
 
+    /// Whether the scan could read anything: some file's first problem is not that it could
+    /// not be opened (a scan of no file at all, as an index whose files are all unchanged
+    /// reports it, read nothing it failed on).
+    pub fn read_anything(&self) -> bool {
+        self.files.is_empty()
+            || self.files.iter().any(|file| {
+                file.problems.first().is_none_or(|problem| problem.kind != ProblemKind::Unreadable)
+            })
+    }
+
+    /// The paths among `named` (the inputs a caller gave) whose first problem is that they
+    /// could not be used: a typo, no permission, a glob that matched nothing; an empty
+    /// directory is only a warning. The command line exits 2 on them (ripgrep's rule) and the
+    /// Python package raises; a file found by walking a directory that fails is a counted
+    /// problem instead.
+    pub fn unreadable_named<'r>(&'r self, named: &[std::path::PathBuf]) -> Vec<&'r std::path::Path> {
+        self.files
+            .iter()
+            .filter(|file| named.contains(&file.path))
+            .filter(|file| {
+                file.problems.first().is_some_and(|problem| {
+                    problem.kind == ProblemKind::Unreadable
+                        && !problem.detail.starts_with("directory holds no")
+                })
+            })
+            .map(|file| file.path.as_path())
+            .collect()
+    }
+
     /// All problems, counted.
     pub fn problem_count(&self) -> u64 {
         self.files.iter().map(|file| file.problem_count).sum()
