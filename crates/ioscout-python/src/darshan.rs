@@ -322,19 +322,27 @@ fn describe<'py>(py: Python<'py>, log: &DarshanLog, tables: Tables) -> PyResult<
         dxt.set_item(module, (described, ArrowBatch::new(segments)))?;
     }
     out.set_item("dxt", dxt)?;
-    let heatmaps = PyList::empty(py);
+    // Heatmap records as columns of bytes (the Python side makes the per-record dicts when
+    // they are first asked for): ids, ranks, bin widths, and each record's bins, one record's
+    // after the other, with where each record's run ends.
+    let mut columns: [Vec<u8>; 7] = Default::default();
+    let [ids, ranks, widths, writes, reads, write_ends, read_ends] = &mut columns;
     for module in &log.modules {
         let Records::Heatmap(records) = &module.records else { continue };
         for record in records {
-            let entry = PyDict::new(py);
-            entry.set_item("id", record.id)?;
-            entry.set_item("name", log.name(record.id))?;
-            entry.set_item("rank", record.rank)?;
-            entry.set_item("bin_width_seconds", record.bin_width_seconds)?;
-            entry.set_item("write_bins", record.write_bins.clone())?;
-            entry.set_item("read_bins", record.read_bins.clone())?;
-            heatmaps.append(entry)?;
+            ids.extend_from_slice(&record.id.to_ne_bytes());
+            ranks.extend_from_slice(&record.rank.to_ne_bytes());
+            widths.extend_from_slice(&record.bin_width_seconds.to_ne_bytes());
+            writes.extend(record.write_bins.iter().flat_map(|value| value.to_ne_bytes()));
+            reads.extend(record.read_bins.iter().flat_map(|value| value.to_ne_bytes()));
+            write_ends.extend_from_slice(&((writes.len() / 8) as i64).to_ne_bytes());
+            read_ends.extend_from_slice(&((reads.len() / 8) as i64).to_ne_bytes());
         }
+    }
+    let heatmaps = PyDict::new(py);
+    let keys = ["ids", "ranks", "bin_widths", "write_bins", "read_bins", "write_ends", "read_ends"];
+    for (key, column) in keys.iter().zip(&columns) {
+        heatmaps.set_item(key, PyBytes::new(py, column))?;
     }
     out.set_item("heatmaps", heatmaps)?;
     let mut opaque: Vec<&str> = log

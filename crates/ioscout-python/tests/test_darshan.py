@@ -1,7 +1,7 @@
 """``ioscout.darshan.DarshanReport`` against PyDarshan 3.5.0 (the ``darshan`` package, pinned in
 requirements.txt) on every corpus log and module: the job, modules, name records and every
 ``records[m].to_df()`` frame equal, dtypes included, except the differences the module
-documents (modules without a decoder: APMPI, APXC, BG/Q; PyDarshan's heatmaps)."""
+documents (modules without a decoder: APMPI, APXC, BG/Q); heatmaps as PyDarshan's ``to_df`` per rank."""
 
 import numpy as np
 import pandas as pd
@@ -29,9 +29,7 @@ def frames_equal(ours: pd.DataFrame, theirs: pd.DataFrame, what: str) -> None:
         assert [list(ids) for ids in ours["LUSTRE_OST_IDS"]] == [list(ids) for ids in theirs["LUSTRE_OST_IDS"]], what
         ours = ours.drop(columns="LUSTRE_OST_IDS")
         theirs = theirs.drop(columns="LUSTRE_OST_IDS")
-    pd.testing.assert_frame_equal(
-        ours.reset_index(drop=True), theirs.reset_index(drop=True), check_exact=True, obj=what
-    )
+    pd.testing.assert_frame_equal(ours, theirs, check_exact=True, obj=what)
 
 
 def byteswapped(values) -> list:
@@ -54,6 +52,25 @@ def known_differences(ours, theirs, module: str, kind: str, mine: pd.DataFrame, 
     return mine.drop(columns=dropped), frame.drop(columns=dropped)
 
 
+def heatmaps_equal(ours, theirs, path: str) -> None:
+    """PyDarshan's heatmaps are objects per module whose ``to_df(ops=[op])`` has one row per rank
+    and one column per bin; ioscout's are records per rank with the bins as int64 arrays. Each
+    module's bins, summed per rank, equal PyDarshan's frame."""
+    assert {entry["name"] for entry in ours.heatmaps} == {f"heatmap:{module}" for module in theirs.heatmaps}, path
+    for module, heatmap in theirs.heatmaps.items():
+        for operation in ("read", "write"):
+            expected = heatmap.to_df(ops=[operation])
+            rows = {}
+            for entry in ours.heatmaps:
+                if entry["name"] == f"heatmap:{module}":
+                    bins = entry[f"{operation}_bins"]
+                    assert bins.dtype == np.int64, path
+                    rows[entry["rank"]] = rows.get(entry["rank"], 0) + bins
+            assert sorted(rows) == list(expected.index), f"{path} {module} {operation} ranks"
+            for rank, bins in rows.items():
+                assert list(bins) == list(expected.loc[rank]), f"{path} {module} {operation} rank {rank}"
+
+
 def compare(path: str) -> None:
     theirs = darshan.DarshanReport(path, read_all=True)
     ours = ioscout.darshan.DarshanReport(path)
@@ -64,6 +81,7 @@ def compare(path: str) -> None:
         assert ours.metadata["exe"] == theirs.metadata["exe"], path
     assert ours.mounts == theirs.mounts, path
     assert ours.name_records == theirs.name_records, path
+    heatmaps_equal(ours, theirs, path)
     assert set(ours.modules) == set(theirs.modules), path
     for module, entry in theirs.modules.items():
         mine = dict(ours.modules[module])
@@ -178,3 +196,47 @@ def test_a_trace_opens_as_the_records_derived_from_it():
 
 def test_a_real_log_has_no_derivation():
     assert ioscout.darshan.DarshanReport(TESTDATA / "darshan" / "mpi-io-test-x86_64-3.5.0.darshan").derivation is None
+
+
+def every_frame(report):
+    """Every frame of a report, named: counters and fcounters, LUSTRE components, DXT segments."""
+    for module, collection in report.records.items():
+        frames = collection.to_df()
+        if isinstance(frames, dict):
+            for kind, frame in frames.items():
+                yield f"{module} {kind}", frame
+        else:
+            for index, record in enumerate(frames):
+                for key in ("write_segments", "read_segments"):
+                    yield f"{module} record {index} {key}", record[key]
+
+
+@pytest.mark.parametrize("log", ["mpi-io-test-x86_64-3.5.0", "mpi-io-test-x86_64-3.1.3"])
+def test_frames_without_pandas_block_assembly_are_the_same(log, monkeypatch):
+    """pandas older than 3.0 has no ``create_dataframe_from_blocks``; the frames then come from
+    the public constructor and must be the same frames."""
+    path = TESTDATA / "darshan" / f"{log}.darshan"
+    fast = dict(every_frame(ioscout.darshan.DarshanReport(path)))
+    monkeypatch.setattr(ioscout.darshan, "_from_blocks", None)
+    slow = dict(every_frame(ioscout.darshan.DarshanReport(path)))
+    assert fast.keys() == slow.keys() and len(fast) > 2
+    for name, frame in fast.items():
+        pd.testing.assert_frame_equal(frame, slow[name], check_exact=True, obj=name)
+
+
+def test_segment_frames_are_writable_and_independent():
+    """The DXT frames of one module view rows of one shared array; writing to one record's frame
+    changes that frame only, and a second to_df() gives the values as read."""
+    collection = ioscout.darshan.DarshanReport(TESTDATA / "darshan" / "mpi-io-test-x86_64-3.1.3.darshan").records["DXT_POSIX"]
+    records = collection.to_df()
+    frames = [record[key] for record in records for key in ("write_segments", "read_segments") if len(record[key])]
+    assert len(frames) >= 2
+    before = [frame.copy() for frame in frames]
+    frames[0].loc[:, "offset"] = -1
+    frames[0].loc[:, "start_time"] = -1.0
+    assert (frames[0]["offset"] == -1).all() and (frames[0]["start_time"] == -1.0).all()
+    for frame, kept in zip(frames[1:], before[1:]):
+        pd.testing.assert_frame_equal(frame, kept)
+    again = collection.to_df()
+    first = next(record[key] for record in again for key in ("write_segments", "read_segments") if len(record[key]))
+    pd.testing.assert_frame_equal(first, before[0])

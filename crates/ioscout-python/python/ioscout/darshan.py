@@ -16,8 +16,9 @@
 Differences from PyDarshan 3.5 (``COMPATIBILITY.md``; the test suite checks each):
 
 - modules ioscout has no decoder for (APMPI, APXC, BG/Q, MDHIM) are listed in ``modules`` but
-  have no ``records``; heatmaps are ``heatmaps``, a list of per-rank records, not PyDarshan's
-  Heatmap objects;
+  have no ``records``; heatmaps are ``heatmaps``, a list of per-rank records with the bins as
+  int64 arrays, not PyDarshan's Heatmap objects (the bins summed per rank equal their
+  ``to_df(ops=[...])``);
 - POSIX records of module version 3 and older: darshan-util's up-conversion loses the last two
   floating-point counters (``POSIX_F_VARIANCE_RANK_TIME`` and ``_BYTES`` read as 0); ioscout
   keeps the stored values;
@@ -75,11 +76,7 @@ class RecordCollection:
         if self._kind == "counters":
             return _counter_frames(self._parts, attach)
         if self._kind == "lustre":
-            frame = self._parts.to_pandas()
-            frame["LUSTRE_OST_IDS"] = [np.asarray(ids, dtype=np.int64) for ids in frame["LUSTRE_OST_IDS"]]
-            frame = _ids_as_pydarshan(frame)
-            frame = frame.drop(columns=[column for column in ("rank", "id") if column not in attach])
-            return {"components": frame}
+            return {"components": _lustre_frame(self._parts, attach)}
         records, segments = self._parts
         return _dxt_records(records, segments)
 
@@ -87,36 +84,115 @@ class RecordCollection:
         return f"<ioscout.darshan.RecordCollection {self.module}: {len(self)} records>"
 
 
+try:  # pandas 3: frames assembled from their blocks, without pandas' per-column checks
+    from pandas.api.internals import create_dataframe_from_blocks as _from_blocks
+except ImportError:  # older pandas: the same frames through the public constructor
+    _from_blocks = None
+
+_COLUMNS: dict = {}
+
+
+def _columns(names: tuple) -> pd.Index:
+    """One column index per list of names, shared by every frame that has them (an index is
+    immutable; building it is most of what a small frame costs)."""
+    index = _COLUMNS.get(names)
+    if index is None:
+        index = _COLUMNS[names] = pd.Index(list(names))
+    return index
+
+
+def _frame(blocks: list, rows: int, names: tuple) -> pd.DataFrame:
+    """A frame of ``rows`` rows from ``blocks``: pairs of a 2-D array (one row per column,
+    writable, owned by this frame or by a disjoint slice of a buffer no other frame shares)
+    and the positions of its columns in ``names``."""
+    if _from_blocks is not None:
+        return _from_blocks(blocks, index=pd.RangeIndex(rows), columns=_columns(names))
+    data = {}
+    for values, positions in blocks:
+        for row, position in zip(values, positions):
+            data[names[position]] = row
+    return pd.DataFrame({name: data[name] for name in names}, columns=list(names))
+
+
+def _empty() -> pd.DataFrame:
+    """``pd.DataFrame()``: no rows, no columns (PyDarshan's frame for a record without segments)."""
+    if _from_blocks is not None:
+        return _from_blocks([], index=pd.RangeIndex(0), columns=pd.RangeIndex(0))
+    return pd.DataFrame()
+
+
 def _counter_frames(block: dict, attach) -> dict:
     """PyDarshan's ``{"counters", "fcounters"}`` frames from a module's counter blocks: one 2-D
-    array per kind (numpy reads the bytes in place), then ``rank`` and ``id`` in front."""
+    array per kind (numpy reads the bytes, copied once), then ``rank`` and ``id`` in front."""
     rows = block["rows"]
     ranks = np.frombuffer(block["ranks"], dtype=np.int64)
     ids = np.frombuffer(block["ids"], dtype=np.uint64)
     if rows and int(ids.max()) <= _INT64_MAX or not rows:
-        ids = ids.astype(np.int64)
+        ids = ids.astype(np.int64, copy=False)
+    front = [(name, values) for name, values in (("rank", ranks), ("id", ids)) if name in attach]
     frames = {}
     for kind, names, dtype in (("counters", block["names"], np.int64), ("fcounters", block["float_names"], np.float64)):
         values = np.frombuffer(block[kind], dtype=dtype).reshape(rows, len(names))
-        frame = pd.DataFrame(values, columns=list(names), copy=True)
-        if "id" in attach:
-            frame.insert(0, "id", ids.copy())
-        if "rank" in attach:
-            frame.insert(0, "rank", ranks.copy())
-        frames[kind] = frame
+        blocks = [(np.array(column, copy=True).reshape(1, rows), np.array([position])) for position, (_, column) in enumerate(front)]
+        blocks.append((values.T.copy(), np.arange(len(front), len(front) + len(names))))
+        frames[kind] = _frame(blocks, rows, tuple(name for name, _ in front) + tuple(names))
     return frames
+
+
+def _lustre_frame(batch: pa.RecordBatch, attach) -> pd.DataFrame:
+    """PyDarshan's LUSTRE components from the reader's batch: ``rank``, ``id``, the
+    ``LUSTRE_COMP_*`` counters, the pool name, and the OST ids as one int64 array per row."""
+    if _from_blocks is None:
+        frame = batch.to_pandas()
+        frame["LUSTRE_OST_IDS"] = [np.asarray(ids, dtype=np.int64) for ids in frame["LUSTRE_OST_IDS"]]
+        frame = _ids_as_pydarshan(frame)
+        return frame.drop(columns=[column for column in ("rank", "id") if column not in attach])
+    rows = batch.num_rows
+    names = [name for name in batch.schema.names if name not in ("rank", "id") or name in attach]
+    counters = [name for name in names if name.startswith("LUSTRE_COMP_") or name == "rank"]
+    blocks = [
+        (
+            np.vstack([batch.column(name).to_numpy() for name in counters]).astype(np.int64, copy=False).reshape(len(counters), rows),
+            np.array([names.index(name) for name in counters]),
+        )
+    ]
+    if "id" in names:
+        ids = batch.column("id").to_numpy()
+        if not rows or int(ids.max()) <= _INT64_MAX:
+            ids = ids.astype(np.int64)
+        blocks.append((np.array(ids, copy=True).reshape(1, rows), np.array([names.index("id")])))
+    pools = pd.array(batch.column("LUSTRE_POOL_NAME").to_pylist(), dtype="str")
+    blocks.append((pools, np.array([names.index("LUSTRE_POOL_NAME")])))
+    osts = batch.column("LUSTRE_OST_IDS")
+    values = osts.values.to_numpy(zero_copy_only=False).astype(np.int64)
+    bounds = osts.offsets.to_numpy()
+    ost_ids = np.empty((1, rows), dtype=object)
+    for row in range(rows):
+        ost_ids[0, row] = values[bounds[row] : bounds[row + 1]]
+    blocks.append((ost_ids, np.array([names.index("LUSTRE_OST_IDS")])))
+    return _frame(blocks, rows, tuple(names))
+
+
+_SEGMENT_COLUMNS = ("offset", "length", "start_time", "end_time")
 
 
 def _dxt_records(records: list, segments: pa.RecordBatch) -> list:
     """PyDarshan's DXT records: each record's writes and reads as DataFrames of offset, length,
     start and end time (an empty frame without columns when there are none). The segments come
-    record by record, writes before reads; each record carries its row bounds."""
-    columns = {name: segments.column(name).to_numpy() for name in ("offset", "length", "start_time", "end_time")}
+    record by record, writes before reads; each record carries its row bounds. The integers and
+    the times are copied once into two 2-D arrays; each frame views its own rows of them."""
+    integers = np.vstack([segments.column(name).to_numpy() for name in _SEGMENT_COLUMNS[:2]]).astype(np.int64, copy=False)
+    times = np.vstack([segments.column(name).to_numpy() for name in _SEGMENT_COLUMNS[2:]]).astype(np.float64, copy=False)
+    integer_positions, time_positions = np.array([0, 1]), np.array([2, 3])
 
     def frame(start: int, end: int) -> pd.DataFrame:
         if end <= start:
-            return pd.DataFrame()
-        return pd.DataFrame({name: values[start:end] for name, values in columns.items()})
+            return _empty()
+        return _frame(
+            [(integers[:, start:end], integer_positions), (times[:, start:end], time_positions)],
+            end - start,
+            _SEGMENT_COLUMNS,
+        )
 
     out = []
     for record, (first, middle, last) in records:
@@ -125,6 +201,27 @@ def _dxt_records(records: list, segments: pa.RecordBatch) -> list:
         entry["read_segments"] = frame(middle, last)
         out.append(entry)
     return out
+
+
+def _heatmaps(columns: dict, names: dict) -> list:
+    """The heatmap records as dicts, from the reader's columns of bytes: ``id``, ``name``,
+    ``rank``, ``bin_width_seconds``, and ``write_bins`` and ``read_bins`` as int64 arrays (each a
+    view of its own run of one array per kind)."""
+    ids = np.frombuffer(columns["ids"], dtype=np.uint64)
+    ranks = np.frombuffer(columns["ranks"], dtype=np.int64)
+    widths = np.frombuffer(columns["bin_widths"], dtype=np.float64)
+    bins = {kind: np.frombuffer(columns[kind], dtype=np.int64).copy() for kind in ("write_bins", "read_bins")}
+    ends = {kind: np.frombuffer(columns[kind.replace("bins", "ends")], dtype=np.int64) for kind in bins}
+    records = []
+    starts = {kind: 0 for kind in bins}
+    for index, (identifier, rank, width) in enumerate(zip(ids.tolist(), ranks.tolist(), widths.tolist())):
+        record = {"id": identifier, "name": names.get(identifier), "rank": rank, "bin_width_seconds": width}
+        for kind, values in bins.items():
+            end = int(ends[kind][index])
+            record[kind] = values[starts[kind] : end]
+            starts[kind] = end
+        records.append(record)
+    return records
 
 
 class DarshanReport:
@@ -155,7 +252,8 @@ class DarshanReport:
         self.mounts = parts["mounts"]
         self.modules = parts["modules"]
         self.name_records = parts["name_records"]
-        self.heatmaps = parts["heatmaps"]
+        self._heatmap_columns = parts["heatmaps"]
+        self._heatmaps = None
         self.problems = parts["problems"]
         self.unread_modules = parts["unread_modules"]
         self.damaged_modules = parts["damaged_modules"]
@@ -174,6 +272,15 @@ class DarshanReport:
             )
         for module, (records, segments) in parts["dxt"].items():
             self.records[module] = RecordCollection(module, "dxt", (records, pa.record_batch(segments)), len(records))
+
+    @property
+    def heatmaps(self) -> list:
+        """One dict per heatmap record: ``id``, ``name``, ``rank``, ``bin_width_seconds``, and
+        ``write_bins`` and ``read_bins`` as int64 arrays of bytes per bin (made when first
+        asked for)."""
+        if self._heatmaps is None:
+            self._heatmaps = _heatmaps(self._heatmap_columns, self.name_records)
+        return self._heatmaps
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.records)
