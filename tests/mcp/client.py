@@ -60,6 +60,14 @@ def without(value, *keys):
     return {key: item for key, item in value.items() if key not in keys}
 
 
+def pathless(comparison):
+    """A comparison without the runs' paths (the server gives them resolved under its root, the
+    command line as typed) and without the tool's status."""
+    value = without(comparison, "status")
+    value["runs"] = [without(run, "path") for run in value["runs"]]
+    return value
+
+
 def structured(result, tool):
     check(not result.is_error, f"{tool} failed: {result.content}")
     check(result.structured_content is not None, f"{tool}: no structured content")
@@ -155,11 +163,28 @@ async def stdio_checks(workspace):
             check(card.get("pattern") == "file_strategy" and card.get("typical"), "pattern card")
             summary = structured(await session.call_tool("darshan_summary", {"log": DARSHAN}), "darshan_summary")
             check(without(summary, "status", "log") == without(cli_json("darshan", "summary", "--json", DARSHAN), "log"), "darshan_summary != ioscout darshan summary")
+            many = structured(await session.call_tool("darshan_summary", {"log": "testdata/darshan", "group_by": "nprocs", "top": 2}), "darshan_summary over logs")
+            expected_many = cli_json("darshan", "summary", "--json", "--group-by", "nprocs", "--top", "2", "testdata/darshan")
+            check(many["groups"] == expected_many["groups"] and many["logs_read"] == expected_many["logs_read"] == 3, "darshan_summary over logs != ioscout darshan summary --group-by")
+            check([job["jobid"] for job in many["top_jobs"]] == [job["jobid"] for job in expected_many["top_jobs"]], "darshan_summary: the top jobs")
             comparison = structured(
                 await session.call_tool("comparator", {"baseline": "testdata/validation/dlio_read_threads_1", "variant": "testdata/validation/dlio_read_threads_4"}),
                 "comparator",
             )
-            check(without(comparison, "status") == cli_json("compare", "--json", "testdata/validation/dlio_read_threads_1", "testdata/validation/dlio_read_threads_4"), "comparator != ioscout compare")
+            check(pathless(comparison) == pathless(cli_json("compare", "--json", "testdata/validation/dlio_read_threads_1", "testdata/validation/dlio_read_threads_4")), "comparator != ioscout compare")
+            campaign = structured(
+                await session.call_tool("comparator", {
+                    "baseline": "testdata/validation/dlio_read_threads_1",
+                    "variants": ["testdata/validation/dlio_read_threads_4", "testdata/validation/dlio_read_threads_4_one_epoch"],
+                    "labels": ["one", "four", "short"], "sort": "job-time",
+                }),
+                "comparator, three runs",
+            )
+            check(pathless(campaign) == pathless(cli_json(
+                "compare", "--json", "--sort", "job-time", "--labels", "one,four,short", "testdata/validation/dlio_read_threads_1",
+                "testdata/validation/dlio_read_threads_4", "testdata/validation/dlio_read_threads_4_one_epoch")), "comparator, three runs != ioscout compare")
+            check(campaign["doing_less"] == ["short"] and campaign["baseline"] == "one", "comparator: the guard marks the run that did less")
+            await refused(session, "comparator", {"baseline": "testdata/validation/dlio_read_threads_1", "variants": ["testdata/validation/dlio_read_threads_4"], "labels": ["a"]}, "comparator: labels of the wrong length")
             rows = structured(await session.call_tool("query", {"trace_path": SAMPLE, "where": 'cat == "POSIX"', "limit": 5}), "query")
             check(rows["count"] == 5 and all(row["cat"] == "POSIX" for row in rows["rows"]), "query rows")
             for extra in [[], ["--select", "name,pid,ts,dur,file,args.size,args"]]:

@@ -1,6 +1,8 @@
-//! Comparison of two runs, layer by layer: time, operations, bytes, bandwidth and overlap before
-//! and after, the speedup, and the "doing less" guard: when the second run moved fewer bytes or
-//! issued fewer operations than the first, its speedup is not credited to the change.
+//! Comparison of runs, layer by layer: time, operations, bytes, bandwidth and overlap before
+//! and after, the speedup, and the "doing less" guard: when a run moved fewer bytes or issued
+//! fewer operations than the one it is compared with, its speedup is not credited to the change.
+//! [`compare`] sets two runs side by side; [`compare_runs`] sets a campaign of two or more
+//! against one baseline (each run compared with it as by [`compare`]) and sorts them.
 
 use ioscout_analysis::{Analysis, ViewType};
 use serde::Serialize;
@@ -201,13 +203,215 @@ pub fn compare(before: &RunSummary, after: &RunSummary) -> Comparison {
         layers.iter().filter(|layer| layer.did_less).map(|layer| layer.name.clone()).collect();
     let job_speedup = ratio(before.job_time_s, after.job_time_s);
     let verdict = match (job_speedup, doing_less.is_empty()) {
-        (_, false) => format!("not credited: the second run did less work in {}", doing_less.join(", ")),
+        (_, false) => format!("not credited: less work than the baseline in {}", doing_less.join(", ")),
         (Some(speedup), true) if speedup >= 1.05 => format!("faster: {speedup:.2}x the job time, same work"),
         (Some(speedup), true) if speedup <= 1.0 / 1.05 => format!("slower: {speedup:.2}x the job time"),
         (Some(_), true) => "no change (within 5 %)".to_string(),
         (None, true) => "job time not comparable".to_string(),
     };
     Comparison { job_speedup, layers, doing_less, verdict }
+}
+
+/// What the runs of a campaign are sorted by. Time is best first (least first), speedup and
+/// bandwidth best first (most first), operations and bytes most first; `reverse` flips it.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum SortMetric {
+    /// The order the runs were given in.
+    #[default]
+    Input,
+    /// The job's time (wall clock of the run).
+    JobTime,
+    /// The job's speedup over the baseline.
+    Speedup,
+    /// The sort layer's time.
+    Time,
+    /// The sort layer's operations.
+    Operations,
+    /// The sort layer's bytes.
+    Bytes,
+    /// The sort layer's bandwidth.
+    Bandwidth,
+}
+
+impl SortMetric {
+    /// Whether the metric is one of a layer's (it then needs a sort layer).
+    pub fn of_layer(self) -> bool {
+        matches!(self, SortMetric::Time | SortMetric::Operations | SortMetric::Bytes | SortMetric::Bandwidth)
+    }
+}
+
+/// One layer of one run of a campaign, against the baseline's.
+#[derive(Clone, Debug, Serialize)]
+pub struct LayerAgainstBaseline {
+    /// The run's own figures (zero when the run does not have the layer).
+    #[serde(flatten)]
+    pub line: LayerLine,
+    /// This run's time minus the baseline's, seconds.
+    pub time_delta_s: f64,
+    /// This run's operations minus the baseline's.
+    pub count_delta: i64,
+    /// This run's bytes minus the baseline's.
+    pub bytes_delta: i64,
+    /// The baseline's time over this run's (above 1: faster).
+    pub speedup: Option<f64>,
+    /// The work done here against the baseline (the guard: `less` when this run did less).
+    pub work: Work,
+}
+
+/// One run of a campaign.
+#[derive(Clone, Debug, Serialize)]
+pub struct CampaignRun {
+    /// The run's label.
+    pub label: String,
+    /// Whether this is the baseline.
+    pub baseline: bool,
+    /// Job time, seconds.
+    pub job_time_s: f64,
+    /// The baseline's job time over this run's.
+    pub job_speedup: Option<f64>,
+    /// Every layer of the campaign, in the campaign's order.
+    pub layers: Vec<LayerAgainstBaseline>,
+    /// The layers where this run did less work than the baseline (its speedup there is not
+    /// credited).
+    pub doing_less: Vec<String>,
+    /// The verdict against the baseline in one line.
+    pub verdict: String,
+}
+
+/// A campaign of runs against one baseline.
+#[derive(Clone, Debug, Serialize)]
+pub struct Campaign {
+    /// The baseline's label.
+    pub baseline: String,
+    /// What the runs are sorted by.
+    pub sort: SortMetric,
+    /// The layer a layer metric is taken from.
+    pub sort_layer: Option<String>,
+    /// Whether the order is reversed.
+    pub reverse: bool,
+    /// The layers of every run, in the order first seen (the baseline's first).
+    pub layers: Vec<String>,
+    /// The runs, sorted.
+    pub runs: Vec<CampaignRun>,
+    /// The labels of the runs that did less work than the baseline somewhere.
+    pub doing_less: Vec<String>,
+}
+
+/// The runs of `runs` (label and summary; two or more) against `runs[baseline]`, sorted by
+/// `sort` (a layer metric taken from `sort_layer`, or the baseline's first layer). Runs without
+/// the sort layer, or without the metric, come last, in the order given.
+pub fn compare_runs(
+    runs: &[(String, RunSummary)],
+    baseline: usize,
+    sort: SortMetric,
+    sort_layer: Option<&str>,
+    reverse: bool,
+) -> Campaign {
+    let base = runs.get(baseline).map(|(_, summary)| summary.clone()).unwrap_or_default();
+    let mut layers: Vec<String> = base.layers.iter().map(|layer| layer.name.clone()).collect();
+    for (_, summary) in runs {
+        for layer in &summary.layers {
+            if !layers.contains(&layer.name) {
+                layers.push(layer.name.clone());
+            }
+        }
+    }
+    let mut lines: Vec<CampaignRun> = runs
+        .iter()
+        .enumerate()
+        .map(|(index, (label, summary))| {
+            let comparison = compare(&base, summary);
+            let find = |name: &str| comparison.layers.iter().find(|layer| layer.name == *name);
+            let layer_lines = layers
+                .iter()
+                .map(|name| {
+                    let change = find(name);
+                    let line = change.map_or_else(
+                        || LayerLine { name: name.clone(), ..LayerLine::default() },
+                        |change| change.after.clone(),
+                    );
+                    let before = change.map(|change| change.before.clone()).unwrap_or_default();
+                    LayerAgainstBaseline {
+                        time_delta_s: line.time_s - before.time_s,
+                        count_delta: line.count as i64 - before.count as i64,
+                        bytes_delta: line.bytes as i64 - before.bytes as i64,
+                        speedup: change.and_then(|change| change.speedup),
+                        work: change.map_or(Work::Same, |change| change.work),
+                        line: LayerLine { name: name.clone(), ..line },
+                    }
+                })
+                .collect();
+            let is_baseline = index == baseline;
+            CampaignRun {
+                label: label.clone(),
+                baseline: is_baseline,
+                job_time_s: summary.job_time_s,
+                job_speedup: comparison.job_speedup,
+                layers: layer_lines,
+                doing_less: comparison.doing_less.clone(),
+                verdict: if is_baseline { "baseline".to_string() } else { comparison.verdict },
+            }
+        })
+        .collect();
+    let sort_layer = if sort.of_layer() {
+        sort_layer.map(str::to_string).or_else(|| layers.first().cloned())
+    } else {
+        None
+    };
+    if sort != SortMetric::Input {
+        let key = |run: &CampaignRun| -> Option<f64> {
+            let layer = || {
+                sort_layer
+                    .as_deref()
+                    .and_then(|name| run.layers.iter().find(|layer| layer.line.name == name))
+                    .filter(|layer| layer.line.count > 0 || layer.line.time_s > 0.0)
+            };
+            // Each key is negated where more is better, so that ascending is best first.
+            match sort {
+                SortMetric::Input => None,
+                SortMetric::JobTime => Some(run.job_time_s),
+                SortMetric::Speedup => run.job_speedup.map(|speedup| -speedup),
+                SortMetric::Time => layer().map(|layer| layer.line.time_s),
+                SortMetric::Operations => layer().map(|layer| -(layer.line.count as f64)),
+                SortMetric::Bytes => layer().map(|layer| -(layer.line.bytes as f64)),
+                SortMetric::Bandwidth => {
+                    layer().and_then(|layer| layer.line.bandwidth_bps).map(|value| -value)
+                }
+            }
+        };
+        lines.sort_by(|left, right| match (key(left), key(right)) {
+            (Some(left), Some(right)) => {
+                let order = left.total_cmp(&right);
+                if reverse { order.reverse() } else { order }
+            }
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+    }
+    let doing_less =
+        lines.iter().filter(|run| !run.doing_less.is_empty()).map(|run| run.label.clone()).collect();
+    Campaign {
+        baseline: runs.get(baseline).map(|(label, _)| label.clone()).unwrap_or_default(),
+        sort,
+        sort_layer,
+        reverse,
+        layers,
+        runs: lines,
+        doing_less,
+    }
 }
 
 #[cfg(test)]
@@ -241,5 +445,51 @@ mod tests {
         let comparison = compare(&run(10.0, 5.0, 1000, 1 << 30), &run(6.0, 2.0, 500, 1 << 29));
         assert_eq!(comparison.doing_less, ["posix"]);
         assert!(comparison.verdict.starts_with("not credited"));
+    }
+    fn campaign() -> Vec<(String, RunSummary)> {
+        vec![
+            ("base".to_string(), run(10.0, 5.0, 1000, 1 << 30)),
+            ("faster".to_string(), run(6.0, 2.0, 1000, 1 << 30)),
+            ("less".to_string(), run(4.0, 1.0, 400, 1 << 28)),
+            ("slower".to_string(), run(12.0, 6.0, 1000, 1 << 30)),
+        ]
+    }
+
+    #[test]
+    fn every_run_is_compared_with_the_baseline_and_the_one_that_did_less_is_marked() {
+        let campaign = compare_runs(&campaign(), 0, SortMetric::Input, None, false);
+        assert_eq!(campaign.baseline, "base");
+        let labels: Vec<&str> = campaign.runs.iter().map(|run| run.label.as_str()).collect();
+        assert_eq!(labels, ["base", "faster", "less", "slower"]);
+        assert_eq!(campaign.doing_less, ["less"]);
+        assert!(campaign.runs[0].baseline && campaign.runs[0].verdict == "baseline");
+        assert_eq!(campaign.runs[2].layers[0].work, Work::Less);
+        assert_eq!(campaign.runs[2].layers[0].count_delta, -600);
+        assert!(campaign.runs[1].verdict.starts_with("faster"));
+        assert!(campaign.runs[3].verdict.starts_with("slower"));
+        let speedup = campaign.runs[1].job_speedup.unwrap_or_default();
+        assert!((speedup - 10.0 / 6.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn runs_sort_best_first_by_each_metric_and_reverse() {
+        let order = |sort, reverse| -> Vec<String> {
+            compare_runs(&campaign(), 0, sort, None, reverse).runs.into_iter().map(|run| run.label).collect()
+        };
+        assert_eq!(order(SortMetric::JobTime, false), ["less", "faster", "base", "slower"]);
+        assert_eq!(order(SortMetric::JobTime, true), ["slower", "base", "faster", "less"]);
+        assert_eq!(order(SortMetric::Speedup, false), ["less", "faster", "base", "slower"]);
+        assert_eq!(order(SortMetric::Time, false), ["less", "faster", "base", "slower"]);
+        assert_eq!(order(SortMetric::Bytes, false), ["base", "faster", "slower", "less"]);
+    }
+
+    #[test]
+    fn a_run_without_the_sort_layer_comes_last() {
+        let mut runs = campaign();
+        runs[1].1.layers[0].name = "stdio".into();
+        let campaign = compare_runs(&runs, 0, SortMetric::Time, Some("posix"), false);
+        assert_eq!(campaign.runs.last().map(|run| run.label.as_str()), Some("faster"));
+        assert_eq!(campaign.layers, ["posix", "stdio"]);
+        assert_eq!(campaign.sort_layer.as_deref(), Some("posix"));
     }
 }

@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use ioscout_service::vocabulary::{Detector, Family, OverlapMode, PresetName, Severity};
+use ioscout_service::vocabulary::{
+    Detector, Family, GroupBy, OverlapMode, PresetName, RankBy, Severity, SortMetric,
+};
 
 /// The command line of `ioscout`.
 #[derive(Debug, Parser)]
@@ -143,11 +145,30 @@ Examples:
   ioscout advise job.darshan --json
   ioscout advise traces/ --run-dir runs/unet3d --kb kb.jsonl --workload unet3d --system tuolumne")]
     Advise(AdviseArguments),
-    /// Compare two runs layer by layer: time, operations, bytes, bandwidth, overlap, speedup,
-    /// and whether the second did less work.
-    #[command(
-        after_help = "Examples:\n  ioscout compare runs/base/traces runs/opt1/traces\n  ioscout compare before.darshan after.darshan --json"
-    )]
+    /// Compare two or more runs against a baseline, layer by layer: time, operations, bytes,
+    /// bandwidth, overlap, the change and the speedup, and whether each run did less work than
+    /// the baseline (then its speedup is not credited).
+    #[command(after_help = "\
+Runs are trace directories or files, or Darshan logs (all of one kind), named one by one, as
+globs (quoted: 'runs/opt*'), or in a manifest (TOML):
+
+  baseline = \"opt0\"
+  [[run]]
+  label = \"opt0\"
+  path = \"runs/opt0/traces\"   # relative to the manifest's folder
+  [[run]]
+  label = \"stripe16\"
+  path = \"runs/opt1/traces\"
+
+The baseline is the first run unless --baseline names another. --sort orders the runs best
+first (least time, most speedup or bandwidth; most operations or bytes); time, operations, bytes
+and bandwidth are those of --sort-layer (default: the baseline's first layer).
+
+Examples:
+  ioscout compare runs/base/traces runs/opt1/traces
+  ioscout compare 'sweep/threads_*' --sort job-time --html sweep.html
+  ioscout compare --manifest campaign.toml --baseline opt0 --csv > campaign.csv
+  ioscout compare before.darshan after.darshan --json")]
     Compare(CompareArguments),
     /// The knowledge base of measured results (append-only JSON lines).
     #[command(subcommand)]
@@ -583,7 +604,7 @@ pub(crate) enum DarshanCommand {
     /// (named by Darshan's counters); of a Darshan log, or of the Darshan records derived from a
     /// DFTracer trace (a file or a directory of them).
     #[command(
-        after_help = "Examples:\n  ioscout darshan summary job.darshan\n  ioscout darshan summary --json logs/*.darshan\n  ioscout darshan summary traces/   # records derived from the trace"
+        after_help = "Over many logs (--group-by, --top or --by), each log is reduced to its totals as it is read, in\nparallel: per group the logs, processes, run time, bytes, I/O and metadata time (POSIX and\nSTDIO records; times summed over processes) and the I/O share of the process-seconds, then the\ntop jobs and files. A log that cannot be read is counted, named and left out.\n\nExamples:\n  ioscout darshan summary job.darshan\n  ioscout darshan summary --json logs/*.darshan\n  ioscout darshan summary traces/   # records derived from the trace\n  ioscout darshan summary --group-by exe --top 20 /archive/2026/11/\n  ioscout darshan summary --group-by user --by meta-time --json logs/"
     )]
     Summary(DarshanSummaryArguments),
     /// Print a log in darshan-parser's text format (--total adds the total_<COUNTER> lines;
@@ -597,9 +618,19 @@ pub(crate) enum DarshanCommand {
 
 #[derive(Debug, Args)]
 pub(crate) struct DarshanSummaryArguments {
-    /// Darshan logs, or DFTracer traces (files or directories).
+    /// Darshan logs, or DFTracer traces (files or directories); with --group-by, --top or --by,
+    /// Darshan logs and directories searched for *.darshan files.
     #[arg(value_name = "LOG", required = true)]
     pub(crate) logs: Vec<PathBuf>,
+    /// Summarise the logs together, grouped by program, user id, processes or job id.
+    #[arg(long, value_name = "KEY", value_enum)]
+    pub(crate) group_by: Option<GroupBy>,
+    /// Summarise the logs together and list the N jobs and files with the most I/O time (or --by).
+    #[arg(long, value_name = "N")]
+    pub(crate) top: Option<usize>,
+    /// What groups, jobs and files are ranked by (with --group-by or --top).
+    #[arg(long, value_name = "METRIC", value_enum)]
+    pub(crate) by: Option<RankBy>,
     /// Print JSON (one object per log; an array when there are several).
     #[arg(long)]
     pub(crate) json: bool,
@@ -670,18 +701,39 @@ pub(crate) struct AdviseArguments {
 
 #[derive(Debug, Args)]
 pub(crate) struct CompareArguments {
-    /// The first run: a trace directory or file, or a Darshan log.
-    #[arg(value_name = "BEFORE")]
-    pub(crate) before: PathBuf,
-    /// The second run.
-    #[arg(value_name = "AFTER")]
-    pub(crate) after: PathBuf,
+    /// The runs: trace directories or files, Darshan logs, or globs of them.
+    #[arg(value_name = "RUN")]
+    pub(crate) runs: Vec<String>,
+    /// A manifest of labelled runs (TOML), before the runs named on the command line.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) manifest: Option<PathBuf>,
+    /// Labels of the runs named on the command line (after globs are expanded), in order.
+    #[arg(long, value_name = "LABEL,...", value_delimiter = ',')]
+    pub(crate) labels: Vec<String>,
+    /// The run the others are compared with, by label (default: the first run).
+    #[arg(long, value_name = "LABEL")]
+    pub(crate) baseline: Option<String>,
+    /// What the runs are sorted by (best first).
+    #[arg(long, value_name = "METRIC", value_enum, default_value_t = SortMetric::Input)]
+    pub(crate) sort: SortMetric,
+    /// The layer --sort time|operations|bytes|bandwidth is taken from.
+    #[arg(long, value_name = "LAYER")]
+    pub(crate) sort_layer: Option<String>,
+    /// Reverse the order (worst first).
+    #[arg(long)]
+    pub(crate) reverse: bool,
     /// Layer preset for traces.
     #[arg(long, value_name = "PRESET", value_enum, default_value_t = PresetName::Auto)]
     pub(crate) preset: PresetName,
     /// Print JSON.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub(crate) json: bool,
+    /// Print CSV: one row per run and layer.
+    #[arg(long)]
+    pub(crate) csv: bool,
+    /// Also write the comparison as an HTML page of small multiples to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) html: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -19,6 +19,7 @@ pub mod header;
 pub mod job;
 pub mod module;
 pub mod summary;
+pub mod totals;
 
 mod bytes;
 mod descriptions;

@@ -180,7 +180,7 @@ fn registry() -> Vec<Entry> {
         ),
         entry(
             "comparator",
-            "Compare two runs (trace directories or Darshan logs) per layer: time, operations, bytes, bandwidth, overlap, speedup, and the doing-less guard (a run that moved 5 % fewer bytes or operations is not credited).",
+            "Compare two or more runs (trace directories or Darshan logs: a baseline, a variant and more variants) per layer: time, operations, bytes, bandwidth, overlap, the change and speedup against the baseline, and the doing-less guard per run (a run that moved 5 % fewer bytes or operations is not credited); sorted by a metric.",
             true,
             comparator,
         ),
@@ -204,7 +204,7 @@ fn registry() -> Vec<Entry> {
         ),
         entry(
             "darshan_summary",
-            "A Darshan log's version, processes, run time, modules and per-module counter totals under Darshan's counter names; given a DFTracer trace (file or directory), the same for the Darshan records derived from it, with a `derived` section (ranks, approximated counters).",
+            "A Darshan log's version, processes, run time, modules and per-module counter totals under Darshan's counter names; given a DFTracer trace (file or directory), the same for the Darshan records derived from it, with a `derived` section (ranks, approximated counters). With logs, group_by, top or by: many logs (directories searched for *.darshan) summarised together, per program, user, processes or job id (logs, processes, run time, bytes, I/O and metadata time), and the top jobs and files.",
             true,
             darshan_summary,
         ),

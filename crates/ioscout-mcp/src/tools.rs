@@ -120,10 +120,28 @@ pub struct ReportParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ComparatorParams {
-    /// The run before the change: a trace directory or a Darshan log, under a root.
+    /// The run the others are compared with: a trace directory or a Darshan log, under a root.
     pub baseline: String,
     /// The run after the change.
-    pub variant: String,
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// More runs compared with the baseline (a campaign: a sweep, the same job on two systems).
+    #[serde(default)]
+    pub variants: Vec<String>,
+    /// Labels for the baseline, then the variant, then the variants, in that order (default:
+    /// each path as given).
+    #[serde(default)]
+    pub labels: Vec<String>,
+    /// What the runs are sorted by, best first (default: the order given).
+    #[serde(default)]
+    pub sort: ioscout_service::vocabulary::SortMetric,
+    /// The layer `time`, `operations`, `bytes` and `bandwidth` sort by (default: the baseline's
+    /// first layer).
+    #[serde(default)]
+    pub sort_layer: Option<String>,
+    /// Reverse the order (worst first).
+    #[serde(default)]
+    pub reverse: bool,
     /// Layer preset for traces.
     #[serde(default)]
     pub preset: PresetName,
@@ -144,8 +162,21 @@ pub struct ExplainParams {
 #[serde(deny_unknown_fields)]
 pub struct DarshanParams {
     /// A Darshan log, or a DFTracer trace file or directory (its derived records), under a root.
+    /// With `group_by`, `top` or `by`: a log or a directory searched for `*.darshan` files.
     #[serde(alias = "trace_path")]
     pub log: String,
+    /// More logs or directories, summarised together with `log` (grouped; the top jobs and files).
+    #[serde(default)]
+    pub logs: Vec<String>,
+    /// Summarise the logs together, grouped by program, user id, processes or job id.
+    #[serde(default)]
+    pub group_by: Option<ioscout_service::vocabulary::GroupBy>,
+    /// How many jobs and files to list, most first (summarises the logs together; default 10).
+    #[serde(default)]
+    pub top: Option<usize>,
+    /// What groups, jobs and files are ranked by (summarises the logs together).
+    #[serde(default)]
+    pub by: Option<ioscout_service::vocabulary::RankBy>,
 }
 
 /// `session_analyze_traces`.
@@ -377,9 +408,31 @@ fn resolved(
 
 /// `comparator`.
 pub fn comparator(context: &Context, params: ComparatorParams) -> Result<Outcome, ToolError> {
-    let before = context.roots.resolve(&params.baseline, true)?;
-    let after = context.roots.resolve(&params.variant, true)?;
-    Ok(ioscout_service::advise::compare(&before, &after, params.preset)?)
+    let given: Vec<String> =
+        std::iter::once(params.baseline).chain(params.variant).chain(params.variants).collect();
+    if !params.labels.is_empty() && params.labels.len() != given.len() {
+        return Err(ToolError::InvalidParams(format!(
+            "labels gives {} labels for {} runs (the baseline, the variant, then the variants)",
+            params.labels.len(),
+            given.len()
+        )));
+    }
+    let mut runs = Vec::with_capacity(given.len());
+    for (index, path) in given.iter().enumerate() {
+        runs.push(ioscout_service::compare::RunSpec {
+            label: Some(params.labels.get(index).cloned().unwrap_or_else(|| path.clone())),
+            path: context.roots.resolve(path, true)?,
+        });
+    }
+    let request = ioscout_service::compare::CompareRequest {
+        runs,
+        baseline: None,
+        sort: params.sort,
+        sort_layer: params.sort_layer,
+        reverse: params.reverse,
+        preset: params.preset,
+    };
+    Ok(ioscout_service::compare::compare_runs(&request)?.outcome)
 }
 
 /// `query`: rows as JSON objects (the values `ioscout query` prints as JSON lines).
@@ -433,7 +486,21 @@ pub fn advise(context: &Context, params: AdviseParams) -> Result<Outcome, ToolEr
 /// `darshan_summary`.
 pub fn darshan_summary(context: &Context, params: DarshanParams) -> Result<Outcome, ToolError> {
     let path = context.roots.resolve(&params.log, true)?;
-    Ok(ioscout_service::darshan::summaries(&[path], true)?)
+    if params.group_by.is_none() && params.top.is_none() && params.by.is_none() && params.logs.is_empty() {
+        return Ok(ioscout_service::darshan::summaries(&[path], true)?);
+    }
+    let mut logs = vec![path];
+    for log in &params.logs {
+        logs.push(context.roots.resolve(log, true)?);
+    }
+    let request = ioscout_service::darshan::ManyLogsRequest {
+        logs,
+        group_by: params.group_by.unwrap_or_default(),
+        top: params.top.unwrap_or(10),
+        by: params.by.unwrap_or_default(),
+        partial: true,
+    };
+    Ok(ioscout_service::darshan::summary_over(&request)?)
 }
 
 /// `session_analyze_traces`.

@@ -191,15 +191,20 @@ pub(crate) fn advise(
     })
 }
 
-/// Two runs side by side, with the doing-less guard (`ioscout compare --json`).
+/// Two or more runs against a baseline, with the doing-less guard (`ioscout compare --json`);
+/// `request` is the service's `CompareRequest` as JSON. The runs are read one after the other
+/// off the interpreter.
 #[pyfunction]
-#[pyo3(signature = (before, after, preset="auto".to_string()))]
-pub(crate) fn compare(py: Python<'_>, before: PathBuf, after: PathBuf, preset: String) -> PyResult<Answer> {
+#[pyo3(signature = (request, html=None))]
+pub(crate) fn compare(py: Python<'_>, request: String, html: Option<PathBuf>) -> PyResult<Answer> {
     let scan = scan_of(Vec::new(), false, 0);
     run(py, None, &[], move |_| {
-        let preset = ioscout_analysis::PresetName::parse(&preset)
-            .ok_or_else(|| Failure::new(Kind::Request, format!("unknown preset {preset:?}")))?;
-        answer(&ioscout_service::advise::compare(&before, &after, preset)?, &scan)
+        let request: ioscout_service::compare::CompareRequest = self::request(&request)?;
+        let compared = ioscout_service::compare::compare_runs(&request)?;
+        if let Some(path) = &html {
+            ioscout_service::compare::write_html(&compared, path)?;
+        }
+        answer(&compared.outcome, &scan)
     })
 }
 
@@ -385,6 +390,17 @@ pub(crate) fn explain(py: Python<'_>, code: &str) -> PyResult<String> {
         .map_err(|error| Failure::from(error).into_py_err(py))
 }
 
+/// Many Darshan logs summarised together (`ioscout darshan summary --group-by ... --json`);
+/// `request` is the service's `ManyLogsRequest` as JSON. Read in parallel off the interpreter.
+#[pyfunction]
+pub(crate) fn darshan_summary(py: Python<'_>, request: String) -> PyResult<Answer> {
+    let scan = scan_of(Vec::new(), false, 0);
+    run(py, None, &[], move |_| {
+        let request: ioscout_service::darshan::ManyLogsRequest = self::request(&request)?;
+        answer(&ioscout_service::darshan::summary_over(&request)?, &scan)
+    })
+}
+
 /// The functions, as the module exports them.
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(count, module)?)?;
@@ -399,6 +415,7 @@ pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(index, module)?)?;
     module.add_function(wrap_pyfunction!(rules, module)?)?;
     module.add_function(wrap_pyfunction!(explain, module)?)?;
+    module.add_function(wrap_pyfunction!(darshan_summary, module)?)?;
     module.add_function(wrap_pyfunction!(crate::darshan::read_darshan, module)?)?;
     Ok(())
 }

@@ -120,6 +120,22 @@ def test_advise_and_compare_equal_the_cli():
     assert ioscout.compare(before, after) == cli_json("compare", before, after)
 
 
+def test_compare_of_three_runs_equals_the_cli_and_writes_the_page(tmp_path):
+    runs = [str(TESTDATA / "validation" / name) for name in ("dlio_read_threads_1", "dlio_read_threads_4", "dlio_read_threads_4_one_epoch")]
+    page = tmp_path / "runs.html"
+    ours = ioscout.compare(*runs, labels=["one", "four", "short"], baseline="four", sort="job-time", html=page)
+    expected = cli_json("compare", *runs, "--labels", "one,four,short", "--baseline", "four", "--sort", "job-time")
+    assert ours == expected
+    assert ours["baseline"] == "four" and ours["doing_less"] == ["short"]
+    assert 'id="job-time"' in page.read_text()
+    with pytest.raises(ioscout.RequestError):
+        ioscout.compare(*runs, labels=["one"])
+    with pytest.raises(ioscout.RequestError):
+        ioscout.compare(*runs, sort="fastest")
+    with pytest.raises(ioscout.Error, match="two or more runs"):
+        ioscout.compare(runs[0])
+
+
 def test_report_writes_the_page(tmp_path):
     out = tmp_path / "report.html"
     summary = ioscout.report(SAMPLE, out)

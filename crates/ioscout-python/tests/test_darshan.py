@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import ioscout
-from conftest import CORPUS, TESTDATA
+from conftest import CORPUS, TESTDATA, cli_json
 
 darshan = pytest.importorskip("darshan")
 
@@ -240,3 +240,13 @@ def test_segment_frames_are_writable_and_independent():
     again = collection.to_df()
     first = next(record[key] for record in again for key in ("write_segments", "read_segments") if len(record[key]))
     pd.testing.assert_frame_equal(first, before[0])
+
+
+def test_a_summary_over_logs_equals_the_cli():
+    folder = str(TESTDATA / "darshan")
+    ours = ioscout.darshan.summarize([folder], group_by="nprocs", top=3, by="bytes")
+    assert ours == cli_json("darshan", "summary", "--group-by", "nprocs", "--top", "3", "--by", "bytes", folder)
+    assert ours["logs_read"] == 3 and len(ours["top_jobs"]) == 3
+    assert sum(group["logs"] for group in pd.DataFrame(ours["groups"]).to_dict("records")) == 3
+    with pytest.raises(ioscout.RequestError):
+        ioscout.darshan.summarize([folder], group_by="host")

@@ -15,6 +15,7 @@
 //! - [`parquet`]: the one Parquet writer (typed columns), for the rows and the detail tables;
 //! - [`details`]: the analysis views' detail tables as CSV or Parquet files.
 
+pub mod campaign;
 pub mod details;
 pub mod evidence;
 pub mod html;

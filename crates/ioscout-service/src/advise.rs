@@ -1,12 +1,11 @@
-//! Advice (`ioscout advise`, the MCP tools `advise` and `opt_proposal_table`), run comparison
-//! (`ioscout compare`, `comparator`), the knowledge base (`ioscout kb`, `opt_kb_record`,
+//! Advice (`ioscout advise`, the MCP tools `advise` and `opt_proposal_table`; runs are compared
+//! in [`crate::compare`]), the knowledge base (`ioscout kb`, `opt_kb_record`,
 //! `opt_kb_lookup`, `opt_kb_render`) and the run-directory layout (`ioscout runs`,
 //! `session_validate_structure`, `session_reorganize_structure`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use ioscout_advise::compare::RunSummary;
 use ioscout_advise::proposal_table::{self, ProposedRow};
 use ioscout_advise::{Advice, Catalog, FsType, Measurements, artifacts, kb};
 use ioscout_analysis::{AnalysisOptions, OverlapMode, ViewType};
@@ -15,7 +14,6 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::table::Table;
-use crate::text;
 use crate::text::display_path;
 use crate::{Input, Outcome, Result, ServiceError};
 
@@ -221,111 +219,6 @@ fn render(advice: &Advice, metric: ioscout_diagnose::Dimension) -> String {
         }
     }
     out
-}
-
-/// The summary `compare` works on for one run (a trace directory or a Darshan log).
-pub fn summary_of(path: &Path, preset: ioscout_analysis::PresetName) -> Result<RunSummary> {
-    Ok(compared_run(path, preset)?.summary)
-}
-
-/// One side of a comparison: its summary, its kind, and (for a trace) what the scan read.
-struct ComparedRun {
-    summary: RunSummary,
-    darshan: bool,
-    scan: Option<ioscout_read::ScanReport>,
-}
-
-/// Reads one run to compare; a run with nothing readable (an empty file, a trace of garbage,
-/// a log without a module read) is an error, never an empty side that compares as "same".
-fn compared_run(path: &Path, preset: ioscout_analysis::PresetName) -> Result<ComparedRun> {
-    let input = Input::of(vec![path.to_path_buf()]);
-    let nothing = |what: &str| ServiceError::BadRequest(format!("{}: {what}", text::display_path(path)));
-    match load(&input, preset)? {
-        (Run::Trace(analysis, _), scan) => {
-            if let Some(scan) = &scan
-                && scan.totals().events() == 0
-            {
-                return Err(nothing(&format!(
-                    "no event could be read ({} problems): nothing to compare",
-                    scan.problem_count()
-                )));
-            }
-            Ok(ComparedRun { summary: RunSummary::from_analysis(&analysis), darshan: false, scan })
-        }
-        (Run::Darshan(log), _) => {
-            if log.modules.iter().all(|module| !module.has_data()) {
-                return Err(nothing("no module of the Darshan log could be read: nothing to compare"));
-            }
-            Ok(ComparedRun { summary: RunSummary::from_darshan(&log), darshan: true, scan: None })
-        }
-    }
-}
-
-/// Two runs side by side per layer, with the doing-less guard. Both must be of one kind (two
-/// traces or two Darshan logs: trace layers and Darshan modules do not line up), and each must
-/// hold something readable.
-pub fn compare(before: &Path, after: &Path, preset: ioscout_analysis::PresetName) -> Result<Outcome> {
-    let before_run = compared_run(before, preset)?;
-    let after_run = compared_run(after, preset)?;
-    if before_run.darshan != after_run.darshan {
-        let kind = |darshan: bool| if darshan { "a Darshan log" } else { "a DFTracer trace" };
-        return Err(ServiceError::BadRequest(format!(
-            "{} is {} and {} is {}: trace layers and Darshan modules do not line up; compare two traces or two logs",
-            text::display_path(before),
-            kind(before_run.darshan),
-            text::display_path(after),
-            kind(after_run.darshan)
-        )));
-    }
-    let (before_summary, after_summary) = (&before_run.summary, &after_run.summary);
-    let comparison = ioscout_advise::compare::compare(before_summary, after_summary);
-    let mut table = Table::new(
-        "Per layer (before -> after)",
-        &["Layer", "Time (s)", "Ops", "Size (MB)", "Bandwidth (MB/s)", "Overlap", "Speedup", "Work"],
-        &[false, true, true, true, true, true, true, false],
-    );
-    let megabytes = |bytes: u64| bytes as f64 / 1e6;
-    for layer in comparison.layers.iter().filter(|layer| layer.before.count + layer.after.count > 0) {
-        let (b, a) = (&layer.before, &layer.after);
-        table.row(vec![
-            layer.name.clone(),
-            format!("{:.3} -> {:.3}", b.time_s, a.time_s),
-            format!("{} -> {}", b.count, a.count),
-            format!("{:.1} -> {:.1}", megabytes(b.bytes), megabytes(a.bytes)),
-            format!(
-                "{} -> {}",
-                b.bandwidth_bps.map_or("-".into(), |value| format!("{:.1}", value / 1e6)),
-                a.bandwidth_bps.map_or("-".into(), |value| format!("{:.1}", value / 1e6))
-            ),
-            format!(
-                "{} -> {}",
-                b.overlap_pct.map_or("-".into(), |value| format!("{value:.0} %")),
-                a.overlap_pct.map_or("-".into(), |value| format!("{value:.0} %"))
-            ),
-            layer.speedup.map_or("-".into(), |value| format!("{value:.2}x")),
-            layer.work.word().into(),
-        ]);
-    }
-    let mut text = table.render();
-    let _ = writeln!(
-        text,
-        "\nJob time {:.3} s -> {:.3} s; {}",
-        before_summary.job_time_s, after_summary.job_time_s, comparison.verdict
-    );
-    let mut value =
-        serde_json::to_value(&comparison).map_err(|error| ServiceError::output("comparison", error))?;
-    let mut warnings = Vec::new();
-    if let serde_json::Value::Object(object) = &mut value {
-        for (key, run, path) in [("before_scan", &before_run, before), ("after_scan", &after_run, after)] {
-            if let Some(scan) = &run.scan {
-                object.insert(key.into(), crate::scan_json(scan));
-                warnings.extend(
-                    scan.problems().map(|problem| format!("{}: {problem}", text::display_path(path))),
-                );
-            }
-        }
-    }
-    Ok(Outcome { warnings, ..Outcome::new(value, text) })
 }
 
 /// Records one measured change in the knowledge base at `path`.

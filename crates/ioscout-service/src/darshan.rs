@@ -1,11 +1,15 @@
 //! Darshan log summaries and dumps (`ioscout darshan summary|dump`, `ioscout info LOG`, the MCP
 //! tool `darshan_summary`): version, processes, run time, modules and counter totals per module,
 //! or `darshan-parser`'s text; of a Darshan log, or of the records derived from a DFTracer trace
-//! ([`crate::evidence`]).
+//! ([`crate::evidence`]). Over many logs ([`summary_over`]): groups by program, user, processes
+//! or job id, and the top jobs and files, read in parallel in bounded memory.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use std::collections::BTreeMap;
+
+use ioscout_darshan::totals::{Amounts, FileTotals, GroupBy, JobTotals, RankBy};
 use ioscout_darshan::{DarshanLog, ReadOptions};
 use rayon::prelude::*;
 
@@ -165,4 +169,347 @@ fn write_summary(out: &mut String, value: &serde_json::Value) {
         }
         let _ = writeln!(out, "{line}");
     }
+}
+
+/// A summary over many logs (`ioscout darshan summary --group-by`).
+#[derive(Clone, Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ManyLogsRequest {
+    /// Darshan logs, or directories searched (recursively) for `*.darshan` files.
+    pub logs: Vec<PathBuf>,
+    /// What the logs are grouped by.
+    #[serde(default)]
+    pub group_by: GroupBy,
+    /// How many jobs and files to list, most first.
+    #[serde(default = "default_top")]
+    pub top: usize,
+    /// What the groups, jobs and files are ranked by.
+    #[serde(default)]
+    pub by: RankBy,
+    /// Read what can be read of a damaged log (its problems become warnings) instead of
+    /// counting it as unreadable.
+    #[serde(default)]
+    pub partial: bool,
+}
+
+fn default_top() -> usize {
+    10
+}
+
+/// One group of logs.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+struct Group {
+    key: String,
+    logs: usize,
+    processes: i64,
+    run_time_s: f64,
+    max_run_time_s: f64,
+    /// Run time times processes: the process-seconds the I/O share is taken of.
+    process_seconds: f64,
+    #[serde(flatten)]
+    amounts: Amounts,
+}
+
+/// A job in the top list.
+#[derive(Clone, Debug, serde::Serialize)]
+struct TopJob {
+    log: String,
+    #[serde(flatten)]
+    job: JobTotals,
+}
+
+/// A file in the top list.
+#[derive(Clone, Debug, serde::Serialize)]
+struct TopFile {
+    log: String,
+    #[serde(flatten)]
+    file: FileTotals,
+}
+
+/// What the logs read so far add up to; one per worker, merged at the end. Its size is the
+/// groups, the top lists (at most twice `top` each between trims) and the logs that failed,
+/// never the logs read.
+#[derive(Default)]
+struct Fold {
+    read: usize,
+    groups: BTreeMap<String, Group>,
+    jobs: Vec<TopJob>,
+    files: Vec<TopFile>,
+    unreadable: Vec<(String, String)>,
+    damaged: Vec<(String, Vec<String>)>,
+}
+
+/// Most first by the metric, then by log (and file name) for a stable order.
+fn job_order(by: RankBy) -> impl Fn(&TopJob, &TopJob) -> std::cmp::Ordering {
+    move |left, right| {
+        by.of(&right.job.amounts).total_cmp(&by.of(&left.job.amounts)).then(left.log.cmp(&right.log))
+    }
+}
+
+fn file_order(by: RankBy) -> impl Fn(&TopFile, &TopFile) -> std::cmp::Ordering {
+    move |left, right| {
+        by.of(&right.file.amounts)
+            .total_cmp(&by.of(&left.file.amounts))
+            .then(left.log.cmp(&right.log))
+            .then(left.file.name.cmp(&right.file.name))
+            .then(left.file.rank.cmp(&right.file.rank))
+    }
+}
+
+impl Fold {
+    fn trim(&mut self, request: &ManyLogsRequest, force: bool) {
+        if force || self.jobs.len() > 2 * request.top.max(1) {
+            self.jobs.sort_by(job_order(request.by));
+            self.jobs.truncate(request.top);
+        }
+        if force || self.files.len() > 2 * request.top.max(1) {
+            self.files.sort_by(file_order(request.by));
+            self.files.truncate(request.top);
+        }
+    }
+
+    fn add(mut self, path: &Path, request: &ManyLogsRequest) -> Fold {
+        let shown = display_path(path);
+        let log = match read(path, request.partial) {
+            Ok(log) => log,
+            Err(error) => {
+                self.unreadable.push((shown, error.to_string()));
+                return self;
+            }
+        };
+        if !log.problems.is_empty() {
+            self.damaged.push((shown.clone(), log.problems.iter().map(ToString::to_string).collect()));
+        }
+        let (job, files) = ioscout_darshan::totals::totals(&log);
+        drop(log);
+        self.read += 1;
+        let key = request.group_by.key(&job);
+        let group = self.groups.entry(key.clone()).or_insert_with(|| Group { key, ..Group::default() });
+        group.logs += 1;
+        group.processes += job.nprocs.max(0);
+        group.run_time_s += job.run_time_s.max(0.0);
+        group.max_run_time_s = group.max_run_time_s.max(job.run_time_s);
+        group.process_seconds += job.run_time_s.max(0.0) * job.nprocs.max(0) as f64;
+        group.amounts.add(&job.amounts);
+        self.files.extend(files.into_iter().map(|file| TopFile { log: shown.clone(), file }));
+        self.jobs.push(TopJob { log: shown, job });
+        self.trim(request, false);
+        self
+    }
+
+    fn merge(mut self, other: Fold, request: &ManyLogsRequest) -> Fold {
+        self.read += other.read;
+        for (key, group) in other.groups {
+            let mine = self.groups.entry(key.clone()).or_insert_with(|| Group { key, ..Group::default() });
+            mine.logs += group.logs;
+            mine.processes += group.processes;
+            mine.run_time_s += group.run_time_s;
+            mine.max_run_time_s = mine.max_run_time_s.max(group.max_run_time_s);
+            mine.process_seconds += group.process_seconds;
+            mine.amounts.add(&group.amounts);
+        }
+        self.jobs.extend(other.jobs);
+        self.files.extend(other.files);
+        self.unreadable.extend(other.unreadable);
+        self.damaged.extend(other.damaged);
+        self.trim(request, false);
+        self
+    }
+}
+
+/// The logs of `paths`: each file as named, each directory's `*.darshan` files (recursively),
+/// in sorted order.
+fn logs_under(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut logs = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut found: Vec<PathBuf> = walkdir::WalkDir::new(path)
+                .follow_links(true)
+                .into_iter()
+                .flatten()
+                .filter(|entry| entry.file_type().is_file())
+                .map(walkdir::DirEntry::into_path)
+                .filter(|found| found.extension().is_some_and(|extension| extension == "darshan"))
+                .collect();
+            found.sort();
+            logs.append(&mut found);
+        } else if path.exists() {
+            logs.push(path.clone());
+        } else {
+            return Err(crate::ServiceError::io(path, std::io::Error::from(std::io::ErrorKind::NotFound)));
+        }
+    }
+    if logs.is_empty() {
+        return Err(crate::ServiceError::NoInput(format!(
+            "no Darshan log (*.darshan) under {}",
+            paths.iter().map(|path| display_path(path)).collect::<Vec<_>>().join(", ")
+        )));
+    }
+    Ok(logs)
+}
+
+/// A summary over many logs, read in parallel, each reduced to its totals as it is read (memory
+/// does not grow with the number of logs): per group (program, user, processes or job id) the
+/// logs, processes, run time, bytes and I/O and metadata time; the top jobs and files by the
+/// metric. A log that cannot be read is counted, named and left out; none readable is an error.
+pub fn summary_over(request: &ManyLogsRequest) -> Result<Outcome> {
+    let logs = logs_under(&request.logs)?;
+    let mut fold = logs
+        .par_iter()
+        .fold(Fold::default, |fold, path| fold.add(path, request))
+        .reduce(Fold::default, |left, right| left.merge(right, request));
+    fold.trim(request, true);
+    fold.unreadable.sort();
+    fold.damaged.sort();
+    if fold.read == 0 {
+        let (log, error) = fold.unreadable.first().cloned().unwrap_or_default();
+        return Err(crate::ServiceError::BadRequest(format!(
+            "none of the {} logs could be read (the first, {log}: {error})",
+            logs.len()
+        )));
+    }
+    let mut groups: Vec<Group> = std::mem::take(&mut fold.groups).into_values().collect();
+    groups.sort_by(|left, right| {
+        request.by.of(&right.amounts).total_cmp(&request.by.of(&left.amounts)).then(left.key.cmp(&right.key))
+    });
+    let group_json: Vec<serde_json::Value> = groups
+        .iter()
+        .map(|group| {
+            let mut value = serde_json::to_value(group).unwrap_or_default();
+            if let Some(object) = value.as_object_mut() {
+                let share =
+                    (group.process_seconds > 0.0).then(|| group.amounts.io_time_s() / group.process_seconds);
+                object.insert("io_time_s".into(), serde_json::json!(group.amounts.io_time_s()));
+                object.insert("io_share".into(), serde_json::json!(share));
+            }
+            value
+        })
+        .collect();
+    let value = serde_json::json!({
+        "logs": logs.len(),
+        "logs_read": fold.read,
+        "unreadable": fold.unreadable.iter().map(|(log, error)| serde_json::json!({"log": log, "error": error})).collect::<Vec<_>>(),
+        "read_in_part": fold.damaged.iter().map(|(log, problems)| serde_json::json!({"log": log, "problems": problems})).collect::<Vec<_>>(),
+        "group_by": request.group_by,
+        "by": request.by,
+        "top": request.top,
+        "counted": "POSIX and STDIO records (MPI-IO, HDF5 and PnetCDF calls end in POSIX calls, counted there); times are summed over processes",
+        "groups": group_json,
+        "top_jobs": fold.jobs,
+        "top_files": fold.files,
+    });
+    let text = many_logs_text(request, &fold, &groups, logs.len());
+    let mut warnings: Vec<String> =
+        fold.unreadable.iter().map(|(log, error)| format!("{log}: not read: {error}")).collect();
+    for (log, problems) in &fold.damaged {
+        warnings.extend(problems.iter().map(|problem| format!("{log}: read in part: {problem}")));
+    }
+    Ok(Outcome { warnings, ..Outcome::new(value, text) })
+}
+
+fn megabytes(bytes: u64) -> String {
+    format!("{:.1}", bytes as f64 / 1e6)
+}
+
+fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs: usize) -> String {
+    use crate::table::Table;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} of {logs} logs read{}{}; I/O counted from POSIX and STDIO records, times summed over processes",
+        fold.read,
+        if fold.unreadable.is_empty() {
+            String::new()
+        } else {
+            format!(", {} not readable", fold.unreadable.len())
+        },
+        if fold.damaged.is_empty() {
+            String::new()
+        } else {
+            format!(", {} read in part", fold.damaged.len())
+        },
+    );
+    let mut table = Table::new(
+        &format!("By {} (most {} first)", request.group_by.heading().to_lowercase(), request.by.words()),
+        &[
+            request.group_by.heading(),
+            "Logs",
+            "Processes",
+            "Run time (s)",
+            "Longest (s)",
+            "I/O time (s)",
+            "Meta time (s)",
+            "Read (MB)",
+            "Written (MB)",
+            "I/O share",
+        ],
+        &[false, true, true, true, true, true, true, true, true, true],
+    );
+    for group in groups {
+        table.row(vec![
+            if group.key.is_empty() { "(no command line)".into() } else { group.key.clone() },
+            group.logs.to_string(),
+            group.processes.to_string(),
+            format!("{:.1}", group.run_time_s),
+            format!("{:.1}", group.max_run_time_s),
+            format!("{:.3}", group.amounts.io_time_s()),
+            format!("{:.3}", group.amounts.meta_time_s),
+            megabytes(group.amounts.bytes_read),
+            megabytes(group.amounts.bytes_written),
+            if group.process_seconds > 0.0 {
+                format!("{:.1} %", 100.0 * group.amounts.io_time_s() / group.process_seconds)
+            } else {
+                "-".into()
+            },
+        ]);
+    }
+    out.push('\n');
+    out.push_str(&table.render());
+    let mut jobs = Table::new(
+        &format!("Top {} jobs by {}", fold.jobs.len(), request.by.words()),
+        &[
+            "Log",
+            "Program",
+            "Processes",
+            "Job id",
+            "Run time (s)",
+            "I/O time (s)",
+            "Meta time (s)",
+            "Bytes (MB)",
+        ],
+        &[false, false, true, true, true, true, true, true],
+    );
+    for top in &fold.jobs {
+        jobs.row(vec![
+            top.log.clone(),
+            top.job.program.clone(),
+            top.job.nprocs.to_string(),
+            top.job.jobid.to_string(),
+            format!("{:.1}", top.job.run_time_s),
+            format!("{:.3}", top.job.amounts.io_time_s()),
+            format!("{:.3}", top.job.amounts.meta_time_s),
+            megabytes(top.job.amounts.bytes()),
+        ]);
+    }
+    out.push('\n');
+    out.push_str(&jobs.render());
+    let mut files = Table::new(
+        &format!("Top {} files by {}", fold.files.len(), request.by.words()),
+        &["File", "Module", "Rank", "Log", "I/O time (s)", "Meta time (s)", "Bytes (MB)"],
+        &[false, false, true, false, true, true, true],
+    );
+    for top in &fold.files {
+        files.row(vec![
+            top.file.name.clone(),
+            top.file.module.to_string(),
+            top.file.rank.to_string(),
+            top.log.clone(),
+            format!("{:.3}", top.file.amounts.io_time_s()),
+            format!("{:.3}", top.file.amounts.meta_time_s),
+            megabytes(top.file.amounts.bytes()),
+        ]);
+    }
+    out.push('\n');
+    out.push_str(&files.render());
+    out
 }

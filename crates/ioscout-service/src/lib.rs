@@ -16,6 +16,7 @@
 
 pub mod advise;
 pub mod analyze;
+pub mod compare;
 pub mod count;
 pub mod darshan;
 pub mod detect;

@@ -36,8 +36,51 @@ pub(crate) fn run(arguments: &AdviseArguments) -> anyhow::Result<ExitCode> {
 
 /// `ioscout compare`.
 pub(crate) fn compare(arguments: &CompareArguments) -> anyhow::Result<ExitCode> {
-    let outcome = ioscout_service::advise::compare(&arguments.before, &arguments.after, arguments.preset)?;
-    common::print(&outcome, arguments.json, false)?;
+    use ioscout_service::compare::{CompareRequest, manifest, runs_of_arguments};
+    let (mut runs, mut baseline) = match &arguments.manifest {
+        Some(path) => manifest(path)?,
+        None => (Vec::new(), None),
+    };
+    let mut named = runs_of_arguments(&arguments.runs)?;
+    if !arguments.labels.is_empty() {
+        anyhow::ensure!(
+            arguments.labels.len() == named.len(),
+            "--labels gives {} labels for {} runs named on the command line",
+            arguments.labels.len(),
+            named.len()
+        );
+        for (run, label) in named.iter_mut().zip(&arguments.labels) {
+            run.label = Some(label.clone());
+        }
+    }
+    runs.append(&mut named);
+    if arguments.baseline.is_some() {
+        baseline.clone_from(&arguments.baseline);
+    }
+    let request = CompareRequest {
+        runs,
+        baseline,
+        sort: arguments.sort,
+        sort_layer: arguments.sort_layer.clone(),
+        reverse: arguments.reverse,
+        preset: arguments.preset,
+    };
+    let compared = ioscout_service::compare::compare_runs(&request)?;
+    if let Some(path) = &arguments.html {
+        ioscout_service::compare::write_html(&compared, path)?;
+    }
+    if arguments.csv {
+        for warning in &compared.outcome.warnings {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("ioscout: warning: {warning}");
+            }
+        }
+        let text = ioscout_service::compare::csv(&compared.campaign, &compared.outcome.value);
+        std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())?;
+    } else {
+        common::print(&compared.outcome, arguments.json, false)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -17,6 +17,18 @@ pub(crate) fn run(command: &DarshanCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn summary(arguments: &DarshanSummaryArguments) -> anyhow::Result<ExitCode> {
+    if arguments.group_by.is_some() || arguments.top.is_some() || arguments.by.is_some() {
+        let request = ioscout_service::darshan::ManyLogsRequest {
+            logs: arguments.logs.clone(),
+            group_by: arguments.group_by.unwrap_or_default(),
+            top: arguments.top.unwrap_or(10),
+            by: arguments.by.unwrap_or_default(),
+            partial: arguments.partial,
+        };
+        let outcome = ioscout_service::darshan::summary_over(&request)?;
+        crate::common::print(&outcome, arguments.json, false)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let outcome = ioscout_service::darshan::summaries(&arguments.logs, arguments.partial)?;
     crate::common::print(&outcome, arguments.json, false)?;
     Ok(ExitCode::SUCCESS)

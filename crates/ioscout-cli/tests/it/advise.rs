@@ -1,9 +1,9 @@
-//! `ioscout advise`, `compare`, `kb` and `runs` on the bundled sample trace and Darshan log, and
+//! `ioscout advise`, `kb` and `runs` on the bundled sample trace and Darshan log, and
 //! `advise` on every corpus folder when the corpus is beside the checkout.
 
 use std::collections::BTreeMap;
 
-use crate::{corpus, ioscout, json, root, stderr, stdout, temp_dir};
+use crate::{corpus, ioscout, json, stderr, stdout, temp_dir};
 
 fn catalog() -> BTreeMap<String, ioscout_advise::Strategy> {
     let catalog = ioscout_advise::Catalog::bundled().unwrap_or_else(|error| panic!("{error}"));
@@ -133,27 +133,6 @@ fn run_directories_get_the_pipeline_artifacts_and_are_validated() {
     let _ = std::fs::remove_dir_all(&directory);
 }
 
-#[test]
-fn compare_credits_the_same_work_and_flags_less() {
-    let same = json(&["compare", "--json", "testdata/sample", "testdata/sample"], 0);
-    assert!(same["doing_less"].as_array().is_some_and(Vec::is_empty), "{same}");
-    // The second run: rank 0 only (half the data).
-    let half = temp_dir("compare-half");
-    for entry in std::fs::read_dir(root().join("testdata/sample")).into_iter().flatten().flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("trace-0-of-2") {
-            let _ = std::fs::copy(entry.path(), half.join(&name));
-        }
-    }
-    let half_path = half.to_string_lossy().into_owned();
-    let less = json(&["compare", "--json", "testdata/sample", &half_path], 0);
-    let flagged: Vec<&str> =
-        less["doing_less"].as_array().into_iter().flatten().filter_map(|name| name.as_str()).collect();
-    assert!(flagged.contains(&"posix"), "{less}");
-    assert!(less["verdict"].as_str().is_some_and(|verdict| verdict.starts_with("not credited")));
-    let _ = std::fs::remove_dir_all(&half);
-}
-
 fn entry(layer: &str, scope: &str, after: f64, app_after: Option<f64>) -> String {
     let app = app_after.map_or(String::new(), |after| {
         format!(r#", "app_metric": "epoch_time_s", "app_before": 100.0, "app_after": {after}, "app_higher_is_better": false"#)
@@ -216,95 +195,6 @@ fn the_knowledge_base_guards_refuses_and_survives_concurrency_and_crashes() {
     assert!(!rows.is_empty());
     assert!(rows.iter().all(|found| found["entry"]["layer"] == "L2"));
     let _ = std::fs::remove_dir_all(&directory);
-}
-
-#[test]
-fn compare_two_dlio_runs_that_differ_only_in_read_threads() {
-    // testdata/validation/make_dlio_pair.sh: DLIO resnet50 with read_threads 1 and 4, and 4 with
-    // one epoch instead of two (half the data).
-    let more_threads = json(
-        &[
-            "compare",
-            "--json",
-            "testdata/validation/dlio_read_threads_1",
-            "testdata/validation/dlio_read_threads_4",
-        ],
-        0,
-    );
-    assert!(more_threads["doing_less"].as_array().is_some_and(Vec::is_empty), "{more_threads}");
-    assert!(more_threads["job_speedup"].as_f64().is_some_and(|speedup| speedup > 1.05), "{more_threads}");
-    let layer = |comparison: &serde_json::Value, name: &str| {
-        comparison["layers"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|layer| layer["name"] == name)
-            .cloned()
-            .unwrap_or_default()
-    };
-    // The data loader's fetch wait shrinks: the direction more reader threads should give.
-    let fetch = layer(&more_threads, "fetch_data");
-    assert!(fetch["speedup"].as_f64().is_some_and(|speedup| speedup > 1.0), "{fetch}");
-    assert_eq!(fetch["before"]["count"], fetch["after"]["count"]);
-    let half = json(
-        &[
-            "compare",
-            "--json",
-            "testdata/validation/dlio_read_threads_4",
-            "testdata/validation/dlio_read_threads_4_one_epoch",
-        ],
-        0,
-    );
-    let flagged: Vec<&str> =
-        half["doing_less"].as_array().into_iter().flatten().filter_map(|name| name.as_str()).collect();
-    assert!(flagged.contains(&"reader_posix") && flagged.contains(&"fetch_data"), "{half}");
-    assert!(half["verdict"].as_str().is_some_and(|verdict| verdict.starts_with("not credited")));
-}
-
-/// `compare TRACE_DIR LOG.darshan` mixed trace layers and Darshan modules and called POSIX going
-/// from 0 to 320 operations "same"; an empty file or a trace of garbage compared with exit 0.
-/// Different kinds are refused (exit 2, with the reason), an input with nothing readable is an
-/// error, and a layer on one side only is "new" or "gone".
-#[test]
-fn compare_refuses_nonsense_and_names_new_and_gone_layers() {
-    let darshan = "testdata/darshan/mpi-io-test-x86_64-3.5.0.darshan";
-    let mixed = ioscout(&["compare", "testdata/sample", darshan]);
-    assert_eq!(mixed.status.code(), Some(2));
-    assert!(stderr(&mixed).contains("do not line up"), "{}", stderr(&mixed));
-    let directory = temp_dir("compare-nonsense");
-    let empty = directory.join("empty.pfw");
-    std::fs::write(&empty, b"").unwrap_or_else(|error| panic!("{error}"));
-    let garbage = directory.join("garbage.pfw");
-    std::fs::write(&garbage, b"not a trace\n{broken\n").unwrap_or_else(|error| panic!("{error}"));
-    for side in [&empty, &garbage] {
-        let side = side.to_string_lossy().into_owned();
-        for pair in [["testdata/sample", side.as_str()], [side.as_str(), "testdata/sample"]] {
-            let output = ioscout(&["compare", pair[0], pair[1]]);
-            assert_eq!(output.status.code(), Some(2), "{pair:?}");
-            assert!(stderr(&output).contains("nothing to compare"), "{pair:?}: {}", stderr(&output));
-        }
-    }
-    // Only the POSIX events of the sample on one side: the other layers are gone, then new.
-    let posix_only = directory.join("posix");
-    std::fs::create_dir_all(&posix_only).unwrap_or_else(|error| panic!("{error}"));
-    let rows = ioscout(&["view", "testdata/sample", "--where", "cat == \"POSIX\" or ph == M"]);
-    std::fs::write(posix_only.join("posix.pfw"), &rows.stdout).unwrap_or_else(|error| panic!("{error}"));
-    let posix = posix_only.to_string_lossy().into_owned();
-    for (before, after, expected) in
-        [("testdata/sample", posix.as_str(), "gone"), (posix.as_str(), "testdata/sample", "new")]
-    {
-        let compared = json(&["compare", "--json", before, after], 0);
-        let works: Vec<String> = compared["layers"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|layer| layer["before"]["count"].as_u64() != layer["after"]["count"].as_u64())
-            .filter(|layer| layer["before"]["count"] == 0 || layer["after"]["count"] == 0)
-            .map(|layer| layer["work"].as_str().unwrap_or_default().to_string())
-            .collect();
-        assert!(!works.is_empty(), "{compared}");
-        assert!(works.iter().all(|work| work == expected), "{expected}: {works:?}");
-    }
 }
 
 /// `kb record --help` showed no entry schema and the CLI's required fields differed from MCP

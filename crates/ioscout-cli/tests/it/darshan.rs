@@ -187,3 +187,145 @@ fn an_error_and_its_causes_are_printed_once() {
     assert_eq!(message.matches("No such file or directory").count(), 1, "{message}");
     assert!(message.contains("/no/such.darshan"), "{message}");
 }
+
+/// The totals `darshan summary --json` gives one log (an independent path: the per-module counter
+/// totals), as (program, bytes read, bytes written, metadata time) over POSIX and STDIO.
+fn one_log_totals(log: &str) -> Option<(String, u64, u64, f64)> {
+    let output = ioscout(&["darshan", "summary", "--json", log]);
+    if !output.status.success() {
+        return None;
+    }
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).ok()?;
+    let exe = value["exe"].as_str().unwrap_or_default();
+    let program =
+        exe.split_whitespace().next().unwrap_or_default().rsplit('/').next().unwrap_or_default().to_string();
+    let (mut read, mut written, mut meta) = (0_u64, 0_u64, 0.0);
+    for module in ["POSIX", "STDIO"] {
+        let entry = &value[module];
+        read += entry[format!("{module}_BYTES_READ")].as_i64().unwrap_or(0).max(0) as u64;
+        written += entry[format!("{module}_BYTES_WRITTEN")].as_i64().unwrap_or(0).max(0) as u64;
+        meta += entry[format!("{module}_F_META_TIME")].as_f64().unwrap_or(0.0).max(0.0);
+    }
+    Some((program, read, written, meta))
+}
+
+fn summary_over(arguments: &[&str]) -> serde_json::Value {
+    let output = ioscout(&[&["darshan", "summary", "--json"], arguments].concat());
+    serde_json::from_str(&stdout(&output)).unwrap_or_default()
+}
+
+/// Each group's bytes and metadata time equal the sums of the per-log summaries of its logs; the
+/// top lists are ranked and as long as asked; an unreadable file is counted, named, left out.
+fn check_groups(logs: &[String], summary: &serde_json::Value) {
+    let mut expected: std::collections::BTreeMap<String, (usize, u64, u64, f64)> =
+        std::collections::BTreeMap::new();
+    for log in logs {
+        let Some((program, read, written, meta)) = one_log_totals(log) else { continue };
+        let entry = expected.entry(program).or_default();
+        entry.0 += 1;
+        entry.1 += read;
+        entry.2 += written;
+        entry.3 += meta;
+    }
+    let groups = summary["groups"].as_array().cloned().unwrap_or_default();
+    assert_eq!(groups.len(), expected.len(), "{summary}");
+    for group in &groups {
+        let key = group["key"].as_str().unwrap_or_default();
+        let (count, read, written, meta) = expected[key];
+        assert_eq!(group["logs"], count, "{key}");
+        assert_eq!(group["bytes_read"], read, "{key}");
+        assert_eq!(group["bytes_written"], written, "{key}");
+        let found = group["meta_time_s"].as_f64().unwrap_or(-1.0);
+        assert!((found - meta).abs() <= 1e-6 * meta.max(1.0), "{key}: {found} against {meta}");
+    }
+    let times: Vec<f64> = groups.iter().filter_map(|group| group["io_time_s"].as_f64()).collect();
+    assert!(times.windows(2).all(|pair| pair[0] >= pair[1]), "groups most I/O time first: {times:?}");
+}
+
+#[test]
+fn a_summary_over_logs_groups_them_and_lists_the_top_jobs_and_files() {
+    let folder = crate::temp_dir("darshan-many");
+    let logs: Vec<String> = [
+        "mpi-io-test-x86_64-3.5.0.darshan",
+        "mpi-io-test-x86_64-3.1.3.darshan",
+        "mpi-io-test-ppc64-3.0.0.darshan",
+    ]
+    .iter()
+    .map(|name| fixture(name))
+    .collect();
+    for (index, log) in logs.iter().enumerate() {
+        let _ = std::fs::copy(log, folder.join(format!("log{index}.darshan")));
+    }
+    std::fs::write(folder.join("broken.darshan"), b"not a log").unwrap_or_else(|error| panic!("{error}"));
+    let folder_path = folder.to_string_lossy().into_owned();
+    let summary = summary_over(&["--group-by", "exe", "--top", "2", &folder_path]);
+    assert_eq!(summary["logs"], 4);
+    assert_eq!(summary["logs_read"], 3);
+    let unreadable = summary["unreadable"].as_array().cloned().unwrap_or_default();
+    assert_eq!(unreadable.len(), 1);
+    assert!(unreadable[0]["log"].as_str().is_some_and(|log| log.ends_with("broken.darshan")));
+    check_groups(&logs, &summary);
+    let jobs = summary["top_jobs"].as_array().cloned().unwrap_or_default();
+    assert_eq!(jobs.len(), 2);
+    let time = |job: &serde_json::Value| {
+        job["read_time_s"].as_f64().unwrap_or(0.0)
+            + job["write_time_s"].as_f64().unwrap_or(0.0)
+            + job["meta_time_s"].as_f64().unwrap_or(0.0)
+    };
+    assert!(time(&jobs[0]) >= time(&jobs[1]));
+    assert_eq!(summary["top_files"].as_array().map(Vec::len), Some(2));
+    // By processes: every log read is in one group.
+    let by_processes = summary_over(&["--group-by", "nprocs", "--by", "bytes", &folder_path]);
+    let total: u64 = by_processes["groups"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|group| group["logs"].as_u64())
+        .sum();
+    assert_eq!(total, 3);
+    assert_eq!(by_processes["by"], "bytes");
+    // The text says what was not read.
+    let text = stdout(&ioscout(&["darshan", "summary", "--group-by", "user", &folder_path]));
+    assert!(text.starts_with("3 of 4 logs read, 1 not readable"), "{text}");
+    assert!(text.contains("Top 3 jobs by I/O time") && text.contains("By user id"), "{text}");
+    // Nothing readable is an error.
+    let none =
+        ioscout(&["darshan", "summary", "--top", "3", &folder.join("broken.darshan").to_string_lossy()]);
+    assert_eq!(none.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("none of the 1 logs could be read"));
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+#[test]
+fn a_summary_over_every_corpus_log_groups_by_program() {
+    let root = root().join("../shared/corpus/darshan/logs");
+    if !root.is_dir() {
+        eprintln!("skipped: {} is absent (the shared corpus is not beside this checkout)", root.display());
+        return;
+    }
+    let mut logs: Vec<String> = walkdir_logs(&root);
+    logs.sort();
+    assert!(logs.len() >= 100, "{} logs", logs.len());
+    let summary = summary_over(&["--group-by", "exe", "--top", "5", &root.to_string_lossy()]);
+    assert_eq!(summary["logs"], logs.len());
+    let unreadable = summary["unreadable"].as_array().map_or(0, Vec::len);
+    assert_eq!(summary["logs_read"].as_u64().unwrap_or(0) as usize + unreadable, logs.len());
+    check_groups(&logs, &summary);
+    assert_eq!(summary["top_jobs"].as_array().map(Vec::len), Some(5));
+}
+
+fn walkdir_logs(root: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|extension| extension == "darshan") {
+                out.push(path.to_string_lossy().into_owned());
+            }
+        }
+    }
+    out
+}

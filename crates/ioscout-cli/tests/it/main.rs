@@ -7,6 +7,7 @@
 mod advise;
 mod analyze;
 mod bad_input;
+mod compare;
 mod corpus;
 mod count;
 mod darshan;

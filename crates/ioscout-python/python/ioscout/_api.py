@@ -206,10 +206,32 @@ def advise(
     return Advice(text, messages)
 
 
-def compare(before: Union[str, "os.PathLike[str]"], after: Union[str, "os.PathLike[str]"], *, preset: str = "auto") -> dict:
-    """Two runs side by side (time, operations, bytes, bandwidth by layer), with the
-    doing-less guard: ``ioscout compare --json`` as a dict."""
-    text, messages = _native.compare(os.fspath(before), os.fspath(after), preset)
+def compare(
+    *runs: Union[str, "os.PathLike[str]"],
+    labels: Optional[Sequence[str]] = None,
+    baseline: Optional[str] = None,
+    sort: str = "input",
+    sort_layer: Optional[str] = None,
+    reverse: bool = False,
+    preset: str = "auto",
+    html: Union[None, str, "os.PathLike[str]"] = None,
+) -> dict:
+    """Two or more runs (trace directories or Darshan logs, all of one kind) against a baseline
+    (the first run, or the one labelled ``baseline``), layer by layer: time, operations, bytes,
+    bandwidth, overlap, the change and the speedup, and the doing-less guard per run. ``sort``
+    is ``input``, ``job-time``, ``speedup``, ``time``, ``operations``, ``bytes`` or
+    ``bandwidth`` (the last four of ``sort_layer``), best first. ``html`` also writes the page of
+    small multiples. ``ioscout compare --json`` as a dict."""
+    if labels is not None and len(labels) != len(runs):
+        raise _native.RequestError(f"labels gives {len(labels)} labels for {len(runs)} runs")
+    specs = [
+        {"path": os.fspath(path), **({"label": labels[index]} if labels is not None else {})}
+        for index, path in enumerate(runs)
+    ]
+    request = _request(
+        runs=specs, baseline=baseline, sort=sort, sort_layer=sort_layer, reverse=reverse, preset=preset
+    )
+    text, messages = _native.compare(request, os.fspath(html) if html is not None else None)
     _warn(messages)
     return json.loads(text)
 

@@ -291,3 +291,27 @@ class DarshanReport:
             f"<ioscout.darshan.DarshanReport {os.path.basename(self.filename)}: {job['nprocs']} processes, "
             f"modules {list(self.modules)}>"
         )
+
+
+def summarize(
+    logs,
+    *,
+    group_by: str = "exe",
+    top: int = 10,
+    by: str = "io-time",
+    partial: bool = False,
+) -> dict:
+    """Many Darshan logs at once (a list of logs and directories searched for ``*.darshan``),
+    read in parallel, each reduced to its totals as it is read: per group (``exe``, ``user``,
+    ``nprocs`` or ``jobid``) the logs, processes, run time, bytes, I/O and metadata time (POSIX
+    and STDIO records, summed over processes); then the ``top`` jobs and files by ``by``
+    (``io-time``, ``bytes`` or ``meta-time``). Logs that cannot be read are listed under
+    ``unreadable`` (and an ``InputWarning``). ``ioscout darshan summary --group-by ... --json``
+    as a dict; ``pandas.DataFrame(result["groups"])`` makes a table of it."""
+    from ._api import _warn
+
+    paths = [os.fspath(logs)] if isinstance(logs, (str, os.PathLike)) else [os.fspath(log) for log in logs]
+    request = json.dumps({"logs": paths, "group_by": group_by, "top": top, "by": by, "partial": partial})
+    text, messages = _native.darshan_summary(request)
+    _warn(messages)
+    return json.loads(text)

@@ -1,0 +1,417 @@
+//! Run comparison (`ioscout compare`, the MCP tool `comparator`, `ioscout.compare`): two or more
+//! runs (trace directories or Darshan logs, given as paths, globs or a manifest with labels)
+//! against one baseline, layer by layer, with the doing-less guard per run, sorted by a metric;
+//! as text, JSON, CSV, or an HTML page of small multiples. The comparing itself is
+//! `ioscout_advise::compare::compare_runs`; this module reads the runs and renders the result.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use ioscout_advise::compare::{Campaign, CampaignRun, RunSummary, SortMetric};
+use ioscout_analysis::PresetName;
+use serde::Deserialize;
+
+use crate::advise::{Run, load};
+use crate::table::Table;
+use crate::text::display_path;
+use crate::{Input, Outcome, Result, ServiceError};
+
+/// One run to compare: where it is and what to call it.
+#[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunSpec {
+    /// The run's label in every output (default: the path as given; a repeated label gets
+    /// ` (2)`, ` (3)`, ...).
+    #[serde(default)]
+    pub label: Option<String>,
+    /// A trace directory or file, or a Darshan log.
+    pub path: PathBuf,
+}
+
+/// A comparison of two or more runs.
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompareRequest {
+    /// The runs, two or more, all traces or all Darshan logs.
+    pub runs: Vec<RunSpec>,
+    /// The label of the run the others are compared with (default: the first).
+    #[serde(default)]
+    pub baseline: Option<String>,
+    /// What the runs are sorted by (default: the order given).
+    #[serde(default)]
+    pub sort: SortMetric,
+    /// The layer `time`, `operations`, `bytes` and `bandwidth` are taken from (default: the
+    /// baseline's first layer).
+    #[serde(default)]
+    pub sort_layer: Option<String>,
+    /// Reverse the order (worst first).
+    #[serde(default)]
+    pub reverse: bool,
+    /// Layer preset for traces.
+    #[serde(default)]
+    pub preset: PresetName,
+}
+
+/// A manifest of runs (TOML): an optional `baseline` label and `[[run]]` tables with `path`
+/// (relative to the manifest's folder) and an optional `label`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Manifest {
+    #[serde(default)]
+    baseline: Option<String>,
+    #[serde(default)]
+    run: Vec<RunSpec>,
+}
+
+/// The runs and baseline a manifest file lists.
+pub fn manifest(path: &Path) -> Result<(Vec<RunSpec>, Option<String>)> {
+    let text = std::fs::read_to_string(path).map_err(|error| ServiceError::io(path, error))?;
+    let parsed: Manifest = toml::from_str(&text).map_err(|error| {
+        ServiceError::BadRequest(format!(
+            "{}: not a manifest of runs ({}); write `[[run]]` tables with `path` and `label`",
+            display_path(path),
+            error.to_string().trim_end()
+        ))
+    })?;
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let runs = parsed
+        .run
+        .into_iter()
+        .map(|run| RunSpec {
+            path: if run.path.is_absolute() { run.path } else { folder.join(&run.path) },
+            ..run
+        })
+        .collect();
+    Ok((runs, parsed.baseline))
+}
+
+/// The runs named on a command line: each an existing path, or a glob (`runs/opt*`) expanded to
+/// its matches in sorted order. A glob that matches nothing is an error.
+pub fn runs_of_arguments(arguments: &[String]) -> Result<Vec<RunSpec>> {
+    let mut runs = Vec::new();
+    for argument in arguments {
+        let path = PathBuf::from(argument);
+        if path.exists() || !argument.contains(['*', '?', '[']) {
+            runs.push(RunSpec { label: None, path });
+            continue;
+        }
+        let pattern = glob::glob(argument)
+            .map_err(|error| ServiceError::BadRequest(format!("{argument}: not a glob pattern ({error})")))?;
+        let mut matched: Vec<PathBuf> = pattern.filter_map(std::result::Result::ok).collect();
+        matched.sort();
+        if matched.is_empty() {
+            return Err(ServiceError::BadRequest(format!("{argument}: no run matches this pattern")));
+        }
+        runs.extend(matched.into_iter().map(|path| RunSpec { label: None, path }));
+    }
+    Ok(runs)
+}
+
+/// One run as read: its label, path, kind, summary and (for traces) what the scan read.
+struct ReadRun {
+    label: String,
+    path: PathBuf,
+    darshan: bool,
+    summary: RunSummary,
+    scan: Option<ioscout_read::ScanReport>,
+}
+
+/// Reads one run; a run with nothing readable (an empty file, a trace of garbage, a log without
+/// a module read) is an error, never an empty run that compares as "same".
+fn read_run(label: String, path: &Path, preset: PresetName) -> Result<ReadRun> {
+    let nothing = |what: &str| ServiceError::BadRequest(format!("{}: {what}", display_path(path)));
+    let (run, scan) = load(&Input::of(vec![path.to_path_buf()]), preset)?;
+    let (darshan, summary) = match run {
+        Run::Trace(analysis, _) => {
+            if let Some(scan) = &scan
+                && scan.totals().events() == 0
+            {
+                return Err(nothing(&format!(
+                    "no event could be read ({} problems): nothing to compare",
+                    scan.problem_count()
+                )));
+            }
+            (false, RunSummary::from_analysis(&analysis))
+        }
+        Run::Darshan(log) => {
+            if log.modules.iter().all(|module| !module.has_data()) {
+                return Err(nothing("no module of the Darshan log could be read: nothing to compare"));
+            }
+            (true, RunSummary::from_darshan(&log))
+        }
+    };
+    Ok(ReadRun { label, path: path.to_path_buf(), darshan, summary, scan })
+}
+
+/// Labels for the runs: each its own or its path as given, a repeated one numbered.
+fn labels(runs: &[RunSpec]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(runs.len());
+    for run in runs {
+        let wanted = run.label.clone().unwrap_or_else(|| display_path(&run.path));
+        let mut label = wanted.clone();
+        let mut number = 1;
+        while out.contains(&label) {
+            number += 1;
+            label = format!("{wanted} ({number})");
+        }
+        out.push(label);
+    }
+    out
+}
+
+/// A comparison as every output needs it.
+pub struct Compared {
+    /// The comparison (text and JSON; warnings from the scans).
+    pub outcome: Outcome,
+    /// The campaign itself, for the CSV and HTML renderings.
+    pub campaign: Campaign,
+}
+
+/// Compares the runs of `request` (two or more, of one kind) with its baseline.
+pub fn compare_runs(request: &CompareRequest) -> Result<Compared> {
+    if request.runs.len() < 2 {
+        return Err(ServiceError::BadRequest(format!(
+            "compare needs two or more runs; got {} (name them, give a glob, or a manifest)",
+            request.runs.len()
+        )));
+    }
+    let labels = labels(&request.runs);
+    let baseline = match &request.baseline {
+        None => 0,
+        Some(wanted) => labels.iter().position(|label| label == wanted).ok_or_else(|| {
+            ServiceError::BadRequest(format!(
+                "no run is labelled {wanted:?}; the labels are {}",
+                labels.join(", ")
+            ))
+        })?,
+    };
+    let mut runs = Vec::with_capacity(request.runs.len());
+    for (spec, label) in request.runs.iter().zip(&labels) {
+        runs.push(read_run(label.clone(), &spec.path, request.preset)?);
+    }
+    let kind = |darshan: bool| if darshan { "a Darshan log" } else { "a DFTracer trace" };
+    if let Some(odd) = runs.iter().find(|run| run.darshan != runs[0].darshan) {
+        return Err(ServiceError::BadRequest(format!(
+            "{} is {} and {} is {}: trace layers and Darshan modules do not line up; compare traces with traces and logs with logs",
+            display_path(&runs[0].path),
+            kind(runs[0].darshan),
+            display_path(&odd.path),
+            kind(odd.darshan)
+        )));
+    }
+    let summaries: Vec<(String, RunSummary)> =
+        runs.iter().map(|run| (run.label.clone(), run.summary.clone())).collect();
+    let campaign = ioscout_advise::compare::compare_runs(
+        &summaries,
+        baseline,
+        request.sort,
+        request.sort_layer.as_deref(),
+        request.reverse,
+    );
+    if let Some(layer) = &request.sort_layer
+        && !campaign.layers.contains(layer)
+    {
+        return Err(ServiceError::BadRequest(format!(
+            "no run has a layer {layer:?}; the layers are {}",
+            campaign.layers.join(", ")
+        )));
+    }
+    let mut value =
+        serde_json::to_value(&campaign).map_err(|error| ServiceError::output("comparison", error))?;
+    let mut warnings = Vec::new();
+    if let Some(lines) = value.get_mut("runs").and_then(serde_json::Value::as_array_mut) {
+        for line in lines {
+            let Some(run) = runs.iter().find(|run| line["label"] == run.label.as_str()) else { continue };
+            let Some(object) = line.as_object_mut() else { continue };
+            object.insert("path".into(), serde_json::json!(display_path(&run.path)));
+            object.insert("kind".into(), serde_json::json!(if run.darshan { "darshan" } else { "trace" }));
+            if let Some(scan) = &run.scan {
+                object.insert("scan".into(), crate::scan_json(scan));
+                warnings
+                    .extend(scan.problems().map(|problem| format!("{}: {problem}", display_path(&run.path))));
+            }
+        }
+    }
+    let text = text_of(&campaign);
+    Ok(Compared { outcome: Outcome { warnings, ..Outcome::new(value, text) }, campaign })
+}
+
+fn seconds(value: f64) -> String {
+    format!("{value:.3}")
+}
+
+fn signed(value: f64, decimals: usize) -> String {
+    if value == 0.0 { "0".to_string() } else { format!("{value:+.decimals$}") }
+}
+
+fn ratio(value: Option<f64>) -> String {
+    value.map_or("-".into(), |value| format!("{value:.2}x"))
+}
+
+/// The layers worth a table: those some run has.
+fn shown_layers(campaign: &Campaign) -> impl Iterator<Item = (usize, &String)> {
+    campaign.layers.iter().enumerate().filter(|(index, _)| {
+        campaign.runs.iter().any(|run| run.layers.get(*index).is_some_and(|layer| layer.line.count > 0))
+    })
+}
+
+/// The text: the runs with their job time and verdict, then one table per layer.
+fn text_of(campaign: &Campaign) -> String {
+    let order = match campaign.sort {
+        SortMetric::Input => String::from("in the order given"),
+        sort => format!(
+            "sorted by {}{}{}",
+            serde_json::to_value(sort)
+                .ok()
+                .and_then(|value| value.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            campaign.sort_layer.as_deref().map_or(String::new(), |layer| format!(" of {layer}")),
+            if campaign.reverse { ", reversed" } else { "" }
+        ),
+    };
+    let mut table = Table::new(
+        &format!("Runs against {} ({order})", campaign.baseline),
+        &["Run", "Job time (s)", "Change (s)", "Speedup", "Did less in", "Verdict"],
+        &[false, true, true, true, false, false],
+    );
+    let baseline_time = campaign.runs.iter().find(|run| run.baseline).map_or(0.0, |run| run.job_time_s);
+    for run in &campaign.runs {
+        table.row(vec![
+            if run.baseline { format!("{} (baseline)", run.label) } else { run.label.clone() },
+            seconds(run.job_time_s),
+            signed(run.job_time_s - baseline_time, 3),
+            ratio(run.job_speedup),
+            if run.doing_less.is_empty() { "-".into() } else { run.doing_less.join(", ") },
+            run.verdict.clone(),
+        ]);
+    }
+    let mut out = table.render();
+    for (index, name) in shown_layers(campaign) {
+        let mut table = Table::new(
+            &format!("Layer {name}"),
+            &[
+                "Run",
+                "Time (s)",
+                "Change (s)",
+                "Ops",
+                "Change",
+                "Size (MB)",
+                "Bandwidth (MB/s)",
+                "Overlap",
+                "Speedup",
+                "Work",
+            ],
+            &[false, true, true, true, true, true, true, true, true, false],
+        );
+        for run in &campaign.runs {
+            let Some(layer) = run.layers.get(index) else { continue };
+            table.row(vec![
+                run.label.clone(),
+                seconds(layer.line.time_s),
+                signed(layer.time_delta_s, 3),
+                layer.line.count.to_string(),
+                signed(layer.count_delta as f64, 0),
+                format!("{:.1}", layer.line.bytes as f64 / 1e6),
+                layer.line.bandwidth_bps.map_or("-".into(), |value| format!("{:.1}", value / 1e6)),
+                layer.line.overlap_pct.map_or("-".into(), |value| format!("{value:.0} %")),
+                ratio(layer.speedup),
+                if run.baseline { "baseline".into() } else { layer.work.word().into() },
+            ]);
+        }
+        out.push('\n');
+        out.push_str(&table.render());
+    }
+    if !campaign.doing_less.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nNot credited: {} did less work than {} (LESS above); their speedups there are not the change's.",
+            campaign.doing_less.join(", "),
+            campaign.baseline
+        );
+    }
+    out
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+fn field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+fn number(value: Option<f64>) -> String {
+    value.map_or(String::new(), |value| value.to_string())
+}
+
+/// The CSV header of [`csv`].
+pub const CSV_HEADER: &str = "run,path,kind,baseline,job_time_s,job_speedup,layer,time_s,time_delta_s,count,count_delta,bytes,bytes_delta,bandwidth_bps,overlap_pct,speedup,work,did_less,verdict";
+
+/// The comparison as CSV: one row per run and layer (every layer of the campaign), in the
+/// campaign's order; `value` is the JSON of [`compare_runs`] (for the paths and kinds).
+pub fn csv(campaign: &Campaign, value: &serde_json::Value) -> String {
+    let mut out = String::from(CSV_HEADER);
+    out.push('\n');
+    let of = |run: &CampaignRun, key: &str| -> String {
+        value["runs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|line| line["label"] == run.label.as_str())
+            .and_then(|line| line[key].as_str().map(str::to_string))
+            .unwrap_or_default()
+    };
+    for run in &campaign.runs {
+        for layer in &run.layers {
+            let cells = [
+                field(&run.label),
+                field(&of(run, "path")),
+                of(run, "kind"),
+                run.baseline.to_string(),
+                run.job_time_s.to_string(),
+                number(run.job_speedup),
+                field(&layer.line.name),
+                layer.line.time_s.to_string(),
+                layer.time_delta_s.to_string(),
+                layer.line.count.to_string(),
+                layer.count_delta.to_string(),
+                layer.line.bytes.to_string(),
+                layer.bytes_delta.to_string(),
+                number(layer.line.bandwidth_bps),
+                number(layer.line.overlap_pct),
+                number(layer.speedup),
+                serde_json::to_value(layer.work)
+                    .ok()
+                    .and_then(|work| work.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                run.doing_less.contains(&layer.line.name).to_string(),
+                field(&run.verdict),
+            ];
+            out.push_str(&cells.join(","));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Writes the comparison's HTML page of small multiples to `path`; returns the charts drawn.
+pub fn write_html(compared: &Compared, path: &Path) -> Result<usize> {
+    let value = &compared.outcome.value;
+    let runs: Vec<(String, String, String)> = value["runs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|run| {
+            let text = |key: &str| run[key].as_str().unwrap_or_default().to_string();
+            (text("label"), text("path"), text("kind"))
+        })
+        .collect();
+    let names: Vec<ioscout_render::campaign::RunName<'_>> = runs
+        .iter()
+        .map(|(label, path, kind)| ioscout_render::campaign::RunName { label, path, kind })
+        .collect();
+    let (html, charts) = ioscout_render::campaign::page(&compared.campaign, &names);
+    std::fs::write(path, html).map_err(|error| ServiceError::io(path, error))?;
+    Ok(charts)
+}
