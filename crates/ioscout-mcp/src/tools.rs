@@ -132,19 +132,9 @@ pub struct ComparatorParams {
     /// each path as given).
     #[serde(default)]
     pub labels: Vec<String>,
-    /// What the runs are sorted by, best first (default: the order given).
-    #[serde(default)]
-    pub sort: ioscout_service::vocabulary::SortMetric,
-    /// The layer `time`, `operations`, `bytes` and `bandwidth` sort by (default: the baseline's
-    /// first layer).
-    #[serde(default)]
-    pub sort_layer: Option<String>,
-    /// Reverse the order (worst first).
-    #[serde(default)]
-    pub reverse: bool,
-    /// Layer preset for traces.
-    #[serde(default)]
-    pub preset: PresetName,
+    /// How to order the runs and read traces.
+    #[serde(flatten)]
+    pub options: ioscout_service::compare::CompareOptions,
 }
 
 /// `explain_rule`.
@@ -424,14 +414,7 @@ pub fn comparator(context: &Context, params: ComparatorParams) -> Result<Outcome
             path: context.roots.resolve(path, true)?,
         });
     }
-    let request = ioscout_service::compare::CompareRequest {
-        runs,
-        baseline: None,
-        sort: params.sort,
-        sort_layer: params.sort_layer,
-        reverse: params.reverse,
-        preset: params.preset,
-    };
+    let request = ioscout_service::compare::CompareRequest { runs, baseline: None, options: params.options };
     Ok(ioscout_service::compare::compare_runs(&request)?.outcome)
 }
 

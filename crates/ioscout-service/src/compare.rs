@@ -30,14 +30,22 @@ pub struct RunSpec {
 
 /// A comparison of two or more runs.
 #[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CompareRequest {
     /// The runs, two or more, all traces or all Darshan logs.
     pub runs: Vec<RunSpec>,
     /// The label of the run the others are compared with (default: the first).
     #[serde(default)]
     pub baseline: Option<String>,
-    /// What the runs are sorted by (default: the order given).
+    /// How to order the runs and read traces.
+    #[serde(flatten)]
+    pub options: CompareOptions,
+}
+
+/// How compared runs are ordered and traces read (the MCP tool `comparator` takes these beside
+/// its paths).
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
+pub struct CompareOptions {
+    /// What the runs are sorted by, best first (default: the order given).
     #[serde(default)]
     pub sort: SortMetric,
     /// The layer `time`, `operations`, `bytes` and `bandwidth` are taken from (default: the
@@ -187,7 +195,7 @@ pub fn compare_runs(request: &CompareRequest) -> Result<Compared> {
     };
     let mut runs = Vec::with_capacity(request.runs.len());
     for (spec, label) in request.runs.iter().zip(&labels) {
-        runs.push(read_run(label.clone(), &spec.path, request.preset)?);
+        runs.push(read_run(label.clone(), &spec.path, request.options.preset)?);
     }
     let kind = |darshan: bool| if darshan { "a Darshan log" } else { "a DFTracer trace" };
     if let Some(odd) = runs.iter().find(|run| run.darshan != runs[0].darshan) {
@@ -204,11 +212,11 @@ pub fn compare_runs(request: &CompareRequest) -> Result<Compared> {
     let campaign = ioscout_advise::compare::compare_runs(
         &summaries,
         baseline,
-        request.sort,
-        request.sort_layer.as_deref(),
-        request.reverse,
+        request.options.sort,
+        request.options.sort_layer.as_deref(),
+        request.options.reverse,
     );
-    if let Some(layer) = &request.sort_layer
+    if let Some(layer) = &request.options.sort_layer
         && !campaign.layers.contains(layer)
     {
         return Err(ServiceError::BadRequest(format!(

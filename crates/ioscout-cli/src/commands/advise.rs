@@ -36,7 +36,7 @@ pub(crate) fn run(arguments: &AdviseArguments) -> anyhow::Result<ExitCode> {
 
 /// `ioscout compare`.
 pub(crate) fn compare(arguments: &CompareArguments) -> anyhow::Result<ExitCode> {
-    use ioscout_service::compare::{CompareRequest, manifest, runs_of_arguments};
+    use ioscout_service::compare::{CompareOptions, CompareRequest, manifest, runs_of_arguments};
     let (mut runs, mut baseline) = match &arguments.manifest {
         Some(path) => manifest(path)?,
         None => (Vec::new(), None),
@@ -57,14 +57,13 @@ pub(crate) fn compare(arguments: &CompareArguments) -> anyhow::Result<ExitCode> 
     if arguments.baseline.is_some() {
         baseline.clone_from(&arguments.baseline);
     }
-    let request = CompareRequest {
-        runs,
-        baseline,
+    let options = CompareOptions {
         sort: arguments.sort,
         sort_layer: arguments.sort_layer.clone(),
         reverse: arguments.reverse,
         preset: arguments.preset,
     };
+    let request = CompareRequest { runs, baseline, options };
     let compared = ioscout_service::compare::compare_runs(&request)?;
     if let Some(path) = &arguments.html {
         ioscout_service::compare::write_html(&compared, path)?;
