@@ -464,6 +464,17 @@ pub(crate) struct AnalyzeArguments {
     /// Format of the detail tables.
     #[arg(long, value_enum, default_value_t = DetailFormat::Csv)]
     pub(crate) out_format: DetailFormat,
+    /// Follow a trace still being written: analyse what is there, then again whenever a file
+    /// grows (one line on stderr says what changed), until nothing has changed for --settle
+    /// seconds and no gzip member is unfinished; then print the result as without --follow.
+    #[arg(long)]
+    pub(crate) follow: bool,
+    /// With --follow: seconds between looks at the files.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, requires = "follow")]
+    pub(crate) interval: f64,
+    /// With --follow: seconds without a change after which the trace counts as finished.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, requires = "follow")]
+    pub(crate) settle: f64,
 }
 
 #[derive(Debug, Args)]

@@ -77,10 +77,49 @@ pub(crate) fn progress_bar(input: &InputArguments, total: u64, message: &str) ->
 /// or when no input could be read at all; 0 otherwise.
 pub(crate) fn finish(report: &ScanReport, input: &InputArguments) -> ExitCode {
     let mut stderr = std::io::stderr().lock();
-    let problem_count = report.problem_count();
+    // A gzip member still being written is not bad input: the file is growing (a note says so,
+    // the JSON's `coverage` lists it), and it is no problem here, --strict included.
+    let coverage = report.coverage(std::time::SystemTime::now(), ioscout_read::SETTLE);
+    // The unfinished member, and the line it cuts (the line problem just before it).
+    let unfinished = |file: &ioscout_read::FileSummary, problem: &ioscout_read::Problem| {
+        use ioscout_read::ProblemKind;
+        if !coverage.unfinished(&file.path) {
+            return false;
+        }
+        let position = file.problems.iter().position(|candidate| std::ptr::eq(candidate, problem));
+        let next = position.and_then(|index| file.problems.get(index + 1));
+        problem.kind == ProblemKind::TruncatedMember
+            || next.is_some_and(|next| next.kind == ProblemKind::TruncatedMember)
+                && matches!(
+                    problem.kind,
+                    ProblemKind::InvalidJson
+                        | ProblemKind::InvalidUtf8
+                        | ProblemKind::NotAnEvent
+                        | ProblemKind::LineTooLong
+                )
+    };
+    let pending: u64 = report
+        .files
+        .iter()
+        .map(|file| file.problems.iter().filter(|problem| unfinished(file, problem)).count() as u64)
+        .sum();
+    let problem_count = report.problem_count() - pending.min(report.problem_count());
     if !input.quiet {
         for file in &report.files {
             for problem in &file.problems {
+                if unfinished(file, problem) {
+                    let _ = writeln!(
+                        stderr,
+                        "ioscout: note: {}: still being written: {}",
+                        file.path.display(),
+                        if problem.kind == ioscout_read::ProblemKind::TruncatedMember {
+                            "its last gzip member is not finished (what comes before it is read)"
+                        } else {
+                            "its last line is cut where the unfinished member ends"
+                        }
+                    );
+                    continue;
+                }
                 let _ = writeln!(stderr, "ioscout: warning: {problem}");
             }
             let hidden = file.problem_count.saturating_sub(file.problems.len() as u64);
@@ -92,8 +131,23 @@ pub(crate) fn finish(report: &ScanReport, input: &InputArguments) -> ExitCode {
                 );
             }
         }
+        if !coverage.growing.is_empty() {
+            let _ = writeln!(
+                stderr,
+                "ioscout: note: {} of {} still being written (changed in the last {} s or while read): the results cover what they held when read",
+                coverage.growing.len(),
+                count_of(coverage.files as u64, "file", "files"),
+                ioscout_read::SETTLE.as_secs()
+            );
+        }
         if problem_count > 0 && !input.strict {
-            let files = report.files.iter().filter(|file| file.problem_count > 0).count();
+            let files = report
+                .files
+                .iter()
+                .filter(|file| {
+                    file.problem_count > 0 && !file.problems.iter().all(|problem| unfinished(file, problem))
+                })
+                .count();
             let _ = writeln!(
                 stderr,
                 "ioscout: {} in {} {} counted as invalid and skipped (--strict makes them an error)",

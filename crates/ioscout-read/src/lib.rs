@@ -45,3 +45,4 @@ pub use scan::{
     ScanReport, Scanner, UnitSpan,
 };
 pub use scan::{Cancel, Chunk, Progress};
+pub use scan::{Coverage, GrowingFile, Growth, SETTLE};

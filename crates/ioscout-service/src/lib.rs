@@ -143,8 +143,9 @@ impl Outcome {
 
 /// What a scan read and what it could not, as every `--json` output and MCP result carries it:
 /// `complete` (nothing skipped, no invalid line, not stopped early), files read, files skipped
-/// with the reason, the problem count and the problems kept (file, line, byte offset), and how
-/// many more were counted than kept.
+/// with the reason, the problem count and the problems kept (file, line, byte offset), how
+/// many more were counted than kept, and the `coverage` ([`coverage_json`]: files still being
+/// written).
 pub fn scan_json(report: &ScanReport) -> serde_json::Value {
     let skipped: Vec<serde_json::Value> = report
         .files
@@ -165,6 +166,31 @@ pub fn scan_json(report: &ScanReport) -> serde_json::Value {
         "problem_count": problem_count,
         "problems": kept,
         "problems_not_shown": problem_count.saturating_sub(kept.len() as u64),
+        "coverage": coverage_json(&report.coverage(std::time::SystemTime::now(), ioscout_read::SETTLE)),
+    })
+}
+
+/// The `coverage` of a scan's JSON: the files that look still being written (modified in the
+/// last [`ioscout_read::SETTLE`], grown since they were read, or ending in an unfinished gzip
+/// member), so no reader takes the result of a running job for the whole run.
+pub fn coverage_json(coverage: &ioscout_read::Coverage) -> serde_json::Value {
+    let growing: Vec<serde_json::Value> = coverage
+        .growing
+        .iter()
+        .map(|file| {
+            serde_json::json!({
+                "path": text::display_path(&file.path),
+                "growth": file.growth,
+                "size_read": file.size_read,
+                "size_now": file.size_now,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "still_being_written": !growing.is_empty(),
+        "files_complete": coverage.files - growing.len(),
+        "files_growing": growing,
+        "settle_s": ioscout_read::SETTLE.as_secs(),
     })
 }
 

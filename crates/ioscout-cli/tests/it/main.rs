@@ -16,6 +16,7 @@ mod evidence;
 mod export;
 mod index;
 mod info;
+mod live;
 mod mcp;
 mod view;
 

@@ -51,7 +51,9 @@ use crate::input::{Compression, InputProblem, TraceFile};
 pub use fold::{Both, Decode, Fold, LinePosition, NoFold, Phases};
 pub use options::{Cancel, Progress, ScanOptions, max_threads};
 pub use plan::{Chunk, UnitSpan};
-pub use report::{FileSummary, Problem, ProblemKind, ScanReport, printable};
+pub use report::{
+    Coverage, FileSummary, GrowingFile, Growth, Problem, ProblemKind, SETTLE, ScanReport, printable,
+};
 
 use lines::{LineProcessor, Splitter};
 use merge::{FileMerge, UnitResult, merge_chunk};

@@ -195,7 +195,93 @@ pub struct ScanReport {
     pub stopped: bool,
 }
 
+/// How long after its last change a file still counts as being written.
+pub const SETTLE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Why a file looks like it is still being written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Growth {
+    /// Modified less than [`SETTLE`] before the coverage was taken.
+    ModifiedRecently,
+    /// Larger on disk than when it was found: appended to while it was read.
+    GrewSinceRead,
+    /// It ends inside a gzip member, and one of the others holds: the member is being written
+    /// (a file that stopped changing with an unfinished member is damaged instead, and its
+    /// truncated member stays a problem).
+    UnfinishedMember,
+}
+
+/// A file that looks like it is still being written.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GrowingFile {
+    /// The file.
+    pub path: PathBuf,
+    /// Why.
+    pub growth: Vec<Growth>,
+    /// Its size when it was found (what the scan read from).
+    pub size_read: u64,
+    /// Its size when the coverage was taken.
+    pub size_now: u64,
+}
+
+/// Which files of a scan were complete and which were still being written.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Coverage {
+    /// Files read.
+    pub files: usize,
+    /// Those still being written.
+    pub growing: Vec<GrowingFile>,
+}
+
+impl Coverage {
+    /// Whether `path` ends inside a gzip member that is being written.
+    pub fn unfinished(&self, path: &std::path::Path) -> bool {
+        self.growing.iter().any(|file| file.path == path && file.growth.contains(&Growth::UnfinishedMember))
+    }
+}
+
 impl ScanReport {
+    /// Which files look still being written as of `now`: modified within `settle` of it, larger
+    /// on disk than when found, or (with one of those) ending inside a gzip member. Files that
+    /// could not be opened are left out.
+    pub fn coverage(&self, now: std::time::SystemTime, settle: std::time::Duration) -> Coverage {
+        let mut coverage = Coverage::default();
+        for file in &self.files {
+            if file.problems.first().is_some_and(|problem| problem.kind == ProblemKind::Unreadable) {
+                continue;
+            }
+            coverage.files += 1;
+            let Ok(metadata) = std::fs::metadata(&file.path) else { continue };
+            let mut growth = Vec::new();
+            let recent = metadata
+                .modified()
+                .ok()
+                .and_then(|modified| now.duration_since(modified).ok().or(Some(std::time::Duration::ZERO)))
+                .is_some_and(|age| age < settle);
+            if recent {
+                growth.push(Growth::ModifiedRecently);
+            }
+            if metadata.len() > file.size {
+                growth.push(Growth::GrewSinceRead);
+            }
+            if !growth.is_empty()
+                && file.problems.iter().any(|problem| problem.kind == ProblemKind::TruncatedMember)
+            {
+                growth.push(Growth::UnfinishedMember);
+            }
+            if !growth.is_empty() {
+                coverage.growing.push(GrowingFile {
+                    path: file.path.clone(),
+                    growth,
+                    size_read: file.size,
+                    size_now: metadata.len(),
+                });
+            }
+        }
+        coverage
+    }
+
     /// Totals over all files.
     pub fn totals(&self) -> PhaseCounts {
         let mut totals = PhaseCounts::default();

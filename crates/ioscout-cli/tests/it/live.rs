@@ -1,0 +1,128 @@
+//! Traces still being written: a gzip member cut mid-write is not an error while the file is
+//! growing (a note says so, `scan.coverage` lists the file), and is a problem once the file has
+//! stopped changing; `analyze --follow` re-analyses as members are appended and ends with the
+//! cold analysis of the finished trace.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, SystemTime};
+
+use crate::{ioscout, json, root, temp_dir};
+
+/// One gzip member of `reads` POSIX reads of 4 KiB starting at event `first`.
+fn member(first: u64, reads: u64) -> Vec<u8> {
+    let mut text = String::new();
+    for index in first..first + reads {
+        let _ = writeln!(
+            text,
+            "{{\"id\":{index},\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":7,\"tid\":7,\"ts\":{},\"dur\":50,\"ph\":1,\"args\":{{\"ret\":4096,\"count\":4096,\"fname\":\"/data/a\"}}}}",
+            1_000_000 + index * 100
+        );
+    }
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let _ = encoder.write_all(text.as_bytes());
+    encoder.finish().unwrap_or_default()
+}
+
+fn append(path: &Path, bytes: &[u8]) {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    file.write_all(bytes).unwrap_or_else(|error| panic!("{error}"));
+    file.flush().unwrap_or_else(|error| panic!("{error}"));
+}
+
+fn without_coverage(mut value: serde_json::Value) -> serde_json::Value {
+    if let Some(scan) = value.get_mut("scan").and_then(serde_json::Value::as_object_mut) {
+        scan.remove("coverage");
+    }
+    value
+}
+
+#[test]
+fn a_member_cut_mid_write_is_a_note_while_the_file_grows_and_a_problem_once_it_stopped() {
+    let folder = temp_dir("live-cut");
+    let trace = folder.join("trace-0.pfw.gz");
+    append(&trace, &member(0, 50));
+    let second = member(50, 50);
+    append(&trace, &second[..second.len() / 2]);
+    let folder_path = folder.to_string_lossy().into_owned();
+    // Just written: growing, the cut member is no problem, --strict included.
+    let output = ioscout(&["analyze", "--json", "--strict", &folder_path]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(stderr.contains("still being written: its last gzip member is not finished"), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
+    let coverage = &value["scan"]["coverage"];
+    assert_eq!(coverage["still_being_written"], true, "{coverage}");
+    let growth = coverage["files_growing"][0]["growth"].as_array().cloned().unwrap_or_default();
+    assert!(growth.contains(&serde_json::json!("unfinished_member")), "{coverage}");
+    // The events of the cut member before the cut are read (what is there).
+    assert!(
+        value["raw_stats"]["total_event_count"].as_u64().is_some_and(|count| (50..100).contains(&count)),
+        "{value}"
+    );
+    // An hour later, nothing changed: the cut member is damage, a problem (--strict: exit 2).
+    let hour_ago = SystemTime::now() - Duration::from_hours(1);
+    std::fs::File::options()
+        .write(true)
+        .open(&trace)
+        .and_then(|file| file.set_modified(hour_ago))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let stale = ioscout(&["analyze", "--json", "--strict", &folder_path]);
+    assert_eq!(stale.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&stale.stderr).into_owned();
+    assert!(
+        stderr.contains("the file ends inside this gzip member") && !stderr.contains("still being written"),
+        "{stderr}"
+    );
+    let value = json(&["analyze", "--json", &folder_path], 0);
+    assert_eq!(value["scan"]["coverage"]["still_being_written"], false);
+    assert_eq!(value["scan"]["coverage"]["files_complete"], 1);
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+#[test]
+fn follow_reanalyses_as_members_are_appended_and_ends_with_the_cold_result() {
+    let folder = temp_dir("live-follow");
+    let trace = folder.join("trace-0.pfw.gz");
+    append(&trace, &member(0, 40));
+    let folder_path = folder.to_string_lossy().into_owned();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_ioscout"))
+        .current_dir(root())
+        .args(["analyze", "--follow", "--interval", "0.1", "--settle", "2", "--json", &folder_path])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|error| panic!("{error}"));
+    // The writer: four more members, 300 ms apart, the third written in two halves 500 ms apart.
+    for step in 1..=4_u64 {
+        std::thread::sleep(Duration::from_millis(300));
+        let bytes = member(step * 40, 40);
+        if step == 3 {
+            append(&trace, &bytes[..bytes.len() / 3]);
+            std::thread::sleep(Duration::from_millis(500));
+            append(&trace, &bytes[bytes.len() / 3..]);
+        } else {
+            append(&trace, &bytes);
+        }
+    }
+    let output = child.wait_with_output().unwrap_or_else(|error| panic!("{error}"));
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|line| line.starts_with("ioscout: follow:")).collect();
+    assert!(lines.len() >= 2, "{stderr}");
+    assert!(lines.iter().any(|line| line.contains("still being written")), "{stderr}");
+    assert!(lines.iter().skip(1).any(|line| line.contains("(+40 events")), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let followed: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
+    assert_eq!(followed["raw_stats"]["total_event_count"], 200, "{stderr}");
+    let cold = json(&["analyze", "--json", &folder_path], 0);
+    assert_eq!(without_coverage(followed), without_coverage(cold));
+    let _ = std::fs::remove_dir_all(&folder);
+}
