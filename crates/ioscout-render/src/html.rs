@@ -28,6 +28,8 @@ pub struct Activity {
 pub struct Page<'p> {
     /// The inputs, as the title names them.
     pub described: &'p str,
+    /// When some files were still being written, what the page says about it.
+    pub still_written: Option<&'p str>,
     /// Trace files read.
     pub file_count: usize,
     /// The analysis (time-range and file views).
@@ -48,8 +50,18 @@ pub struct Page<'p> {
 
 /// The page of `page`, and the number of charts drawn.
 pub fn page(page: Page<'_>) -> (String, usize) {
-    let Page { described, file_count, analysis, derived, findings, metric, advice, activity, max_processes } =
-        page;
+    let Page {
+        described,
+        still_written,
+        file_count,
+        analysis,
+        derived,
+        findings,
+        metric,
+        advice,
+        activity,
+        max_processes,
+    } = page;
     let mut html = String::with_capacity(1 << 18);
     let title = format!("ioscout report: {described}");
     let _ = write!(
@@ -65,6 +77,13 @@ pub fn page(page: Page<'_>) -> (String, usize) {
         escape(metric.metric.name()),
         escape(&metric.reason)
     );
+    if let Some(note) = still_written {
+        let _ = writeln!(
+            html,
+            "<p class=\"meta still-written\"><strong>Still being written.</strong> {}</p>",
+            escape(note)
+        );
+    }
     summary(&mut html, analysis);
     let mut charts = timeline_section(&mut html, &activity, max_processes);
     charts += over_time_section(&mut html, analysis);

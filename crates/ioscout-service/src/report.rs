@@ -133,8 +133,19 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
     let filesystem = ioscout_advise::filesystem::detect(&measurements.file_weights, None);
     let advice = ioscout_advise::advise(&catalog, measurements, filesystem, &ioscout_advise::Measured::new());
 
+    // A run still being written says so at the top of the page.
+    let coverage = scan.coverage(std::time::SystemTime::now(), ioscout_read::SETTLE);
+    let still_written = (!coverage.growing.is_empty()).then(|| {
+        format!(
+            "{} of {} files were still being written when read (changed in the last {} s, grown, or ending in an unfinished gzip member): this report covers what they held then.",
+            coverage.growing.len(),
+            coverage.files,
+            ioscout_read::SETTLE.as_secs()
+        )
+    });
     let (html, charts) = ioscout_render::html::page(Page {
         described: &input.describe(),
+        still_written: still_written.as_deref(),
         file_count,
         analysis: &analysis,
         derived: &derived,

@@ -67,6 +67,13 @@ fn a_member_cut_mid_write_is_a_note_while_the_file_grows_and_a_problem_once_it_s
         value["raw_stats"]["total_event_count"].as_u64().is_some_and(|count| (50..100).contains(&count)),
         "{value}"
     );
+    // The report says so at the top of the page.
+    let page = folder.join("report.html");
+    let report = ioscout(&["report", &folder_path, "-o", &page.to_string_lossy()]);
+    assert_eq!(report.status.code(), Some(0), "{}", String::from_utf8_lossy(&report.stderr));
+    let html = std::fs::read_to_string(&page).unwrap_or_default();
+    assert!(html.contains("<strong>Still being written.</strong> 1 of 1 files"), "the report's note");
+    std::fs::remove_file(&page).unwrap_or_else(|error| panic!("{error}"));
     // An hour later, nothing changed: the cut member is damage, a problem (--strict: exit 2).
     let hour_ago = SystemTime::now() - Duration::from_hours(1);
     std::fs::File::options()
