@@ -210,7 +210,7 @@ fn registry() -> Vec<Entry> {
         ),
         entry(
             "session_analyze_traces",
-            "Analyse every trace directory of a run directory (<run>/<run_name>/traces/compact[/subpath], else traces/, else the run): query_type summary (layers), detailed (DFAnalyzer JSON) or timeline_overlap (hidden share of each layer).",
+            "Analyse every trace directory of a run directory (<run>/<run_name>/traces/compact[/subpath], else traces/, else the run): query_type summary (layers), detailed (DFAnalyzer JSON) or timeline_overlap (hidden share of each layer). Each trace's coverage names the files still being written; wait_to_settle_s waits for a running job's traces to stop changing first.",
             true,
             session_analyze_traces,
         ),

@@ -187,6 +187,11 @@ pub struct SessionAnalyzeParams {
     /// Layer preset.
     #[serde(default)]
     pub preset: PresetName,
+    /// For a run still being written: wait until its trace files have not changed for this
+    /// many seconds (at most four minutes in all) before analysing. Every trace's `coverage`
+    /// says which files were still being written either way.
+    #[serde(default)]
+    pub wait_to_settle_s: Option<f64>,
 }
 
 /// `session_validate_structure`.
@@ -500,6 +505,7 @@ pub fn session_analyze_traces(context: &Context, params: SessionAnalyzeParams) -
         detail,
         params.preset,
         &ioscout_read::ScanOptions::default(),
+        params.wait_to_settle_s.map(|seconds| std::time::Duration::from_secs_f64(seconds.clamp(0.0, 240.0))),
     )?)
 }
 

@@ -87,6 +87,7 @@ pub fn analyze_traces(
     detail: Detail,
     preset: ioscout_analysis::PresetName,
     scan: &ioscout_read::ScanOptions,
+    settle: Option<std::time::Duration>,
 ) -> Result<Outcome> {
     if !run_dir.is_dir() {
         return Err(ServiceError::NoInput(format!("{} is not a directory", run_dir.display())));
@@ -109,6 +110,7 @@ pub fn analyze_traces(
         &[false, false, true, true, false, true, true],
     );
     let mut warnings = Vec::new();
+    let waited = settle.map(|settle| wait_to_settle(&directories, settle));
     for directory in &directories {
         let input =
             Input { paths: vec![directory.clone()], strict: false, scan: scan.clone(), cluster: None };
@@ -142,6 +144,7 @@ pub fn analyze_traces(
             "job_time_s": analysis.raw.job_time_s,
             "events": analysis.raw.trace_event_count,
             "problems": report.problem_count(),
+            "coverage": crate::coverage_json(&report.coverage(std::time::SystemTime::now(), ioscout_read::SETTLE)),
         });
         match detail {
             Detail::Summary => value["layers"] = json!(layer_values),
@@ -169,6 +172,11 @@ pub fn analyze_traces(
         "trace_root": display_path(&root),
         "traces": traces,
     });
+    let mut value = value;
+    if let Some((waited, settled)) = waited {
+        value["waited_s"] = json!(waited.as_secs_f64());
+        value["settled"] = json!(settled);
+    }
     let mut outcome = Outcome::new(value, table.render());
     outcome.warnings = warnings;
     Ok(outcome)
@@ -325,6 +333,40 @@ pub fn search_context(
         std::fs::write(&path, body).map_err(|error| ServiceError::io(&path, error))?;
     }
     Ok(Outcome::new(value, text))
+}
+
+/// The longest [`wait_to_settle`] waits (the MCP tool's own time limit is five minutes).
+const LONGEST_WAIT: std::time::Duration = std::time::Duration::from_mins(4);
+
+/// Waits until the trace files under `directories` have not changed (size or modification time)
+/// for `settle`, or [`LONGEST_WAIT`] has passed; how long it waited, and whether they settled.
+fn wait_to_settle(directories: &[PathBuf], settle: std::time::Duration) -> (std::time::Duration, bool) {
+    let started = std::time::Instant::now();
+    let snapshot = || -> Vec<(PathBuf, u64, Option<std::time::SystemTime>)> {
+        let (files, _) = ioscout_read::discover(directories);
+        files
+            .into_iter()
+            .map(|file| {
+                let modified = std::fs::metadata(&file.path).and_then(|metadata| metadata.modified()).ok();
+                (file.path, file.size, modified)
+            })
+            .collect()
+    };
+    let mut last = snapshot();
+    let mut unchanged_since = std::time::Instant::now();
+    let step = (settle / 4).clamp(std::time::Duration::from_millis(50), std::time::Duration::from_secs(1));
+    while unchanged_since.elapsed() < settle {
+        if started.elapsed() >= LONGEST_WAIT {
+            return (started.elapsed(), false);
+        }
+        std::thread::sleep(step);
+        let now = snapshot();
+        if now != last {
+            last = now;
+            unchanged_since = std::time::Instant::now();
+        }
+    }
+    (started.elapsed(), true)
 }
 
 #[cfg(test)]
