@@ -34,6 +34,23 @@ pub struct TraceFile {
     pub compression: Compression,
 }
 
+/// What trace files a set of inputs holds on disk: each file's path, size and modification
+/// time, as [`discover`] finds them. Two snapshots differ when a file was added, grew or was
+/// touched: how `analyze --follow` and the MCP session tool tell a trace still being written.
+pub type Snapshot = Vec<(PathBuf, u64, Option<std::time::SystemTime>)>;
+
+/// The [`Snapshot`] of `inputs` now.
+pub fn snapshot<P: AsRef<Path>>(inputs: &[P]) -> Snapshot {
+    let (files, _) = discover(inputs);
+    files
+        .into_iter()
+        .map(|file| {
+            let modified = std::fs::metadata(&file.path).and_then(|metadata| metadata.modified()).ok();
+            (file.path, file.size, modified)
+        })
+        .collect()
+}
+
 /// A path that could not be used.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct InputProblem {

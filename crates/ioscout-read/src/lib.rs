@@ -38,7 +38,7 @@ pub mod metadata;
 pub mod scan;
 
 pub use gzip::Resume;
-pub use input::{Compression, InputProblem, TraceFile, discover};
+pub use input::{Compression, InputProblem, Snapshot, TraceFile, discover, snapshot};
 pub use metadata::{MetadataFold, ProcessInfo, TraceMetadata, resolve_file, resolve_host};
 pub use scan::{
     Both, Decode, FileSummary, Fold, LinePosition, NoFold, Phases, Problem, ProblemKind, ScanOptions,

@@ -342,17 +342,7 @@ const LONGEST_WAIT: std::time::Duration = std::time::Duration::from_mins(4);
 /// for `settle`, or [`LONGEST_WAIT`] has passed; how long it waited, and whether they settled.
 fn wait_to_settle(directories: &[PathBuf], settle: std::time::Duration) -> (std::time::Duration, bool) {
     let started = std::time::Instant::now();
-    let snapshot = || -> Vec<(PathBuf, u64, Option<std::time::SystemTime>)> {
-        let (files, _) = ioscout_read::discover(directories);
-        files
-            .into_iter()
-            .map(|file| {
-                let modified = std::fs::metadata(&file.path).and_then(|metadata| metadata.modified()).ok();
-                (file.path, file.size, modified)
-            })
-            .collect()
-    };
-    let mut last = snapshot();
+    let mut last = ioscout_read::snapshot(directories);
     let mut unchanged_since = std::time::Instant::now();
     let step = (settle / 4).clamp(std::time::Duration::from_millis(50), std::time::Duration::from_secs(1));
     while unchanged_since.elapsed() < settle {
@@ -360,7 +350,7 @@ fn wait_to_settle(directories: &[PathBuf], settle: std::time::Duration) -> (std:
             return (started.elapsed(), false);
         }
         std::thread::sleep(step);
-        let now = snapshot();
+        let now = ioscout_read::snapshot(directories);
         if now != last {
             last = now;
             unchanged_since = std::time::Instant::now();

@@ -42,20 +42,6 @@ pub(crate) fn run(arguments: &AnalyzeArguments) -> anyhow::Result<ExitCode> {
     Ok(common::exit_code(&outcome, &arguments.input))
 }
 
-/// What the inputs hold on disk: each trace file's path, size and modification time.
-type Snapshot = Vec<(std::path::PathBuf, u64, Option<std::time::SystemTime>)>;
-
-fn snapshot(paths: &[std::path::PathBuf]) -> Snapshot {
-    let (files, _) = ioscout_read::discover(paths);
-    files
-        .into_iter()
-        .map(|file| {
-            let modified = std::fs::metadata(&file.path).and_then(|metadata| metadata.modified()).ok();
-            (file.path, file.size, modified)
-        })
-        .collect()
-}
-
 /// The figures one line of `--follow` reports: events, job time, files still being written.
 fn figures(outcome: &ioscout_service::Outcome) -> (u64, f64, usize) {
     let value = outcome.value_with_scan();
@@ -78,7 +64,7 @@ fn follow(
     let mut stderr = std::io::stderr();
     let mut previous: Option<(u64, f64, usize)> = None;
     loop {
-        let before = snapshot(&arguments.input.paths);
+        let before = ioscout_read::snapshot(&arguments.input.paths);
         let input = common::service_input(&arguments.input, None);
         let (outcome, analysis) = ioscout_service::analyze::analyze_keeping(&input, request)?;
         let (events, job, growing) = figures(&outcome);
@@ -98,7 +84,7 @@ fn follow(
         let unchanged_since = std::time::Instant::now();
         loop {
             std::thread::sleep(interval);
-            if snapshot(&arguments.input.paths) != before {
+            if ioscout_read::snapshot(&arguments.input.paths) != before {
                 // Let a burst of appends land before reading again.
                 std::thread::sleep(interval);
                 break;
