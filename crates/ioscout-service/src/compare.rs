@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use ioscout_advise::compare::{Campaign, CampaignRun, RunSummary, SortMetric};
+use ioscout_advise::compare::{Campaign, RunSummary, SortMetric};
 use ioscout_analysis::PresetName;
 use serde::Deserialize;
 
@@ -173,6 +173,15 @@ pub struct Compared {
     pub outcome: Outcome,
     /// The campaign itself, for the CSV and HTML renderings.
     pub campaign: Campaign,
+    /// Each run's label, path as shown, and kind (`trace` or `darshan`), in the order given.
+    pub names: Vec<(String, String, &'static str)>,
+}
+
+impl Compared {
+    /// The path and kind of the run labelled `label`.
+    fn name_of(&self, label: &str) -> Option<&(String, String, &'static str)> {
+        self.names.iter().find(|(name, _, _)| name == label)
+    }
 }
 
 /// Compares the runs of `request` (two or more, of one kind) with its baseline.
@@ -241,7 +250,13 @@ pub fn compare_runs(request: &CompareRequest) -> Result<Compared> {
         }
     }
     let text = text_of(&campaign);
-    Ok(Compared { outcome: Outcome { warnings, ..Outcome::new(value, text) }, campaign })
+    let names = runs
+        .iter()
+        .map(|run| {
+            (run.label.clone(), display_path(&run.path), if run.darshan { "darshan" } else { "trace" })
+        })
+        .collect();
+    Ok(Compared { outcome: Outcome { warnings, ..Outcome::new(value, text) }, campaign, names })
 }
 
 fn seconds(value: f64) -> String {
@@ -357,25 +372,19 @@ fn number(value: Option<f64>) -> String {
 pub const CSV_HEADER: &str = "run,path,kind,baseline,job_time_s,job_speedup,layer,time_s,time_delta_s,count,count_delta,bytes,bytes_delta,bandwidth_bps,overlap_pct,speedup,work,did_less,verdict";
 
 /// The comparison as CSV: one row per run and layer (every layer of the campaign), in the
-/// campaign's order; `value` is the JSON of [`compare_runs`] (for the paths and kinds).
-pub fn csv(campaign: &Campaign, value: &serde_json::Value) -> String {
+/// campaign's order.
+pub fn csv(compared: &Compared) -> String {
+    let campaign = &compared.campaign;
     let mut out = String::from(CSV_HEADER);
     out.push('\n');
-    let of = |run: &CampaignRun, key: &str| -> String {
-        value["runs"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|line| line["label"] == run.label.as_str())
-            .and_then(|line| line[key].as_str().map(str::to_string))
-            .unwrap_or_default()
-    };
     for run in &campaign.runs {
+        let (path, kind) =
+            compared.name_of(&run.label).map_or(("", ""), |(_, path, kind)| (path.as_str(), *kind));
         for layer in &run.layers {
             let cells = [
                 field(&run.label),
-                field(&of(run, "path")),
-                of(run, "kind"),
+                field(path),
+                kind.to_string(),
                 run.baseline.to_string(),
                 run.job_time_s.to_string(),
                 number(run.job_speedup),
@@ -405,17 +414,8 @@ pub fn csv(campaign: &Campaign, value: &serde_json::Value) -> String {
 
 /// Writes the comparison's HTML page of small multiples to `path`; returns the charts drawn.
 pub fn write_html(compared: &Compared, path: &Path) -> Result<usize> {
-    let value = &compared.outcome.value;
-    let runs: Vec<(String, String, String)> = value["runs"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|run| {
-            let text = |key: &str| run[key].as_str().unwrap_or_default().to_string();
-            (text("label"), text("path"), text("kind"))
-        })
-        .collect();
-    let names: Vec<ioscout_render::campaign::RunName<'_>> = runs
+    let names: Vec<ioscout_render::campaign::RunName<'_>> = compared
+        .names
         .iter()
         .map(|(label, path, kind)| ioscout_render::campaign::RunName { label, path, kind })
         .collect();

@@ -75,7 +75,7 @@ pub(crate) fn compare(arguments: &CompareArguments) -> anyhow::Result<ExitCode> 
                 eprintln!("ioscout: warning: {warning}");
             }
         }
-        let text = ioscout_service::compare::csv(&compared.campaign, &compared.outcome.value);
+        let text = ioscout_service::compare::csv(&compared);
         std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())?;
     } else {
         common::print(&compared.outcome, arguments.json, false)?;
