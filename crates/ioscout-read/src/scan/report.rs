@@ -202,7 +202,8 @@ pub const SETTLE: std::time::Duration = std::time::Duration::from_secs(10);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Growth {
-    /// Modified less than [`SETTLE`] before the coverage was taken.
+    /// Modified less than [`SETTLE`] before the coverage was taken (given only with one of the
+    /// others: a recent change alone is not taken as writing).
     ModifiedRecently,
     /// Larger on disk than when it was found: appended to while it was read.
     GrewSinceRead,
@@ -242,8 +243,9 @@ impl Coverage {
 }
 
 impl ScanReport {
-    /// Which files look still being written as of `now`: modified within `settle` of it, larger
-    /// on disk than when found, or (with one of those) ending inside a gzip member. Files that
+    /// Which files look still being written as of `now`: larger on disk than when found, or
+    /// ending inside a gzip member while modified within `settle` of it (a complete file that
+    /// merely changed recently, as a fresh copy, is not). Files that
     /// could not be opened are left out.
     pub fn coverage(&self, now: std::time::SystemTime, settle: std::time::Duration) -> Coverage {
         let mut coverage = Coverage::default();
@@ -259,15 +261,17 @@ impl ScanReport {
                 .ok()
                 .and_then(|modified| now.duration_since(modified).ok().or(Some(std::time::Duration::ZERO)))
                 .is_some_and(|age| age < settle);
-            if recent {
+            let grew = metadata.len() > file.size;
+            let truncated = file.problems.iter().any(|problem| problem.kind == ProblemKind::TruncatedMember);
+            // A recent change alone is no sign of writing: a complete file copied a moment ago
+            // is as fresh as one being appended to. It counts with growth or a cut member.
+            if recent && (grew || truncated) {
                 growth.push(Growth::ModifiedRecently);
             }
-            if metadata.len() > file.size {
+            if grew {
                 growth.push(Growth::GrewSinceRead);
             }
-            if !growth.is_empty()
-                && file.problems.iter().any(|problem| problem.kind == ProblemKind::TruncatedMember)
-            {
+            if (recent || grew) && truncated {
                 growth.push(Growth::UnfinishedMember);
             }
             if !growth.is_empty() {
@@ -371,5 +375,59 @@ mod tests {
     pub(super) fn printable_escapes_control_characters_only() {
         assert_eq!(printable("plain text, ünïcode"), "plain text, ünïcode");
         assert_eq!(printable("a\u{1b}[2Jb\u{9b}c\u{0}"), "a\\u{1b}[2Jb\\u{9b}c\\u{0}");
+    }
+
+    /// A summary of `path` as found, with a truncated member when `cut`.
+    fn summary_of(path: &std::path::Path, cut: bool) -> FileSummary {
+        let mut summary = FileSummary::new(&TraceFile {
+            path: path.to_path_buf(),
+            size: std::fs::metadata(path).map_or(0, |metadata| metadata.len()),
+            compression: Compression::Gzip,
+        });
+        if cut {
+            summary.problems.push(Problem {
+                path: path.to_path_buf(),
+                kind: ProblemKind::TruncatedMember,
+                line: None,
+                offset: None,
+                compressed_offset: Some(0),
+                detail: String::new(),
+            });
+        }
+        summary
+    }
+
+    #[test]
+    fn a_fresh_complete_file_is_not_growing_but_a_fresh_cut_or_a_larger_one_is() -> std::io::Result<()> {
+        let folder = std::env::temp_dir().join(format!("ioscout-coverage-{}", std::process::id()));
+        std::fs::create_dir_all(&folder)?;
+        let path = folder.join("a.pfw.gz");
+        std::fs::write(&path, b"0123456789")?;
+        let now = std::time::SystemTime::now();
+        let of =
+            |summary: FileSummary| ScanReport { files: vec![summary], stopped: false }.coverage(now, SETTLE);
+
+        // Copied a moment ago and whole: complete (the MPI check's fresh copies).
+        let coverage = of(summary_of(&path, false));
+        assert_eq!(coverage.files, 1);
+        assert!(coverage.growing.is_empty(), "{coverage:?}");
+
+        // Fresh and ending inside a member: being written.
+        let coverage = of(summary_of(&path, true));
+        assert_eq!(coverage.growing[0].growth, vec![Growth::ModifiedRecently, Growth::UnfinishedMember]);
+
+        // Larger than when found: being written, whatever its age.
+        let mut summary = summary_of(&path, false);
+        summary.size = 4;
+        let coverage = ScanReport { files: vec![summary], stopped: false }
+            .coverage(now + std::time::Duration::from_mins(1), SETTLE);
+        assert_eq!(coverage.growing[0].growth, vec![Growth::GrewSinceRead]);
+        assert_eq!((coverage.growing[0].size_read, coverage.growing[0].size_now), (4, 10));
+
+        // Cut but settled: damage, not writing (the problem stays a problem).
+        let coverage = ScanReport { files: vec![summary_of(&path, true)], stopped: false }
+            .coverage(now + std::time::Duration::from_mins(1), SETTLE);
+        assert!(coverage.growing.is_empty(), "{coverage:?}");
+        std::fs::remove_dir_all(&folder)
     }
 }
