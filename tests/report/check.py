@@ -2,11 +2,15 @@
 and on a 48-process corpus folder, and checks that the page loads without console errors, that
 it has at least four charts, that each chart's region of a screenshot is drawn (not blank), that
 no legend runs past its chart, that no two row or column labels overlap, that every timeline row
-has a visible mark, and that severities are coloured.
+has a visible mark, and that severities are coloured; then, scripted by the page itself, that a
+zoom changes what every time chart draws and keeps them on one window, that the process filter
+narrows the timeline, and that the flame graph's top frames (and those inside the first, once
+clicked) are those of an independent nesting of the trace's events.
 
 Usage: python3 tests/report/check.py path/to/ioscout [chromium]
 """
 
+import html as html_module
 import json
 import re
 import shutil
@@ -69,6 +73,83 @@ def decode_png(data):
     return width, height, channels, rows
 
 
+def call_tree_tops(source):
+    """An independent model of the flame graph's first two levels: every complete event of the
+    traces (DFTracer's own metadata left out), nested per (pid, tid) by time, merged by name.
+    Returns the root names by inclusive time, and the first root's children by inclusive time."""
+    import gzip
+    threads = {}
+    for path in sorted(Path(source).glob("*.pfw*")):
+        opener = gzip.open if path.name.endswith(".gz") else open
+        with opener(path, "rt", errors="replace") as stream:
+            for line in stream:
+                line = line.strip().rstrip(",")
+                if not line.startswith("{"):
+                    continue
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    continue
+                if str(event.get("cat", "")).lower() == "dftracer" or "dur" not in event or "ts" not in event:
+                    continue
+                if event.get("ph") not in (1, "X", None):
+                    continue
+                start, end = int(event["ts"]), int(event["ts"]) + max(0, int(event["dur"]))
+                threads.setdefault((event.get("pid"), event.get("tid", 0)), []).append((start, end, event.get("name", "")))
+    roots, children = {}, {}
+    for intervals in threads.values():
+        intervals.sort(key=lambda item: (item[0], -item[1], item[2]))
+        stack = []
+        for start, end, name in intervals:
+            while stack and stack[-1][0] < end:
+                stack.pop()
+            path = (stack[-1][1] + (name,)) if stack else (name,)
+            if len(path) == 1:
+                roots[name] = roots.get(name, 0) + end - start
+            elif len(path) == 2:
+                children.setdefault(path[0], {})
+                children[path[0]][name] = children[path[0]].get(name, 0) + end - start
+            stack.append((end, path))
+    order = sorted(roots, key=lambda name: (-roots[name], name))
+    first = children.get(order[0], {}) if order else {}
+    return order, sorted(first, key=lambda name: (-first[name], name))
+
+
+def check_drill(page, profile, source):
+    """The drill-down, scripted by the page itself (`#check-drill`): six wheel steps over the
+    bandwidth chart, a process chosen, a flame frame clicked; what was drawn before and after."""
+    dom = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
+                          "--virtual-time-budget=3000", "--dump-dom", page.as_uri() + "#check-drill"],
+                         capture_output=True, text=True, timeout=120)
+    console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+    assert not console, "console messages in the scripted drill-down:\n" + "\n".join(console)
+    match = re.search(r'<pre id="drill-check" hidden="">(.*?)</pre>', dom.stdout, re.S)
+    assert match, "the drill-down's scripted check did not run"
+    result = json.loads(html_module.unescape(match.group(1)))
+    before, zoomed = result["before"], result["zoomed"]
+    time_charts = {"chart-timeline", "chart-bandwidth", "chart-operations"}
+    assert time_charts <= {chart for chart, _, _ in before["windows"]}, f"time charts not zoomable: {before['windows']}"
+    assert zoomed["t1"] - zoomed["t0"] < 0.5 * (before["t1"] - before["t0"]), f"the wheel did not zoom: {before['t0'], before['t1']} -> {zoomed['t0'], zoomed['t1']}"
+    for chart, t0, t1 in zoomed["windows"]:
+        assert abs(t0 - zoomed["t0"]) < 1e-9 and abs(t1 - zoomed["t1"]) < 1e-9, f"{chart} does not follow the zoom ({t0}, {t1})"
+    assert zoomed["ticks"] != before["ticks"], "the zoom did not change the time axis"
+    assert len(set(zoomed["ticks"])) == len(zoomed["ticks"]), f"repeated tick labels: {zoomed['ticks']}"
+    if "chart-offsets" in {chart for chart, _, _ in before["windows"]}:
+        assert 0 < zoomed["offsets"] < before["offsets"], f"offsets drawn: {before['offsets']} -> {zoomed['offsets']}"
+        assert before["slow"] > 0, "no call marked among the slowest 5 %"
+    if "filtered" in result:
+        assert result["filtered"]["timeline_rows"] == 1 < before["timeline_rows"], f"process filter: {result['filtered']['timeline_rows']} rows"
+    roots, first_children = call_tree_tops(source)
+    assert before["top_frames"] == roots[:len(before["top_frames"])] and before["top_frames"], f"flame graph roots {before['top_frames']}, expected {roots[:5]}"
+    assert result["flame_clicked"] == roots[0], result["flame_clicked"]
+    # Frames too narrow to draw (under half a pixel) are left out: a prefix of the model's.
+    zoomed_frames = result["flame_zoomed"]
+    assert zoomed_frames == first_children[:len(zoomed_frames)] and bool(zoomed_frames) == bool(first_children), f"zoomed frames {zoomed_frames}, expected {first_children[:5]}"
+    print(f"{source.name} drill-down: zoom {before['t1'] - before['t0']:.3f} s -> {zoomed['t1'] - zoomed['t0']:.3f} s on every time chart, "
+          f"offsets {before['offsets']} -> {zoomed['offsets']} drawn ({before['slow']} slowest marked), flame roots {before['top_frames'][:3]}, "
+          f"inside {result['flame_clicked']}: {result['flame_zoomed'][:3]}")
+
+
 def check(source, scratch):
     """Writes the report of `source`, opens it in Chromium and checks what it drew."""
     page = scratch / "report.html"
@@ -92,6 +173,9 @@ def check(source, scratch):
     assert not layout["overlapping_labels"], f"labels overlap: {layout['overlapping_labels'][:10]}"
     assert not layout["rows_without_marks"], f"timeline rows with no visible mark: {layout['rows_without_marks']}"
     assert "label-" in html and re.search(r'<td class="label-(critical|high|medium|low)">', html), "severity not coloured"
+    check_drill(page, profile, source)
+    size = page.stat().st_size
+    assert size < 10 * 1024 * 1024, f"the page is {size} bytes"
     shot = scratch / "shot.png"
     subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={shot}", page.as_uri()],
                    capture_output=True, timeout=120, check=True)

@@ -30,6 +30,7 @@
 //! ```
 
 pub mod cache;
+pub mod calltree;
 pub mod fold;
 pub mod output;
 pub mod overlap;

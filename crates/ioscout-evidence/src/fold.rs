@@ -317,12 +317,20 @@ pub struct Replay {
     pub(crate) access: Vec<Option<crate::access::FileAccess>>,
     /// Where consumed units' op buffers go back to.
     buffers: Buffers,
+    /// The sample of reads and writes, when asked for ([`Replay::sampling`]).
+    pub(crate) sample: Option<crate::sample::AccessSample>,
 }
 
 /// How far before the first replayed call the replay's clock starts (a million seconds).
 const TIME_BASE_BEFORE_US: i64 = 1_000_000_000_000;
 
 impl Replay {
+    /// A replay that also keeps a sample of the POSIX reads and writes with their offsets
+    /// ([`crate::sample`]): `uniform` calls at most, and the `slowest` longest.
+    pub fn sampling(uniform: usize, slowest: usize) -> Replay {
+        Replay { sample: Some(crate::sample::AccessSample::new(uniform, slowest)), ..Replay::default() }
+    }
+
     /// The buffers this replay gives back: make the folds of a scan with [`Buffers::fold`].
     pub fn buffers(&self) -> Buffers {
         self.buffers.clone()
@@ -417,6 +425,12 @@ impl Replay {
         } else {
             let access = state.posix.get_or_insert_with(PosixFile::default).apply(op, start, end);
             if let Some((offset, bytes)) = access {
+                if let Some(sample) = self.sample.as_mut()
+                    && matches!(op.kind, OpKind::PosixRead | OpKind::PosixWrite)
+                {
+                    let read = op.kind == OpKind::PosixRead;
+                    sample.add(op.start, op.end, op.pid, op.file, u64::from(op.file), offset, bytes, read);
+                }
                 let file = op.file as usize;
                 if self.access.len() <= file {
                     self.access.resize_with(file + 1, || None);

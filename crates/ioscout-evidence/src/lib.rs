@@ -36,6 +36,7 @@ pub mod metadata;
 pub mod op;
 pub mod posix;
 pub mod reduce;
+pub mod sample;
 pub mod shape;
 pub mod stdio;
 
@@ -127,6 +128,9 @@ pub struct Derived {
     pub shapes: Vec<shape::Shape>,
     /// The access pattern of every file of the log with POSIX reads or writes, most bytes first.
     pub files: Vec<FileRow>,
+    /// A sample of the POSIX reads and writes with their offsets, when the replay kept one
+    /// ([`Replay::sampling`]).
+    pub accesses: Option<sample::AccessSample>,
 }
 
 /// The access pattern of one file over all its processes.
@@ -338,6 +342,10 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
             .filter_map(|(class, sums)| sums.shape(class))
             .collect(),
         files: file_rows,
+        accesses: replay.sample.take().map(|mut sample| {
+            sample.finish(&paths);
+            sample
+        }),
     }
 }
 

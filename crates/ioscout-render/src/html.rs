@@ -46,6 +46,8 @@ pub struct Page<'p> {
     pub activity: Activity,
     /// Most processes shown in the timeline and the heatmap.
     pub max_processes: usize,
+    /// What the drill-down draws from (zoomable time charts, offsets, rank 0, call tree).
+    pub drill: Option<crate::drill::Drill<'p>>,
 }
 
 /// The page of `page`, and the number of charts drawn.
@@ -61,6 +63,7 @@ pub fn page(page: Page<'_>) -> (String, usize) {
         advice,
         activity,
         max_processes,
+        drill,
     } = page;
     let mut html = String::with_capacity(1 << 18);
     let title = format!("ioscout report: {described}");
@@ -85,8 +88,14 @@ pub fn page(page: Page<'_>) -> (String, usize) {
         );
     }
     summary(&mut html, analysis);
+    if let Some(drill) = &drill {
+        crate::drill::controls(&mut html, drill);
+    }
     let mut charts = timeline_section(&mut html, &activity, max_processes);
     charts += over_time_section(&mut html, analysis);
+    if let Some(drill) = &drill {
+        crate::drill::section(&mut html, drill);
+    }
     charts += bytes_section(&mut html, activity.bytes, max_processes);
     charts += sizes_section(&mut html, analysis);
     evidence_section(&mut html, derived);
@@ -102,7 +111,7 @@ pub fn page(page: Page<'_>) -> (String, usize) {
     (html, charts)
 }
 
-fn table(out: &mut String, headers: &[&str], rows: &[Vec<String>]) {
+pub(crate) fn table(out: &mut String, headers: &[&str], rows: &[Vec<String>]) {
     table_with_classes(out, headers, rows, None);
 }
 
@@ -132,7 +141,7 @@ fn table_with_classes(out: &mut String, headers: &[&str], rows: &[Vec<String>], 
     out.push_str("</tbody></table>\n");
 }
 
-pub(crate) const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem auto;max-width:980px;color:#222;line-height:1.4}h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}td,th{border-bottom:1px solid #eee;padding:.2rem .6rem;text-align:left;vertical-align:top}th{background:#f6f6f6}td:nth-child(n+2){font-variant-numeric:tabular-nums}.meta{color:#666}.chart{margin:1rem 0}.chart svg{max-width:100%;height:auto;background:#fff}figcaption{font-size:.9rem;margin-bottom:.3rem}.plot{fill:#fafafa;stroke:#ccc}.grid{stroke:#e6e6e6}.tick{font-size:11px;fill:#555}.axis{font-size:12px;fill:#333}.legend{font-size:12px;fill:#333}.label-critical{color:#b00020;font-weight:600}.label-high{color:#d55e00;font-weight:600}.label-medium{color:#a07000}.label-low{color:#4d6b8a}";
+pub(crate) const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem auto;max-width:980px;color:#222;line-height:1.4}h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}td,th{border-bottom:1px solid #eee;padding:.2rem .6rem;text-align:left;vertical-align:top}th{background:#f6f6f6}td:nth-child(n+2){font-variant-numeric:tabular-nums}.meta{color:#666}.chart{margin:1rem 0}.chart svg{max-width:100%;height:auto;background:#fff}figcaption{font-size:.9rem;margin-bottom:.3rem}.plot{fill:#fafafa;stroke:#ccc}.grid{stroke:#e6e6e6}.tick{font-size:11px;fill:#555}.axis{font-size:12px;fill:#333}.legend{font-size:12px;fill:#333}.label-critical{color:#b00020;font-weight:600}.label-high{color:#d55e00;font-weight:600}.label-medium{color:#a07000}.label-low{color:#4d6b8a}.controls{position:sticky;top:0;background:#fff;padding:.3rem 0;z-index:1;font-size:.85rem}.controls select{max-width:22rem}svg.zoomable{cursor:grab}g.frame{cursor:pointer}";
 
 /// The page's own check of what it drew, written into `#layout` for the headless-browser test
 /// (`tests/report/check.py`): each chart's place on the page; legends that run past their

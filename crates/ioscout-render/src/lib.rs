@@ -13,10 +13,13 @@
 //! - [`rows`]: event rows as JSON lines, CSV, Parquet and Chrome trace JSON, behind one
 //!   [`rows::Exporter`] trait;
 //! - [`parquet`]: the one Parquet writer (typed columns), for the rows and the detail tables;
+//! - [`drill`]: the report's drill-down (embedded data and its script: linked zoom, offsets,
+//!   rank 0, flame graph);
 //! - [`details`]: the analysis views' detail tables as CSV or Parquet files.
 
 pub mod campaign;
 pub mod details;
+pub mod drill;
 pub mod evidence;
 pub mod html;
 pub mod parquet;

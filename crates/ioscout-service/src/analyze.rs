@@ -107,6 +107,17 @@ pub fn run_with_records(
     input: &Input,
     options: &AnalysisOptions,
 ) -> Result<(Analysis, ioscout_read::ScanReport, usize, ioscout_evidence::Derived)> {
+    run_with_replay(input, options, ioscout_evidence::Replay::default())
+}
+
+/// [`run_with_records`] with the records replayed by `replay` (one that keeps a sample of the
+/// calls, [`ioscout_evidence::Replay::sampling`], for the report; not kept in a job of several
+/// ranks).
+pub fn run_with_replay(
+    input: &Input,
+    options: &AnalysisOptions,
+    mut replay: ioscout_evidence::Replay,
+) -> Result<(Analysis, ioscout_read::ScanReport, usize, ioscout_evidence::Derived)> {
     if input.cluster.is_some() {
         let (analysis, report, count) = run(input, options)?;
         let (derived, _) = crate::evidence::derive(input)?;
@@ -116,7 +127,6 @@ pub fn run_with_records(
     if files.is_empty() {
         return Err(input.no_traces(&input_problems));
     }
-    let mut replay = ioscout_evidence::Replay::default();
     let buffers = replay.buffers();
     let (analysis, report) = ioscout_analysis::analyze_with(
         &crate::evidence::scanner(input),

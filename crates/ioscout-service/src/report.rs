@@ -9,6 +9,7 @@ use ioscout_analysis::{Analysis, AnalysisOptions, OverlapMode, ViewType};
 use ioscout_model::{Event, HashTables, Phase};
 use ioscout_read::Fold;
 use ioscout_read::event::Args;
+use ioscout_render::drill::Bins;
 use ioscout_render::html::{Activity, Page};
 
 use crate::{Input, Result};
@@ -45,7 +46,16 @@ pub struct HtmlReport {
 /// Bins of the timeline at most (wider bins beyond).
 const TIMELINE_BINS: usize = 200;
 
-/// Per process and time bin, compute and I/O seconds; per directory and process, bytes.
+/// Bins of the drill-down's time charts over the job.
+const DRILL_BINS: usize = 600;
+
+/// Calls of the offsets view kept uniformly, and the slowest kept besides.
+const SAMPLE_UNIFORM: usize = 30_000;
+/// See [`SAMPLE_UNIFORM`].
+const SAMPLE_SLOWEST: usize = 10_000;
+
+/// Per process and time bin, compute and I/O seconds; per directory and process, bytes; per
+/// process the drill-down's finer bins; the events of the call tree.
 struct ReportFold<'t> {
     tables: &'t HashTables,
     first_ts: i64,
@@ -53,6 +63,12 @@ struct ReportFold<'t> {
     bins: usize,
     busy: HashMap<i64, Vec<(f64, f64)>>,
     bytes: HashMap<(String, i64), u64>,
+    drill_bin_us: f64,
+    drill: HashMap<i64, Bins>,
+    /// (pid, tid, start, duration, name) of every complete event, for the call tree.
+    nested: Vec<(i64, i64, i64, i64, u32)>,
+    names: Vec<String>,
+    name_index: HashMap<String, u32>,
 }
 
 fn is_io(category: &str) -> bool {
@@ -64,6 +80,34 @@ fn is_compute(category: &str, name: &str) -> bool {
     category.eq_ignore_ascii_case("compute") || name.ends_with(".compute") || name == "compute"
 }
 
+/// Spreads the `duration` µs from `start` µs (from the origin) over bins of `bin_us`, calling
+/// `add(bin, seconds)` for each part.
+fn spread(start: f64, duration: f64, bin_us: f64, bins: usize, mut add: impl FnMut(usize, f64)) {
+    let mut start = start.max(0.0);
+    let end = start + duration.max(0.0);
+    while start < end {
+        let bin = ((start / bin_us) as usize).min(bins - 1);
+        let bin_end = ((bin + 1) as f64 * bin_us).max(start + 1.0);
+        add(bin, (end.min(bin_end) - start) / 1e6);
+        if bin == bins - 1 {
+            break;
+        }
+        start = bin_end;
+    }
+}
+
+impl ReportFold<'_> {
+    fn name(&mut self, name: &str) -> u32 {
+        if let Some(index) = self.name_index.get(name) {
+            return *index;
+        }
+        let index = self.names.len() as u32;
+        self.names.push(name.to_string());
+        self.name_index.insert(name.to_string(), index);
+        index
+    }
+}
+
 impl Fold for ReportFold<'_> {
     fn event(&mut self, event: &Event<'_>) {
         if event.phase != Some(Phase::Complete) {
@@ -72,40 +116,66 @@ impl Fold for ReportFold<'_> {
         let (Some(pid), Some(ts), Some(dur)) = (event.pid, event.ts, event.dur) else { return };
         let category = event.cat.as_deref().unwrap_or("");
         let name = event.name.as_deref().unwrap_or("");
+        if !category.eq_ignore_ascii_case("dftracer") {
+            let name = self.name(name);
+            self.nested.push((pid, event.tid.unwrap_or(0), ts, dur, name));
+        }
         let io = is_io(category);
         if !io && !is_compute(category, name) {
             return;
         }
+        let offset = (ts - self.first_ts).max(0) as f64;
         let cells = self.busy.entry(pid).or_insert_with(|| vec![(0.0, 0.0); self.bins]);
-        // Spread the event over the bins it covers.
-        let mut start = (ts - self.first_ts).max(0) as f64;
-        let end = start + dur.max(0) as f64;
-        while start < end {
-            let bin = ((start / self.bin_us) as usize).min(self.bins - 1);
-            let bin_end = ((bin + 1) as f64 * self.bin_us).max(start + 1.0);
-            let part = (end.min(bin_end) - start) / 1e6;
+        spread(offset, dur as f64, self.bin_us, self.bins, |bin, seconds| {
             if io {
-                cells[bin].1 += part;
+                cells[bin].1 += seconds;
             } else {
-                cells[bin].0 += part;
+                cells[bin].0 += seconds;
             }
-            if bin == self.bins - 1 {
-                break;
+        });
+        let fine = self.drill.entry(pid).or_insert_with(|| Bins::new(DRILL_BINS));
+        spread(offset, dur as f64, self.drill_bin_us, DRILL_BINS, |bin, seconds| {
+            if io {
+                fine.io_s[bin] += seconds;
+            } else {
+                fine.compute_s[bin] += seconds;
             }
-            start = bin_end;
+        });
+        if !io {
+            return;
         }
-        if io && (name.contains("read") || name.contains("write")) {
+        let kind = ioscout_evidence::op::OpKind::of(category, name);
+        let is_posix = kind.is_some_and(|kind| !kind.is_stdio());
+        let bin = ((offset / self.drill_bin_us) as usize).min(DRILL_BINS - 1);
+        let size = if name.contains("read") || name.contains("write") {
             let args = Args::of(event);
             let size = ["ret", "size", "size_sum"]
                 .iter()
-                .find_map(|key| args.get(key).and_then(ioscout_model::RawValue::as_i64));
-            if let Some(size) = size.filter(|size| *size > 0) {
+                .find_map(|key| args.get(key).and_then(ioscout_model::RawValue::as_i64))
+                .filter(|size| *size > 0);
+            if let Some(size) = size {
                 let file = ioscout_read::resolve_file(&args, self.tables)
                     .map_or_else(|| "(unknown file)".into(), std::borrow::Cow::into_owned);
                 let directory = std::path::Path::new(&file)
                     .parent()
                     .map_or_else(|| file.clone(), |parent| parent.display().to_string());
                 *self.bytes.entry((directory, pid)).or_default() += size as u64;
+            }
+            size
+        } else {
+            None
+        };
+        if is_posix {
+            match kind {
+                Some(ioscout_evidence::op::OpKind::PosixRead) => {
+                    fine.read_ops[bin] += 1.0;
+                    fine.read_bytes[bin] += size.unwrap_or(0) as f64;
+                }
+                Some(ioscout_evidence::op::OpKind::PosixWrite) => {
+                    fine.write_ops[bin] += 1.0;
+                    fine.write_bytes[bin] += size.unwrap_or(0) as f64;
+                }
+                _ => fine.metadata_ops[bin] += 1.0,
             }
         }
     }
@@ -119,7 +189,11 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
         overlap: OverlapMode::Exact,
         ..AnalysisOptions::default()
     };
-    let (analysis, scan, file_count, derived) = crate::analyze::run_with_records(input, &options)?;
+    let (analysis, scan, file_count, derived) = crate::analyze::run_with_replay(
+        input,
+        &options,
+        ioscout_evidence::Replay::sampling(SAMPLE_UNIFORM, SAMPLE_SLOWEST),
+    )?;
     // The measurements carry the diagnosis: the rules run once.
     let catalog = ioscout_advise::Catalog::bundled()?;
     let mut measurements = ioscout_advise::Measurements::from_analysis(
@@ -143,6 +217,23 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
             ioscout_read::SETTLE.as_secs()
         )
     });
+    let (activity, fine) = activity(input, &analysis);
+    let (processes, rank_zero) = drill_processes(&fine, &derived, request.max_processes);
+    let mut total = Bins::new(DRILL_BINS);
+    for bins in fine.by_process.values() {
+        total.add(bins);
+    }
+    let drill = ioscout_render::drill::Drill {
+        job_s: (analysis.raw.last_end - analysis.raw.first_ts).max(1) as f64 / 1e6,
+        bin_s: fine.bin_us / 1e6,
+        first_ts_us: analysis.raw.first_ts,
+        total,
+        process_count: fine.by_process.len(),
+        processes,
+        rank_zero,
+        accesses: derived.accesses.as_ref(),
+        tree: &fine.tree,
+    };
     let (html, charts) = ioscout_render::html::page(Page {
         described: &input.describe(),
         still_written: still_written.as_deref(),
@@ -152,14 +243,22 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
         findings: &findings,
         metric: &metric,
         advice: &advice,
-        activity: activity(input, &analysis),
+        activity,
         max_processes: request.max_processes,
+        drill: Some(drill),
     });
     Ok(HtmlReport { html, charts, findings: findings.len(), scan })
 }
 
-/// The timeline and heatmap pass.
-fn activity(input: &Input, analysis: &Analysis) -> Activity {
+/// What the drill-down's pass adds to the timeline and heatmap data.
+struct Fine {
+    bin_us: f64,
+    by_process: HashMap<i64, Bins>,
+    tree: ioscout_analysis::calltree::CallTree,
+}
+
+/// The timeline, heatmap and drill-down pass.
+fn activity(input: &Input, analysis: &Analysis) -> (Activity, Fine) {
     let (files, problems) = input.discover();
     let scanner = input.scanner();
     let metadata = scanner.metadata(&files);
@@ -167,8 +266,12 @@ fn activity(input: &Input, analysis: &Analysis) -> Activity {
     let bins =
         TIMELINE_BINS.min((job_us / 1e6 / analysis.raw.time_granularity_s).ceil().max(1.0) as usize).max(1);
     let bin_us = job_us / bins as f64;
+    let drill_bin_us = job_us / DRILL_BINS as f64;
     let mut busy: HashMap<i64, Vec<(f64, f64)>> = HashMap::new();
     let mut bytes: HashMap<(String, i64), u64> = HashMap::new();
+    let mut by_process: HashMap<i64, Bins> = HashMap::new();
+    let mut tree = ioscout_analysis::calltree::CallTreeBuilder::default();
+    let mut last_file = None;
     scanner.scan(
         &files,
         &problems,
@@ -179,8 +282,13 @@ fn activity(input: &Input, analysis: &Analysis) -> Activity {
             bins,
             busy: HashMap::new(),
             bytes: HashMap::new(),
+            drill_bin_us,
+            drill: HashMap::new(),
+            nested: Vec::new(),
+            names: Vec::new(),
+            name_index: HashMap::new(),
         },
-        |_, fold, _| {
+        |file, fold, _| {
             for (pid, cells) in fold.busy {
                 let mine = busy.entry(pid).or_insert_with(|| vec![(0.0, 0.0); bins]);
                 for (target, (compute, io)) in mine.iter_mut().zip(cells) {
@@ -191,11 +299,111 @@ fn activity(input: &Input, analysis: &Analysis) -> Activity {
             for (key, value) in fold.bytes {
                 *bytes.entry(key).or_default() += value;
             }
+            for (pid, fine) in fold.drill {
+                by_process.entry(pid).or_insert_with(|| Bins::new(DRILL_BINS)).add(&fine);
+            }
+            // Units come in file order: a file's threads are walked once its last unit is in.
+            if last_file.is_some_and(|last| last != file) {
+                tree.flush();
+            }
+            last_file = Some(file);
+            let names: Vec<u32> = fold.names.iter().map(|name| tree.name(name)).collect();
+            for (pid, tid, start, duration, name) in fold.nested {
+                tree.add(pid, tid, start, duration, names[name as usize]);
+            }
             ControlFlow::Continue(())
         },
     );
+    (Activity { busy, bytes, bin_us }, Fine { bin_us: drill_bin_us, by_process, tree: tree.finish() })
+}
 
-    Activity { busy, bytes, bin_us }
+/// A total of a process's bins, named.
+type Measure = (&'static str, fn(&Bins) -> f64);
+
+/// The processes the drill-down shows: the `most` busiest and rank 0, by `pid`; and rank 0
+/// against the others.
+fn drill_processes(
+    fine: &Fine,
+    derived: &ioscout_evidence::Derived,
+    most: usize,
+) -> (Vec<ioscout_render::drill::Process>, Option<ioscout_render::drill::RankZero>) {
+    let rank_of: HashMap<i64, i64> =
+        derived.processes.iter().map(|process| (process.pid, process.rank)).collect();
+    let rank_zero = derived.processes.iter().find(|process| process.rank == 0).map(|process| process.pid);
+    let mut order: Vec<(i64, f64)> = fine
+        .by_process
+        .iter()
+        .map(|(pid, bins)| (*pid, bins.io_total_s() + bins.compute_s.iter().sum::<f64>()))
+        .collect();
+    order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut shown: Vec<i64> = order.iter().take(most).map(|(pid, _)| *pid).collect();
+    if let Some(zero) = rank_zero
+        && fine.by_process.contains_key(&zero)
+        && !shown.contains(&zero)
+    {
+        shown.push(zero);
+    }
+    shown.sort_unstable();
+    let processes = shown
+        .iter()
+        .filter_map(|pid| {
+            Some(ioscout_render::drill::Process {
+                pid: *pid,
+                rank: rank_of.get(pid).copied(),
+                bins: fine.by_process.get(pid)?.clone(),
+            })
+        })
+        .collect();
+    let against = rank_zero.and_then(|zero| {
+        let mine = fine.by_process.get(&zero)?;
+        let others: Vec<&Bins> =
+            fine.by_process.iter().filter(|(pid, _)| **pid != zero).map(|(_, bins)| bins).collect();
+        if others.is_empty() {
+            return None;
+        }
+        let bin_s = fine.bin_us / 1e6;
+        let count = others.len() as f64;
+        let mean: Vec<f64> = (0..DRILL_BINS)
+            .map(|bin| others.iter().map(|bins| bins.io_s[bin]).sum::<f64>() / count / bin_s)
+            .collect();
+        let most: Vec<f64> = (0..DRILL_BINS)
+            .map(|bin| others.iter().map(|bins| bins.io_s[bin]).fold(0.0, f64::max) / bin_s)
+            .collect();
+        let measures: [Measure; 3] = [
+            ("I/O time (s)", |bins| bins.io_total_s()),
+            ("bytes read and written", |bins| {
+                bins.read_bytes.iter().sum::<f64>() + bins.write_bytes.iter().sum::<f64>()
+            }),
+            ("POSIX operations", |bins| {
+                bins.read_ops.iter().sum::<f64>()
+                    + bins.write_ops.iter().sum::<f64>()
+                    + bins.metadata_ops.iter().sum::<f64>()
+            }),
+        ];
+        let totals = measures
+            .iter()
+            .map(|(what, measure)| {
+                let mut values: Vec<f64> = others.iter().map(|bins| measure(bins)).collect();
+                values.sort_by(f64::total_cmp);
+                let middle = values.len() / 2;
+                let median = if values.len() % 2 == 1 {
+                    values[middle]
+                } else {
+                    f64::midpoint(values[middle - 1], values[middle])
+                };
+                (*what, measure(mine), median, values.last().copied().unwrap_or(0.0))
+            })
+            .collect();
+        Some(ioscout_render::drill::RankZero {
+            pid: zero,
+            io_s: mine.io_s.iter().map(|seconds| seconds / bin_s).collect(),
+            others_mean_s: mean,
+            others_most_s: most,
+            others: others.len(),
+            totals,
+        })
+    });
+    (processes, against)
 }
 
 #[cfg(test)]
@@ -221,6 +429,26 @@ mod tests {
         );
         assert!(!report.html.contains("<script src") && !report.html.contains("<link"));
         assert!(report.html.contains("DFA-FETCH-PRESSURE"));
+        // The drill-down: its views, its data and script inline, the call tree of the nested
+        // events (DLIO's epoch block holds the fetches).
+        for id in ["drill-controls", "chart-offsets", "chart-rank-zero", "chart-flame", "drill-data"] {
+            assert!(report.html.contains(&format!("id=\"{id}\"")), "{id}");
+        }
+        let data =
+            report.html.split("<script type=\"application/json\" id=\"drill-data\">").nth(1).unwrap_or("");
+        let data = data.split("</script>").next().unwrap_or("");
+        let data: serde_json::Value = serde_json::from_str(data).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(data["bins"], 600);
+        assert_eq!(data["process_count"], 6);
+        assert_eq!(data["accesses"]["calls"], 800, "every POSIX read and write of the sample");
+        let tree = &data["tree"];
+        let names: Vec<&str> =
+            tree["names"].as_array().into_iter().flatten().filter_map(|name| name.as_str()).collect();
+        assert!(names.contains(&"epoch.block") && names.contains(&"fetch.iter"), "{names:?}");
+        assert!(
+            report.html.contains("<td>\u{a0}\u{a0}fetch.iter</td>"),
+            "fetch.iter under epoch.block in the call tree"
+        );
         assert!(report.html.ends_with("</html>\n"));
     }
 }
