@@ -208,7 +208,7 @@ async def stdio_checks(workspace):
             check(advice["proposals"] == cli_json("advise", "--json", SAMPLE)["proposals"], "advise != ioscout advise")
 
             written = structured(await session.call_tool("report", {"trace_path": SAMPLE, "output": str(workspace / "report.html")}), "report")
-            check(written["charts"] == 5 and (workspace / "report.html").read_text().startswith("<!DOCTYPE html>"), "report")
+            check(written["charts"] == 8 and (workspace / "report.html").read_text().startswith("<!DOCTYPE html>"), "report")
             exported = structured(await session.call_tool("export", {"trace_path": SAMPLE, "format": "chrome-json", "output": str(workspace / "trace.json")}), "export")
             events = json.loads((workspace / "trace.json").read_text())["traceEvents"]
             check(len(events) == counted["total"]["complete"] and exported["file"].endswith("trace.json"), "export")

@@ -190,7 +190,7 @@
   function rankZero() {
     var Z = D.rank_zero;
     if (!Z || !document.getElementById('chart-rank-zero')) { return; }
-    lineChart('chart-rank-zero', [['rank 0', IO, Z.io], ['others, mean', COMPUTE, Z.others_mean], ['others, most', THIRD, Z.others_most]], 'share of time in I/O', 1);
+    lineChart('chart-rank-zero', [['rank 0', IO, Z.io], ['others, mean', COMPUTE, Z.others_mean], ['others, most', THIRD, Z.others_most]], 'I/O s per s', 1);
   }
   function flame() {
     var T = D.tree, figure = document.getElementById('chart-flame');

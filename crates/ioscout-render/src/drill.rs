@@ -410,14 +410,17 @@ pub fn controls(html: &mut String, drill: &Drill<'_>) {
 }
 
 /// The drill-down's own views (drawn by the script), rank 0's totals and the call tree table;
-/// then the data and the script.
-pub fn section(html: &mut String, drill: &Drill<'_>) {
+/// then the data and the script. Returns the figures placed.
+pub fn section(html: &mut String, drill: &Drill<'_>) -> usize {
+    let mut figures = 0;
     html.push_str("<h2>Offsets, rank 0 and the call tree</h2>\n");
     if drill.accesses.is_some_and(|sample| sample.calls > 0) {
         html.push_str("<figure class=\"chart\" id=\"chart-offsets\"><figcaption><strong>Offsets over time</strong> (each POSIX read and write drawn at its start and offset; slowest 5 % in red)</figcaption></figure>\n");
+        figures += 1;
     }
     if let Some(zero) = &drill.rank_zero {
-        html.push_str("<figure class=\"chart\" id=\"chart-rank-zero\"><figcaption><strong>Rank 0 against the others</strong> (share of each bin rank 0 spends in I/O, against the mean and the most of the other processes)</figcaption></figure>\n");
+        html.push_str("<figure class=\"chart\" id=\"chart-rank-zero\"><figcaption><strong>Rank 0 against the others</strong> (seconds of I/O per second in each bin, its threads summed, so above 1 when calls overlap: rank 0 against the mean and the most of the other processes)</figcaption></figure>\n");
+        figures += 1;
         let rows: Vec<Vec<String>> = zero
             .totals
             .iter()
@@ -445,6 +448,7 @@ pub fn section(html: &mut String, drill: &Drill<'_>) {
     }
     if !drill.tree.nodes.is_empty() {
         html.push_str("<figure class=\"chart\" id=\"chart-flame\"><figcaption><strong>Flame graph of the nested events</strong> (width is inclusive time summed over threads; click a frame to zoom into it, click the top bar to go back)</figcaption></figure>\n");
+        figures += 1;
         let rows: Vec<Vec<String>> = tree_rows(drill.tree, 60)
             .into_iter()
             .map(|(depth, name, inclusive, exclusive, count)| {
@@ -464,4 +468,5 @@ pub fn section(html: &mut String, drill: &Drill<'_>) {
         "<script type=\"application/json\" id=\"drill-data\">{}</script>\n<pre id=\"drill-check\" hidden></pre>\n<script>{SCRIPT}</script>",
         data_json(drill)
     );
+    figures
 }

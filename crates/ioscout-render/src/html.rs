@@ -94,7 +94,7 @@ pub fn page(page: Page<'_>) -> (String, usize) {
     let mut charts = timeline_section(&mut html, &activity, max_processes);
     charts += over_time_section(&mut html, analysis);
     if let Some(drill) = &drill {
-        crate::drill::section(&mut html, drill);
+        charts += crate::drill::section(&mut html, drill);
     }
     charts += bytes_section(&mut html, activity.bytes, max_processes);
     charts += sizes_section(&mut html, analysis);

@@ -415,7 +415,8 @@ mod tests {
         let sample = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/sample");
         let report = report(&Input::of(vec![sample]), &ReportRequest::default())
             .unwrap_or_else(|error| panic!("{error}"));
-        assert_eq!(report.charts, 5);
+        // The five server-side charts and the drill-down's three (offsets, rank 0, flame graph).
+        assert_eq!(report.charts, 8);
         for section in ["Access pattern and metadata", "Data shape", "Access pattern by file"] {
             assert!(report.html.contains(section), "{section}");
         }

@@ -73,9 +73,9 @@ fn parquet_export_and_the_html_report_are_written() {
     let html = directory.join("report.html");
     let output = ioscout(&["report", "testdata/sample", "-o", &html.to_string_lossy()]);
     assert!(output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("5 charts"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("8 charts"));
     let page = std::fs::read_to_string(&html).unwrap_or_default();
-    assert_eq!(page.matches("<figure class=\"chart\"").count(), 5);
+    assert_eq!(page.matches("<figure class=\"chart\"").count(), 8);
     let _ = std::fs::remove_dir_all(&directory);
 }
 
