@@ -82,11 +82,31 @@ struct Interval {
     name: u32,
 }
 
+/// Event names numbered in the order first met (one table per scan unit, or the builder's).
+#[derive(Debug, Default)]
+pub struct Names {
+    /// The names, by number.
+    pub names: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl Names {
+    /// The number of `name`.
+    pub fn number(&mut self, name: &str) -> u32 {
+        if let Some(index) = self.index.get(name) {
+            return *index;
+        }
+        let index = self.names.len() as u32;
+        self.names.push(name.to_string());
+        self.index.insert(name.to_string(), index);
+        index
+    }
+}
+
 /// Builds a [`CallTree`]; see the module's documentation.
 #[derive(Debug, Default)]
 pub struct CallTreeBuilder {
-    names: Vec<String>,
-    name_index: HashMap<String, u32>,
+    names: Names,
     pending: HashMap<(i64, i64), Vec<Interval>>,
     threads: std::collections::HashSet<(i64, i64)>,
     children: HashMap<(Option<u32>, u32), u32>,
@@ -96,13 +116,7 @@ pub struct CallTreeBuilder {
 impl CallTreeBuilder {
     /// The number of `name`, for [`CallTreeBuilder::add`].
     pub fn name(&mut self, name: &str) -> u32 {
-        if let Some(index) = self.name_index.get(name) {
-            return *index;
-        }
-        let index = self.names.len() as u32;
-        self.names.push(name.to_string());
-        self.name_index.insert(name.to_string(), index);
-        index
+        self.names.number(name)
     }
 
     /// Adds an event of thread (`pid`, `tid`) from `start` for `duration` microseconds, named by
@@ -159,7 +173,7 @@ impl CallTreeBuilder {
         for (node, below) in tree.nodes.iter_mut().zip(below) {
             node.exclusive_us = (node.inclusive_us - below).max(0.0);
         }
-        tree.names = self.names;
+        tree.names = self.names.names;
         tree.threads = self.threads.len() as u64;
         tree
     }

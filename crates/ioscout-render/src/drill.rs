@@ -109,6 +109,16 @@ pub struct Process {
     pub bins: Bins,
 }
 
+impl Process {
+    /// How the page names it: `rank R (pid P)`, or `pid P` without a rank.
+    pub fn label(&self) -> String {
+        match self.rank {
+            Some(rank) => format!("rank {rank} (pid {})", self.pid),
+            None => format!("pid {}", self.pid),
+        }
+    }
+}
+
 /// Rank 0's I/O against the other processes'.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RankZero {
@@ -213,10 +223,7 @@ pub fn data_json(drill: &Drill<'_>) -> String {
         if index > 0 {
             out.push(',');
         }
-        let label = match process.rank {
-            Some(rank) => format!("rank {rank} (pid {})", process.pid),
-            None => format!("pid {}", process.pid),
-        };
+        let label = process.label();
         let _ = write!(out, "{{\"pid\":{},\"label\":{},\"bins\":", process.pid, string(&label));
         bins_json(&mut out, &process.bins);
         out.push('}');
@@ -351,10 +358,7 @@ pub fn controls(html: &mut String, drill: &Drill<'_>) {
     html.push_str("<h2 id=\"drill\">Drill down</h2>\n");
     html.push_str("<div id=\"drill-controls\" class=\"controls\"><label>Process <select id=\"drill-process\"><option value=\"\">all processes</option>");
     for process in &drill.processes {
-        let label = match process.rank {
-            Some(rank) => format!("rank {rank} (pid {})", process.pid),
-            None => format!("pid {}", process.pid),
-        };
+        let label = process.label();
         let _ = write!(html, "<option value=\"{}\">{}</option>", process.pid, escape(&label));
     }
     html.push_str(

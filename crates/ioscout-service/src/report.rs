@@ -67,8 +67,7 @@ struct ReportFold<'t> {
     drill: HashMap<i64, Bins>,
     /// (pid, tid, start, duration, name) of every complete event, for the call tree.
     nested: Vec<(i64, i64, i64, i64, u32)>,
-    names: Vec<String>,
-    name_index: HashMap<String, u32>,
+    names: ioscout_analysis::calltree::Names,
 }
 
 fn is_io(category: &str) -> bool {
@@ -96,18 +95,6 @@ fn spread(start: f64, duration: f64, bin_us: f64, bins: usize, mut add: impl FnM
     }
 }
 
-impl ReportFold<'_> {
-    fn name(&mut self, name: &str) -> u32 {
-        if let Some(index) = self.name_index.get(name) {
-            return *index;
-        }
-        let index = self.names.len() as u32;
-        self.names.push(name.to_string());
-        self.name_index.insert(name.to_string(), index);
-        index
-    }
-}
-
 impl Fold for ReportFold<'_> {
     fn event(&mut self, event: &Event<'_>) {
         if event.phase != Some(Phase::Complete) {
@@ -117,7 +104,7 @@ impl Fold for ReportFold<'_> {
         let category = event.cat.as_deref().unwrap_or("");
         let name = event.name.as_deref().unwrap_or("");
         if !category.eq_ignore_ascii_case("dftracer") {
-            let name = self.name(name);
+            let name = self.names.number(name);
             self.nested.push((pid, event.tid.unwrap_or(0), ts, dur, name));
         }
         let io = is_io(category);
@@ -285,8 +272,7 @@ fn activity(input: &Input, analysis: &Analysis) -> (Activity, Fine) {
             drill_bin_us,
             drill: HashMap::new(),
             nested: Vec::new(),
-            names: Vec::new(),
-            name_index: HashMap::new(),
+            names: ioscout_analysis::calltree::Names::default(),
         },
         |file, fold, _| {
             for (pid, cells) in fold.busy {
@@ -307,7 +293,7 @@ fn activity(input: &Input, analysis: &Analysis) -> (Activity, Fine) {
                 tree.flush();
             }
             last_file = Some(file);
-            let names: Vec<u32> = fold.names.iter().map(|name| tree.name(name)).collect();
+            let names: Vec<u32> = fold.names.names.iter().map(|name| tree.name(name)).collect();
             for (pid, tid, start, duration, name) in fold.nested {
                 tree.add(pid, tid, start, duration, names[name as usize]);
             }
