@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::prepass::PrepassFold;
 
 /// Version of the cache layout; another version is ignored.
-const CACHE_VERSION: u32 = 1;
+const CACHE_VERSION: u32 = 2;
 
 /// Intervals of one process: host token, pid, intervals.
 type ProcessIntervals = Vec<(String, i64, Vec<(i64, i64)>)>;
@@ -83,6 +83,8 @@ pub struct PrepassPartial {
     last_end: Option<i64>,
     categories: Vec<String>,
     parents: Vec<(String, i64, i64)>,
+    /// The pids of the file's complete events, sorted.
+    pids: Vec<i64>,
     /// Per candidate preset name: compute and epoch intervals.
     intervals: Vec<(String, ProcessIntervals, ProcessIntervals)>,
 }
@@ -108,6 +110,8 @@ impl PrepassPartial {
             fold.parents.iter().map(|((host, pid), parent)| (host.to_string(), *pid, *parent)).collect();
         parents.sort();
         let (compute, epochs) = fold.intervals();
+        let mut pids: Vec<i64> = fold.pids.iter().copied().collect();
+        pids.sort_unstable();
         PrepassPartial {
             processes: metadata
                 .processes
@@ -120,12 +124,19 @@ impl PrepassPartial {
             last_end: fold.last_end,
             categories,
             parents,
+            pids,
             intervals: names
                 .iter()
                 .zip(compute.iter().zip(epochs))
                 .map(|(name, (compute, epochs))| ((*name).to_string(), flatten(compute), flatten(epochs)))
                 .collect(),
         }
+    }
+
+    /// What the file holds for the coverage of a trace being written: the pids of its complete
+    /// events and its time span (earliest start, latest end, µs).
+    pub fn extent(&self) -> (Vec<i64>, Option<(i64, i64)>) {
+        (self.pids.clone(), self.first_ts.zip(self.last_end))
     }
 
     /// Adds this partial to a first-pass fold whose candidates are `names`.
@@ -144,6 +155,7 @@ impl PrepassPartial {
         other.parents.extend(
             self.parents.iter().map(|(host, pid, parent)| ((Box::from(host.as_str()), *pid), *parent)),
         );
+        other.pids.extend(self.pids.iter().copied());
         let (compute, epochs) = other.intervals_mut(names.len());
         for (index, name) in names.iter().enumerate() {
             let Some((_, cached_compute, cached_epochs)) =

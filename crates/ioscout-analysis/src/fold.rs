@@ -516,6 +516,15 @@ impl AnalysisPartial {
         }
     }
 
+    /// The file tokens this partial folded, and its processes as (host token, pid).
+    pub(crate) fn keys(&self) -> (&[String], impl Iterator<Item = (&str, i64)>) {
+        let processes = self
+            .processes
+            .iter()
+            .map(|(host, pid, _)| (self.hosts.get(*host as usize).map_or("", String::as_str), *pid));
+        (&self.files, processes)
+    }
+
     /// The fold this partial was made from, over the same first-pass context. Ids that do not
     /// come back the same (a partial of another build) are translated, never misread: the
     /// partial is merged into a fresh fold.

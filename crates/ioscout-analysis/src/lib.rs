@@ -32,6 +32,7 @@
 pub mod cache;
 pub mod calltree;
 pub mod fold;
+pub mod follow;
 pub mod output;
 pub mod overlap;
 pub mod prepass;
@@ -42,7 +43,7 @@ pub mod views;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
-use ioscout_read::{InputProblem, ScanReport, Scanner, TraceFile};
+use ioscout_read::{Extent, InputProblem, ScanReport, Scanner, TraceFile};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
@@ -184,31 +185,53 @@ fn check_options(options: &AnalysisOptions) -> Result<Vec<Preset>, AnalysisError
     Ok(INTERVAL_PRESETS.iter().filter_map(|name| Preset::named(name, &empty)).collect())
 }
 
+/// The extent of `partial` (its pids and time span), for the coverage of the scan.
+fn extent_of(partial: &cache::PrepassPartial) -> Extent {
+    let (pids, span) = partial.extent();
+    Extent { pids, span }
+}
+
+/// The extent of a first-pass fold of one file.
+fn extent_of_fold(fold: &PrepassFold<'_>) -> Extent {
+    let mut pids: Vec<i64> = fold.pids.iter().copied().collect();
+    pids.sort_unstable();
+    Extent { pids, span: fold.first_ts.zip(fold.last_end) }
+}
+
 /// The first pass over `files`, reusing what the pre-pass cache holds for unchanged files and
-/// recording what it learns about the others (see [`cache`]).
-fn first_pass<'p>(scanner: &Scanner, files: &[TraceFile], candidates: &'p [Preset]) -> PrepassFold<'p> {
+/// recording what it learns about the others (see [`cache`]); with each file's extent.
+fn first_pass<'p>(
+    scanner: &Scanner,
+    files: &[TraceFile],
+    candidates: &'p [Preset],
+) -> (PrepassFold<'p>, Vec<(std::path::PathBuf, Extent)>) {
     let paths: Vec<std::path::PathBuf> = files.iter().map(|file| file.path.clone()).collect();
     let mut cache = cache::PrepassCache::open(&paths);
     let mut total = PrepassFold::new(candidates);
+    let mut extents = Vec::with_capacity(files.len());
     cache.add_tables_to(&mut total);
     let mut to_scan = Vec::new();
     for file in files {
         match cache.get(&file.path) {
-            Some(partial) => partial.add_to(&mut total, &INTERVAL_PRESETS),
+            Some(partial) => {
+                partial.add_to(&mut total, &INTERVAL_PRESETS);
+                extents.push((file.path.clone(), extent_of(partial)));
+            }
             None => to_scan.push(file.clone()),
         }
     }
     if to_scan.is_empty() {
-        return total;
+        return (total, extents);
     }
     let (per_file, _) = fold_per_file(scanner, &to_scan, || PrepassFold::new(candidates), PrepassFold::merge);
     for (file, fold) in to_scan.iter().zip(per_file) {
         let Some(fold) = fold else { continue };
         cache.put(&file.path, &fold, &INTERVAL_PRESETS);
+        extents.push((file.path.clone(), extent_of_fold(&fold)));
         total.merge(fold);
     }
     cache.save();
-    total
+    (total, extents)
 }
 
 /// The preset `auto` stands for, from the trace's lower-cased categories: `dlio` when DLIO's
@@ -229,6 +252,7 @@ pub fn detect_preset(categories: &std::collections::BTreeSet<String>) -> &'stati
 
 /// What the second pass needs, decided from the first pass: the preset, the first pass's
 /// context, which per-key cells to keep and how to bin.
+#[derive(Debug)]
 struct Plan {
     preset: Preset,
     prepared: Prepared,
@@ -314,10 +338,10 @@ where
     C: FnMut(usize, R, u64),
 {
     let candidates = check_options(options)?;
-    let prepass = first_pass(scanner, files, &candidates);
+    let (prepass, extents) = first_pass(scanner, files, &candidates);
     let plan = Plan::new(options, &candidates, prepass);
     let mut total: Option<AnalysisFold<'_>> = None;
-    let report = scanner.scan(
+    let mut report = scanner.scan(
         files,
         input_problems,
         |index| ioscout_read::Both { first: plan.fold(), second: make(index) },
@@ -331,6 +355,7 @@ where
             ControlFlow::Continue(())
         },
     );
+    report.set_extents(extents);
     Ok((plan.finish(options, total), report))
 }
 
@@ -409,15 +434,18 @@ pub fn analyze_distributed(
     let mut parts: Vec<FirstPart> = cluster::exchange(collective, &first)?.into_iter().flatten().collect();
     parts.sort_by_key(|(index, _, _)| *index);
     let mut prepass = PrepassFold::new(&candidates);
+    let mut extents = Vec::with_capacity(files.len());
     cache.add_tables_to(&mut prepass);
     for file in files {
         if let Some(partial) = cache.get(&file.path) {
             partial.add_to(&mut prepass, &INTERVAL_PRESETS);
+            extents.push((file.path.clone(), extent_of(partial)));
         }
     }
-    for (_, partial, tables) in &parts {
+    for (index, partial, tables) in &parts {
         tables.add_to(&mut prepass.metadata.tables);
         partial.add_to(&mut prepass, &INTERVAL_PRESETS);
+        extents.push((files[*index].path.clone(), extent_of(partial)));
     }
     if collective.rank() == 0 {
         for (index, partial, tables) in parts {
@@ -452,7 +480,8 @@ pub fn analyze_distributed(
             None => total = Some(fold),
         }
     }
-    let report = ScanReport::assemble(input_problems, scanner.options().max_reported_problems, summaries);
+    let mut report = ScanReport::assemble(input_problems, scanner.options().max_reported_problems, summaries);
+    report.set_extents(extents);
     Ok((plan.finish(options, total), report))
 }
 

@@ -9,8 +9,8 @@
 //! each process's parent (`ppid` on DFTracer 2.x `start` events), and the compute and epoch
 //! intervals of every candidate preset.
 //!
-//! The pass skims ([`Decode::Skim`](ioscout_read::Decode::Skim)): most lines are only searched for `ts`, `dur`, `cat` and
-//! `name` ahead of their `args`, and only metadata lines, `start` events, compute and epoch
+//! The pass skims ([`Decode::Skim`](ioscout_read::Decode::Skim)): most lines are only searched for `ts`, `dur`, `cat`,
+//! `name` and `pid` ahead of their `args`, and only metadata lines, `start` events, compute and epoch
 //! events, lines that would move the time origin, and lines the skim cannot read are decoded in
 //! full (so a garbled line never sets the time origin: the second pass would reject it).
 //! [`Prepared::new`] turns the merged result into the read-only context of the second pass.
@@ -64,6 +64,9 @@ pub struct PrepassFold<'p> {
     pub categories: FxHashSet<Box<str>>,
     /// Parent of each (host, pid).
     pub parents: FxHashMap<(Box<str>, i64), i64>,
+    /// The pid of every complete event (what the coverage of a trace being written names).
+    pub pids: FxHashSet<i64>,
+    last_pid: Option<i64>,
     compute: Vec<IntervalsByProcess>,
     epochs: Vec<IntervalsByProcess>,
     last_category: Vec<u8>,
@@ -80,6 +83,7 @@ struct Keys {
     dur: memmem::Finder<'static>,
     cat: memmem::Finder<'static>,
     name: memmem::Finder<'static>,
+    pid: memmem::Finder<'static>,
 }
 
 impl Default for Keys {
@@ -91,6 +95,7 @@ impl Default for Keys {
             dur: memmem::Finder::new(b"\"dur\":"),
             cat: memmem::Finder::new(b"\"cat\":"),
             name: memmem::Finder::new(b"\"name\":"),
+            pid: memmem::Finder::new(b"\"pid\":"),
         }
     }
 }
@@ -156,11 +161,19 @@ impl<'p> PrepassFold<'p> {
         self.last_end = max_option(self.last_end, other.last_end);
         self.categories.extend(other.categories);
         self.parents.extend(other.parents);
+        self.pids.extend(other.pids);
         for (mine, theirs) in self.compute.iter_mut().zip(other.compute) {
             merge_intervals(mine, theirs);
         }
         for (mine, theirs) in self.epochs.iter_mut().zip(other.epochs) {
             merge_intervals(mine, theirs);
+        }
+    }
+
+    fn pid(&mut self, pid: i64) {
+        if self.last_pid != Some(pid) {
+            self.last_pid = Some(pid);
+            self.pids.insert(pid);
         }
     }
 
@@ -212,6 +225,7 @@ impl<'p> PrepassFold<'p> {
         self.last_end = max_option(self.last_end, Some(end));
         let host = host_token(&fields.args).unwrap_or_default();
         let pid = fields.pid.unwrap_or(0);
+        self.pid(pid);
         if let Some(parent) = fields.args.ppid.as_ref().and_then(RawValue::as_i64) {
             self.parents.insert((host.into(), pid), parent);
         }
@@ -285,9 +299,12 @@ impl Fold for PrepassFold<'_> {
             // Metadata, and lines whose phase the skim cannot see.
             _ => return self.decode(line),
         }
-        let (Some(ts), Some(category), Some(name)) =
-            (integer(head, &keys.ts), string(head, &keys.cat), string(head, &keys.name))
-        else {
+        let (Some(ts), Some(category), Some(name), Some(pid)) = (
+            integer(head, &keys.ts),
+            string(head, &keys.cat),
+            string(head, &keys.name),
+            integer(head, &keys.pid),
+        ) else {
             return self.decode(line);
         };
         let dur = integer(head, &keys.dur).unwrap_or(0);
@@ -304,6 +321,7 @@ impl Fold for PrepassFold<'_> {
         }
         self.last_end = max_option(self.last_end, Some(ts.saturating_add(dur.max(0))));
         self.category(category);
+        self.pid(pid);
     }
 }
 
@@ -413,6 +431,56 @@ impl Prepared {
     /// The time of `[start, end)` covered by the compute of `group`.
     pub fn covered(&self, group: Option<u32>, start: i64, end: i64) -> i64 {
         group.and_then(|group| self.compute.get(group as usize)).map_or(0, |union| union.covered(start, end))
+    }
+
+    /// Whether what a second pass folded over this context, from events that all ended by its
+    /// `last_end`, is what it would fold over `newer` (the context after more of the trace was
+    /// read): the same time origin, categories and process trees; every file token of `files`
+    /// resolved alike; and, for each (host token, pid) of `processes`, the compute and epoch
+    /// intervals before `last_end` unchanged (intervals that begin later cover none of those
+    /// events). [`crate::follow`] keeps a file's second-pass partial only then.
+    pub(crate) fn holds_in<'t>(
+        &self,
+        newer: &Prepared,
+        files: &[String],
+        mut processes: impl Iterator<Item = (&'t str, i64)>,
+    ) -> bool {
+        if self.first_ts != newer.first_ts
+            || self.categories != newer.categories
+            || self.parents != newer.parents
+        {
+            return false;
+        }
+        if files.iter().any(|token| self.file_path(token) != newer.file_path(token)) {
+            return false;
+        }
+        let limit = self.last_end;
+        let clipped = |intervals: &[(i64, i64)]| -> Vec<(i64, i64)> {
+            intervals
+                .iter()
+                .filter(|(start, _)| *start < limit)
+                .map(|(start, end)| (*start, (*end).min(limit)))
+                .collect()
+        };
+        let empty = IntervalUnion::default();
+        processes.all(|(host, pid)| {
+            let (old, new) = (self.group(host, pid), newer.group(host, pid));
+            let compute = |prepared: &Prepared, group: Option<u32>| {
+                group
+                    .and_then(|group| prepared.compute.get(group as usize))
+                    .unwrap_or(&empty)
+                    .intervals()
+                    .to_vec()
+            };
+            let epochs = |prepared: &Prepared, group: Option<u32>| {
+                group.and_then(|group| prepared.epochs.get(group as usize)).cloned().unwrap_or_default()
+            };
+            clipped(&compute(self, old)) == clipped(&compute(newer, new))
+                && epochs(self, old)
+                    .iter()
+                    .filter(|(start, _)| *start < limit)
+                    .eq(epochs(newer, new).iter().filter(|(start, _)| *start < limit))
+        })
     }
 
     /// The resolved name of a host token.

@@ -134,10 +134,11 @@ pub(crate) fn finish(report: &ScanReport, input: &InputArguments) -> ExitCode {
         if !coverage.growing.is_empty() {
             let _ = writeln!(
                 stderr,
-                "ioscout: note: {} of {} still being written (changed in the last {} s or while read): the results cover what they held when read",
+                "ioscout: note: {} of {} still being written (changed in the last {} s or while read): the results cover what they held when read{}",
                 coverage.growing.len(),
                 count_of(coverage.files as u64, "file", "files"),
-                ioscout_read::SETTLE.as_secs()
+                ioscout_read::SETTLE.as_secs(),
+                ioscout_service::coverage_detail(&coverage)
             );
         }
         if problem_count > 0 && !input.strict {

@@ -45,4 +45,4 @@ pub use scan::{
     ScanReport, Scanner, UnitSpan,
 };
 pub use scan::{Cancel, Chunk, Progress};
-pub use scan::{Coverage, GrowingFile, Growth, SETTLE};
+pub use scan::{Coverage, Extent, GrowingFile, Growth, ProcessCoverage, SETTLE, Span};

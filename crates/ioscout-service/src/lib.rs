@@ -173,7 +173,15 @@ pub fn scan_json(report: &ScanReport) -> serde_json::Value {
 /// The `coverage` of a scan's JSON: the files that look still being written (modified in the
 /// last [`ioscout_read::SETTLE`], grown since they were read, or ending in an unfinished gzip
 /// member), so no reader takes the result of a running job for the whole run.
+///
+/// When the pass read the events (the analysis does), it also names the processes complete and
+/// still being written (`processes`: a process with events in a growing file is growing) and the
+/// time covered (`span`: from the first event's start; `complete_until_s` is the earliest of the
+/// growing files' latest events, before which the trace holds every event); both are `null`
+/// for passes that do not read them.
 pub fn coverage_json(coverage: &ioscout_read::Coverage) -> serde_json::Value {
+    let origin = coverage.span.map(|span| span.start);
+    let seconds = |at: i64| origin.map(|origin| (at - origin) as f64 / 1e6);
     let growing: Vec<serde_json::Value> = coverage
         .growing
         .iter()
@@ -183,15 +191,59 @@ pub fn coverage_json(coverage: &ioscout_read::Coverage) -> serde_json::Value {
                 "growth": file.growth,
                 "size_read": file.size_read,
                 "size_now": file.size_now,
+                "written_until_s": file.written_until.and_then(seconds),
             })
         })
         .collect();
+    let processes = coverage.processes.as_ref().map(|processes| {
+        serde_json::json!({
+            "complete": processes.complete.len(),
+            "growing": processes.growing.len(),
+            "growing_pids": processes.growing,
+        })
+    });
+    let span = coverage.span.map(|span| {
+        serde_json::json!({
+            "start_us": span.start,
+            "end_us": span.end,
+            "seconds": (span.end - span.start) as f64 / 1e6,
+            "complete_until_s": (span.complete_until - span.start) as f64 / 1e6,
+        })
+    });
     serde_json::json!({
         "still_being_written": !growing.is_empty(),
         "files_complete": coverage.files - growing.len(),
         "files_growing": growing,
+        "processes": processes,
+        "span": span,
         "settle_s": ioscout_read::SETTLE.as_secs(),
     })
+}
+
+/// What the text of a partial coverage adds after its file count, when the pass read the
+/// events: `; 3 of 8 processes still being written; every event before 12.500 s of 20.000 s is
+/// in` (empty otherwise).
+pub fn coverage_detail(coverage: &ioscout_read::Coverage) -> String {
+    use std::fmt::Write as _;
+    let mut detail = String::new();
+    if let Some(processes) = &coverage.processes {
+        let all = processes.complete.len() + processes.growing.len();
+        let _ = write!(
+            detail,
+            "; {} of {all} {} still being written",
+            processes.growing.len(),
+            if all == 1 { "process" } else { "processes" }
+        );
+    }
+    if let Some(span) = coverage.span {
+        let _ = write!(
+            detail,
+            "; every event before {:.3} s of {:.3} s is in",
+            (span.complete_until - span.start) as f64 / 1e6,
+            (span.end - span.start) as f64 / 1e6
+        );
+    }
+    detail
 }
 
 /// Whether `path` is a Darshan log: named `*.darshan`, or a file whose header is one.

@@ -198,10 +198,11 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
     let coverage = scan.coverage(std::time::SystemTime::now(), ioscout_read::SETTLE);
     let still_written = (!coverage.growing.is_empty()).then(|| {
         format!(
-            "{} of {} files were still being written when read (changed in the last {} s, grown, or ending in an unfinished gzip member): this report covers what they held then.",
+            "{} of {} files were still being written when read (changed in the last {} s, grown, or ending in an unfinished gzip member): this report covers what they held then{}.",
             coverage.growing.len(),
             coverage.files,
-            ioscout_read::SETTLE.as_secs()
+            ioscout_read::SETTLE.as_secs(),
+            crate::coverage_detail(&coverage)
         )
     });
     let (activity, fine) = activity(input, &analysis);

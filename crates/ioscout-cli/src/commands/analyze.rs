@@ -42,19 +42,12 @@ pub(crate) fn run(arguments: &AnalyzeArguments) -> anyhow::Result<ExitCode> {
     Ok(common::exit_code(&outcome, &arguments.input))
 }
 
-/// The figures one line of `--follow` reports: events, job time, files still being written.
-fn figures(outcome: &ioscout_service::Outcome) -> (u64, f64, usize) {
-    let value = outcome.value_with_scan();
-    (
-        value["raw_stats"]["total_event_count"].as_u64().unwrap_or(0),
-        value["raw_stats"]["job_time_s"].as_f64().unwrap_or(0.0),
-        value["scan"]["coverage"]["files_growing"].as_array().map_or(0, Vec::len),
-    )
-}
-
 /// `--follow`: analyses, then waits for the files to change and analyses again, until nothing
-/// has changed for `--settle` seconds and no member is unfinished. Each analysis is a whole
-/// one of what is on disk then, so the last equals a cold analysis of the finished trace.
+/// has changed for `--settle` seconds and no member is unfinished. Each look reads only what
+/// changed where the earlier result still holds ([`ioscout_analysis::follow::Follower`]) and
+/// prints one line: events, job time and what changed, the busiest layers' change, what is still
+/// being written and what was read. The result printed at the end is a cold analysis of the
+/// finished trace (with the evidence, which a look does not replay).
 fn follow(
     arguments: &AnalyzeArguments,
     request: &AnalyzeRequest,
@@ -62,46 +55,101 @@ fn follow(
     let interval = std::time::Duration::from_secs_f64(arguments.interval.clamp(0.05, 3600.0));
     let settle = std::time::Duration::from_secs_f64(arguments.settle.clamp(0.0, 86_400.0));
     let mut stderr = std::io::stderr();
-    let mut previous: Option<(u64, f64, usize)> = None;
+    let mut follower = ioscout_analysis::follow::Follower::new(&request.options()?)?;
+    let mut previous: Option<ioscout_analysis::Analysis> = None;
     loop {
         let before = ioscout_read::snapshot(&arguments.input.paths);
         let input = common::service_input(&arguments.input, None);
-        let (outcome, analysis) = ioscout_service::analyze::analyze_keeping(&input, request)?;
-        let (events, job, growing) = figures(&outcome);
+        let (files, input_problems) = input.discover();
+        let step = follower.step(&input.scanner(), &files, &input_problems)?;
+        let coverage = step.report.coverage(std::time::SystemTime::now(), settle);
         if !arguments.input.quiet {
-            let change = previous.map_or(String::new(), |(old_events, old_job, _)| {
-                format!(" ({:+} events, job {:+.3} s)", events as i64 - old_events as i64, job - old_job)
-            });
-            let state = if growing > 0 {
-                format!("{growing} {} still being written", if growing == 1 { "file" } else { "files" })
-            } else {
-                "no file being written".to_string()
-            };
-            let _ = writeln!(stderr, "ioscout: follow: {events} events, job {job:.3} s{change}; {state}");
+            let _ = writeln!(stderr, "ioscout: follow: {}", look_line(&step, previous.as_ref(), &coverage));
         }
-        previous = Some((events, job, growing));
+        previous = Some(step.analysis);
+        let unfinished =
+            coverage.growing.iter().any(|file| file.growth.contains(&ioscout_read::Growth::UnfinishedMember));
         // Wait for a change, or for the trace to settle.
         let unchanged_since = std::time::Instant::now();
-        loop {
+        let changed = loop {
             std::thread::sleep(interval);
             if ioscout_read::snapshot(&arguments.input.paths) != before {
                 // Let a burst of appends land before reading again.
                 std::thread::sleep(interval);
-                break;
+                break true;
             }
-            let unfinished = outcome
-                .report
-                .as_ref()
-                .map(|report| report.coverage(std::time::SystemTime::now(), settle))
-                .is_some_and(|coverage| {
-                    coverage
-                        .growing
-                        .iter()
-                        .any(|file| file.growth.contains(&ioscout_read::Growth::UnfinishedMember))
-                });
             if unchanged_since.elapsed() >= settle && !unfinished {
-                return Ok((outcome, analysis));
+                break false;
             }
+        };
+        if !changed {
+            let input = common::service_input(&arguments.input, None);
+            return Ok(ioscout_service::analyze::analyze_keeping(&input, request)?);
         }
     }
+}
+
+/// The line of one look: `1200 events, job 3.210 s (+40 events, job +0.400 s); POSIX read
+/// +0.120 s, compute +0.300 s; 1 file still being written, 1 of 2 processes, every event before
+/// 2.900 s is in; read 12.0 KiB of 80.0 KiB (1 file extended, 3 unchanged, 0 read whole)`.
+fn look_line(
+    step: &ioscout_analysis::follow::Step,
+    previous: Option<&ioscout_analysis::Analysis>,
+    coverage: &ioscout_read::Coverage,
+) -> String {
+    use std::fmt::Write as _;
+    let raw = &step.analysis.raw;
+    let mut line = format!("{} events, job {:.3} s", raw.total_event_count, raw.job_time_s);
+    if let Some(previous) = previous {
+        let _ = write!(
+            line,
+            " ({:+} events, job {:+.3} s)",
+            raw.total_event_count as i64 - previous.raw.total_event_count as i64,
+            raw.job_time_s - previous.raw.job_time_s
+        );
+        let mut changes: Vec<(f64, &str)> = step
+            .analysis
+            .summary()
+            .iter()
+            .map(|layer| {
+                let before = previous
+                    .summary()
+                    .iter()
+                    .find(|old| old.layer == layer.layer)
+                    .map_or(0.0, |old| old.time_s);
+                (layer.time_s - before, layer.label.as_str())
+            })
+            .filter(|(change, _)| change.abs() >= 0.0005)
+            .collect();
+        changes.sort_by(|a, b| b.0.abs().total_cmp(&a.0.abs()));
+        if !changes.is_empty() {
+            let shown: Vec<String> =
+                changes.iter().take(3).map(|(change, label)| format!("{label} {change:+.3} s")).collect();
+            let _ = write!(line, "; {}", shown.join(", "));
+        }
+    }
+    let growing = coverage.growing.len();
+    if growing > 0 {
+        let _ =
+            write!(line, "; {growing} {} still being written", if growing == 1 { "file" } else { "files" });
+        line.push_str(&ioscout_service::coverage_detail(coverage).replacen(';', ",", 2));
+    } else {
+        line.push_str("; no file being written");
+    }
+    let reading = &step.reading;
+    let _ = write!(
+        line,
+        "; read {} of {} ({} extended, {} unchanged, {} read whole{})",
+        ioscout_service::text::bytes(reading.bytes_read),
+        ioscout_service::text::bytes(reading.bytes_total),
+        reading.files_extended,
+        reading.files_unchanged,
+        reading.files_read_whole,
+        if reading.files_folded_again > 0 {
+            format!(", {} folded again: an earlier result no longer held", reading.files_folded_again)
+        } else {
+            String::new()
+        }
+    );
+    line
 }

@@ -13,11 +13,16 @@ use crate::{ioscout, json, root, temp_dir};
 
 /// One gzip member of `reads` POSIX reads of 4 KiB starting at event `first`.
 fn member(first: u64, reads: u64) -> Vec<u8> {
+    member_of(7, first, reads)
+}
+
+/// [`member`] of process `pid`.
+fn member_of(pid: u64, first: u64, reads: u64) -> Vec<u8> {
     let mut text = String::new();
     for index in first..first + reads {
         let _ = writeln!(
             text,
-            "{{\"id\":{index},\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":7,\"tid\":7,\"ts\":{},\"dur\":50,\"ph\":1,\"args\":{{\"ret\":4096,\"count\":4096,\"fname\":\"/data/a\"}}}}",
+            "{{\"id\":{index},\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":{pid},\"tid\":{pid},\"ts\":{},\"dur\":50,\"ph\":1,\"args\":{{\"ret\":4096,\"count\":4096,\"fname\":\"/data/a\"}}}}",
             1_000_000 + index * 100
         );
     }
@@ -50,6 +55,15 @@ fn a_member_cut_mid_write_is_a_note_while_the_file_grows_and_a_problem_once_it_s
     append(&trace, &member(0, 50));
     let second = member(50, 50);
     append(&trace, &second[..second.len() / 2]);
+    // A second process, finished an hour ago, whose events run later than the cut.
+    let finished = folder.join("trace-1.pfw.gz");
+    append(&finished, &member_of(8, 0, 200));
+    let hour_ago = SystemTime::now() - Duration::from_hours(1);
+    std::fs::File::options()
+        .write(true)
+        .open(&finished)
+        .and_then(|file| file.set_modified(hour_ago))
+        .unwrap_or_else(|error| panic!("{error}"));
     let folder_path = folder.to_string_lossy().into_owned();
     // Just written: growing, the cut member is no problem, --strict included.
     let output = ioscout(&["analyze", "--json", "--strict", &folder_path]);
@@ -62,9 +76,22 @@ fn a_member_cut_mid_write_is_a_note_while_the_file_grows_and_a_problem_once_it_s
     assert_eq!(coverage["still_being_written"], true, "{coverage}");
     let growth = coverage["files_growing"][0]["growth"].as_array().cloned().unwrap_or_default();
     assert!(growth.contains(&serde_json::json!("unfinished_member")), "{coverage}");
+    assert_eq!(coverage["files_complete"], 1, "{coverage}");
+    // The processes: pid 7 is being written, pid 8 is complete.
+    assert_eq!(coverage["processes"]["complete"], 1, "{coverage}");
+    assert_eq!(coverage["processes"]["growing_pids"], serde_json::json!([7]), "{coverage}");
+    // The span: 0 to the end of pid 8's last read; every event is in up to where pid 7's file
+    // stops (its last whole line), which is before the end.
+    let span = &coverage["span"];
+    assert_eq!(span["start_us"], 1_000_000, "{coverage}");
+    assert_eq!(span["end_us"], 1_000_000 + 199 * 100 + 50, "{coverage}");
+    let until = span["complete_until_s"].as_f64().unwrap_or(f64::NAN);
+    assert_eq!(coverage["files_growing"][0]["written_until_s"].as_f64(), Some(until), "{coverage}");
+    assert!((0.0049..0.0099).contains(&until), "{coverage}");
+    assert!(stderr.contains("1 of 2 processes still being written; every event before"), "{stderr}");
     // The events of the cut member before the cut are read (what is there).
     assert!(
-        value["raw_stats"]["total_event_count"].as_u64().is_some_and(|count| (50..100).contains(&count)),
+        value["raw_stats"]["total_event_count"].as_u64().is_some_and(|count| (250..300).contains(&count)),
         "{value}"
     );
     // The report says so at the top of the page.
@@ -72,10 +99,10 @@ fn a_member_cut_mid_write_is_a_note_while_the_file_grows_and_a_problem_once_it_s
     let report = ioscout(&["report", &folder_path, "-o", &page.to_string_lossy()]);
     assert_eq!(report.status.code(), Some(0), "{}", String::from_utf8_lossy(&report.stderr));
     let html = std::fs::read_to_string(&page).unwrap_or_default();
-    assert!(html.contains("<strong>Still being written.</strong> 1 of 1 files"), "the report's note");
+    assert!(html.contains("<strong>Still being written.</strong> 1 of 2 files"), "the report's note");
+    assert!(html.contains("1 of 2 processes still being written"), "the report's note names processes");
     std::fs::remove_file(&page).unwrap_or_else(|error| panic!("{error}"));
     // An hour later, nothing changed: the cut member is damage, a problem (--strict: exit 2).
-    let hour_ago = SystemTime::now() - Duration::from_hours(1);
     std::fs::File::options()
         .write(true)
         .open(&trace)
@@ -90,7 +117,12 @@ fn a_member_cut_mid_write_is_a_note_while_the_file_grows_and_a_problem_once_it_s
     );
     let value = json(&["analyze", "--json", &folder_path], 0);
     assert_eq!(value["scan"]["coverage"]["still_being_written"], false);
-    assert_eq!(value["scan"]["coverage"]["files_complete"], 1);
+    assert_eq!(value["scan"]["coverage"]["files_complete"], 2);
+    assert_eq!(value["scan"]["coverage"]["processes"]["growing"], 0);
+    assert_eq!(
+        value["scan"]["coverage"]["span"]["complete_until_s"],
+        value["scan"]["coverage"]["span"]["seconds"]
+    );
     let _ = std::fs::remove_dir_all(&folder);
 }
 
@@ -126,6 +158,13 @@ fn follow_reanalyses_as_members_are_appended_and_ends_with_the_cold_result() {
     assert!(lines.len() >= 2, "{stderr}");
     assert!(lines.iter().any(|line| line.contains("still being written")), "{stderr}");
     assert!(lines.iter().skip(1).any(|line| line.contains("(+40 events")), "{stderr}");
+    // Later looks read only the appended members of the one file.
+    assert!(lines[0].contains("(0 extended, 0 unchanged, 1 read whole)"), "{stderr}");
+    assert!(
+        lines.iter().skip(1).any(|line| line.contains("(1 extended, 0 unchanged, 0 read whole)")),
+        "{stderr}"
+    );
+    assert!(lines.iter().any(|line| line.contains("1 of 1 process still being written")), "{stderr}");
     assert!(!stderr.contains("warning"), "{stderr}");
     let followed: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
     assert_eq!(followed["raw_stats"]["total_event_count"], 200, "{stderr}");

@@ -112,6 +112,32 @@ pub struct FileSummary {
     pub problem_count: u64,
     /// The first problems, located.
     pub problems: Vec<Problem>,
+    /// What the file's events cover, when a pass that reads them said (the analysis does; a
+    /// plain count does not).
+    #[serde(default)]
+    pub extent: Option<Extent>,
+}
+
+/// What one file's complete events cover: their processes and their time span.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Extent {
+    /// Pids of the file's complete events, sorted.
+    pub pids: Vec<i64>,
+    /// Earliest start and latest end of its complete events (trace µs), when it has any.
+    pub span: Option<(i64, i64)>,
+}
+
+impl Extent {
+    /// Adds what `other` covers.
+    pub fn merge(&mut self, other: &Extent) {
+        self.pids.extend_from_slice(&other.pids);
+        self.pids.sort_unstable();
+        self.pids.dedup();
+        self.span = match (self.span, other.span) {
+            (Some(mine), Some(theirs)) => Some((mine.0.min(theirs.0), mine.1.max(theirs.1))),
+            (mine, theirs) => mine.or(theirs),
+        };
+    }
 }
 
 impl FileSummary {
@@ -130,6 +156,7 @@ impl FileSummary {
             evidence: GenerationEvidence::default(),
             problem_count: 0,
             problems: Vec::new(),
+            extent: None,
         }
     }
 
@@ -175,6 +202,13 @@ impl FileSummary {
         self.problems.sort_by_key(|problem| (problem.offset, problem.line));
         self.problems.dedup();
         self.problems.truncate(keep);
+        self.extent = match (self.extent.take(), other.extent) {
+            (Some(mut mine), Some(theirs)) => {
+                mine.merge(&theirs);
+                Some(mine)
+            }
+            (mine, theirs) => mine.or(theirs),
+        };
     }
 
     pub(super) fn add_problem(&mut self, problem: Problem, keep: usize) {
@@ -224,6 +258,29 @@ pub struct GrowingFile {
     pub size_read: u64,
     /// Its size when the coverage was taken.
     pub size_now: u64,
+    /// The latest end of an event it held when read (trace µs), when known.
+    pub written_until: Option<i64>,
+}
+
+/// Which processes a scan saw complete and which still being written.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ProcessCoverage {
+    /// Processes (by pid) whose events are only in complete files.
+    pub complete: Vec<i64>,
+    /// Processes with events in a file still being written.
+    pub growing: Vec<i64>,
+}
+
+/// The time a scan covered (trace µs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Span {
+    /// Earliest start of an event read.
+    pub start: i64,
+    /// Latest end of an event read.
+    pub end: i64,
+    /// Up to when every file is known to be read: the earliest of the latest ends of the files
+    /// still being written (`end` when none is), so events before it are all in.
+    pub complete_until: i64,
 }
 
 /// Which files of a scan were complete and which were still being written.
@@ -233,6 +290,11 @@ pub struct Coverage {
     pub files: usize,
     /// Those still being written.
     pub growing: Vec<GrowingFile>,
+    /// Processes complete and still being written, when the pass read them (`None` for passes
+    /// that do not, as a plain count).
+    pub processes: Option<ProcessCoverage>,
+    /// The time covered, when the pass read it.
+    pub span: Option<Span>,
 }
 
 impl Coverage {
@@ -280,10 +342,60 @@ impl ScanReport {
                     growth,
                     size_read: file.size,
                     size_now: metadata.len(),
+                    written_until: file.extent.as_ref().and_then(|extent| extent.span).map(|span| span.1),
                 });
             }
         }
+        self.cover_processes_and_time(&mut coverage);
         coverage
+    }
+
+    /// Fills the processes and the time span of `coverage` from the files' extents (left `None`
+    /// when no file has one).
+    fn cover_processes_and_time(&self, coverage: &mut Coverage) {
+        let extents: Vec<(&FileSummary, &Extent)> =
+            self.files.iter().filter_map(|file| file.extent.as_ref().map(|extent| (file, extent))).collect();
+        if extents.is_empty() {
+            return;
+        }
+        let growing_file =
+            |file: &FileSummary| coverage.growing.iter().any(|growing| growing.path == file.path);
+        let mut all = std::collections::BTreeSet::new();
+        let mut growing = std::collections::BTreeSet::new();
+        let mut span: Option<(i64, i64)> = None;
+        let mut complete_until: Option<i64> = None;
+        for (file, extent) in &extents {
+            all.extend(extent.pids.iter().copied());
+            let is_growing = growing_file(file);
+            if is_growing {
+                growing.extend(extent.pids.iter().copied());
+            }
+            if let Some((start, end)) = extent.span {
+                span = Some(span.map_or((start, end), |(low, high)| (low.min(start), high.max(end))));
+                if is_growing {
+                    complete_until = Some(complete_until.map_or(end, |until: i64| until.min(end)));
+                }
+            }
+        }
+        coverage.processes = Some(ProcessCoverage {
+            complete: all.difference(&growing).copied().collect(),
+            growing: growing.into_iter().collect(),
+        });
+        coverage.span = span.map(|(start, end)| Span {
+            start,
+            end,
+            complete_until: complete_until.map_or(end, |until| until.max(start)),
+        });
+    }
+
+    /// Records the extent of each file the analysis read (by path; files not named keep none).
+    pub fn set_extents(&mut self, extents: impl IntoIterator<Item = (PathBuf, Extent)>) {
+        let mut by_path: std::collections::HashMap<PathBuf, Extent> = extents.into_iter().collect();
+        for file in &mut self.files {
+            if let Some(extent) = by_path.remove(&file.path) {
+                file.extent = Some(extent);
+            }
+        }
     }
 
     /// Totals over all files.

@@ -1,0 +1,573 @@
+//! Following a trace while it is written: [`Follower`] analyses a trace again and again as its
+//! files grow, reading each time only what is new where the earlier result still holds.
+//!
+//! # Overview
+//!
+//! DFTracer appends gzip members (or lines) to each process's file while a job runs. Between two
+//! looks, a file is either unchanged, extended (its old bytes are still there, checked by a CRC
+//! of its first and last 64 KiB as read before), or something else (new, replaced, shrunk).
+//! [`Follower::step`] then:
+//!
+//! 1. runs the first pass over the new bytes only of extended files (a chunk from the old end,
+//!    which was a member or line boundary), over the whole of new or replaced files, and merges
+//!    them with what it kept of the others;
+//! 2. keeps each file's second-pass partial when the new first-pass context leaves it valid
+//!    ([`crate::Prepared::holds_in`]: same time origin, categories, process trees and file
+//!    names, and no compute or epoch interval that reaches back over the events already
+//!    folded); a file whose partial no longer holds is folded again whole, an extended one
+//!    whose partial holds only over its new bytes;
+//! 3. merges the files' partials in input order, as the distributed analysis does, so the result
+//!    is the cold analysis of what was on disk (a test checks it, byte for byte).
+//!
+//! Only what ended cleanly is kept for the next look (no cut gzip member, no unfinished last
+//! line): a file caught mid-write is read again from its last clean end. Memory is the kept
+//! partials: cells per file, never events. The command line's `analyze --follow` prints one line
+//! per look from it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use ioscout_read::{
+    Chunk, Compression, FileSummary, InputProblem, ProblemKind, ScanReport, Scanner, TraceFile,
+};
+
+use crate::cache::{PrepassPartial, Tables};
+use crate::{
+    Analysis, AnalysisError, AnalysisFold, AnalysisOptions, AnalysisPartial, INTERVAL_PRESETS, Plan,
+    PrepassFold, Preset, check_options, extent_of, fold_per_file,
+};
+
+/// Bytes at the head and at the old end of a file whose CRC tells that it was only appended to.
+const CHECKED: u64 = 64 << 10;
+
+/// What one look read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Reading {
+    /// Files not changed since the last look.
+    pub files_unchanged: usize,
+    /// Files appended to, of which only the new bytes were read.
+    pub files_extended: usize,
+    /// Files read whole (new, replaced, or first seen).
+    pub files_read_whole: usize,
+    /// Files whose earlier second-pass result no longer held and were folded again whole.
+    pub files_folded_again: usize,
+    /// Bytes read by the first pass (compressed, as on disk).
+    pub bytes_read: u64,
+    /// Bytes of all files.
+    pub bytes_total: u64,
+}
+
+/// One look: the analysis of what was on disk, its scan report and what it read.
+#[derive(Debug)]
+pub struct Step {
+    /// The analysis, equal to a cold one of the same bytes.
+    pub analysis: Analysis,
+    /// The report of the scan (one summary per file, as a cold scan gives).
+    pub report: ScanReport,
+    /// What this look read.
+    pub reading: Reading,
+}
+
+/// What is kept of one file between looks: everything up to a clean end.
+#[derive(Clone, Debug)]
+struct Kept {
+    /// Bytes covered (the clean end).
+    size: u64,
+    /// CRC of the first [`CHECKED`] bytes and of the [`CHECKED`] bytes before `size`.
+    head: u32,
+    tail: u32,
+    prepass: PrepassPartial,
+    tables: Tables,
+    /// The second-pass partial, folded over [`Follower::plan`].
+    second: AnalysisPartial,
+    summary: FileSummary,
+}
+
+/// How a file is read in one look.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Change {
+    Unchanged,
+    /// Appended to after the kept clean end.
+    Extended,
+    Whole,
+}
+
+/// The analysis of a trace that is still being written, kept between looks.
+#[derive(Debug)]
+pub struct Follower {
+    options: AnalysisOptions,
+    candidates: Vec<Preset>,
+    kept: BTreeMap<PathBuf, Kept>,
+    /// The first-pass context of the kept second-pass partials.
+    plan: Option<Plan>,
+}
+
+fn crc_of(handle: &std::fs::File, start: u64, end: u64) -> Option<u32> {
+    let mut buffer = vec![0_u8; usize::try_from(end.saturating_sub(start)).ok()?];
+    let read = ioscout_read::gzip::read_fully_at(handle, &mut buffer, start).ok()?;
+    (read == buffer.len()).then(|| crc32fast::hash(&buffer))
+}
+
+/// The CRCs of the head of a file and of the bytes before `size`.
+fn crcs(path: &std::path::Path, size: u64) -> Option<(u32, u32)> {
+    let handle = std::fs::File::open(path).ok()?;
+    Some((crc_of(&handle, 0, size.min(CHECKED))?, crc_of(&handle, size.saturating_sub(CHECKED), size)?))
+}
+
+/// Whether the scan of a file ended cleanly at its size: no cut, corrupt or unreadable gzip
+/// data, and a plain file's last byte a newline.
+fn ended_cleanly(trace: &TraceFile, summary: &FileSummary) -> bool {
+    let damaged = summary.problems.iter().any(|problem| {
+        matches!(
+            problem.kind,
+            ProblemKind::TruncatedMember
+                | ProblemKind::CorruptMember
+                | ProblemKind::TrailingGarbage
+                | ProblemKind::Unreadable
+                | ProblemKind::LineTooLong
+        )
+    });
+    if damaged || summary.problem_count > summary.problems.len() as u64 {
+        return false;
+    }
+    match trace.compression {
+        Compression::Gzip => true,
+        Compression::None => {
+            trace.size == 0
+                || std::fs::File::open(&trace.path)
+                    .ok()
+                    .and_then(|handle| crc_of(&handle, trace.size - 1, trace.size))
+                    == Some(crc32fast::hash(b"\n"))
+        }
+    }
+}
+
+impl Follower {
+    /// A follower analysing with `options`.
+    pub fn new(options: &AnalysisOptions) -> Result<Follower, AnalysisError> {
+        let candidates = check_options(options)?;
+        Ok(Follower { options: options.clone(), candidates, kept: BTreeMap::new(), plan: None })
+    }
+
+    fn change(&self, trace: &TraceFile) -> Change {
+        let Some(kept) = self.kept.get(&trace.path) else { return Change::Whole };
+        if trace.size < kept.size || crcs(&trace.path, kept.size) != Some((kept.head, kept.tail)) {
+            return Change::Whole;
+        }
+        if trace.size == kept.size { Change::Unchanged } else { Change::Extended }
+    }
+
+    /// The new bytes of extended file `index` of `files`: a chunk from its kept clean end.
+    fn tail_of(&self, files: &[TraceFile], index: usize) -> Option<Chunk> {
+        let trace = files.get(index)?;
+        let kept = self.kept.get(&trace.path)?;
+        Some(Chunk {
+            file: index,
+            start: kept.size,
+            end: trace.size,
+            line_base: kept.summary.lines,
+            offset_base: kept.summary.uncompressed_bytes,
+            resume: None,
+        })
+    }
+
+    /// Analyses `files` as they are now, reading what changed since the last look.
+    pub fn step(
+        &mut self,
+        scanner: &Scanner,
+        files: &[TraceFile],
+        input_problems: &[InputProblem],
+    ) -> Result<Step, AnalysisError> {
+        let changes: Vec<Change> = files.iter().map(|trace| self.change(trace)).collect();
+        let mut reading =
+            Reading { bytes_total: files.iter().map(|trace| trace.size).sum(), ..Reading::default() };
+        let tail_of = |index: usize| self.tail_of(files, index);
+        let whole: Vec<usize> = (0..files.len()).filter(|index| changes[*index] == Change::Whole).collect();
+        let tails: Vec<Chunk> = (0..files.len())
+            .filter(|index| changes[*index] == Change::Extended)
+            .filter_map(tail_of)
+            .collect();
+        for (index, change) in changes.iter().enumerate() {
+            match change {
+                Change::Unchanged => reading.files_unchanged += 1,
+                Change::Extended => reading.files_extended += 1,
+                Change::Whole => reading.files_read_whole += 1,
+            }
+            reading.bytes_read += match change {
+                Change::Unchanged => 0,
+                Change::Extended => {
+                    files[index].size - self.kept.get(&files[index].path).map_or(0, |kept| kept.size)
+                }
+                Change::Whole => files[index].size,
+            };
+        }
+
+        // First pass: each file's fold, whole or its kept part with the new bytes.
+        let candidates = &self.candidates;
+        let whole_files: Vec<TraceFile> = whole.iter().map(|index| files[*index].clone()).collect();
+        let (whole_folds, _) =
+            fold_per_file(scanner, &whole_files, || PrepassFold::new(candidates), PrepassFold::merge);
+        let mut first: Vec<Option<PrepassFold<'_>>> = (0..files.len()).map(|_| None).collect();
+        for (index, fold) in whole.iter().zip(whole_folds) {
+            first[*index] = Some(fold.unwrap_or_else(|| PrepassFold::new(candidates)));
+        }
+        let mut tail_folds: Vec<Option<PrepassFold<'_>>> = (0..files.len()).map(|_| None).collect();
+        scanner.scan_chunks(
+            files,
+            &[],
+            &tails,
+            |_| PrepassFold::new(candidates),
+            |index, fold| {
+                match tail_folds.get_mut(index) {
+                    Some(Some(total)) => total.merge(fold),
+                    Some(slot) => *slot = Some(fold),
+                    None => {}
+                }
+                std::ops::ControlFlow::Continue(())
+            },
+        );
+        for (index, trace) in files.iter().enumerate() {
+            if changes[index] == Change::Whole {
+                continue;
+            }
+            let mut fold = PrepassFold::new(candidates);
+            if let Some(kept) = self.kept.get(&trace.path) {
+                kept.prepass.add_to(&mut fold, &INTERVAL_PRESETS);
+                kept.tables.add_to(&mut fold.metadata.tables);
+            }
+            if let Some(tail) = tail_folds[index].take() {
+                fold.merge(tail);
+            }
+            first[index] = Some(fold);
+        }
+        let partials: Vec<(PrepassPartial, Tables)> = first
+            .iter()
+            .map(|fold| {
+                fold.as_ref().map_or_else(
+                    || (PrepassPartial::default(), Tables::default()),
+                    |fold| (PrepassPartial::of(fold, &INTERVAL_PRESETS), Tables::of(&fold.metadata.tables)),
+                )
+            })
+            .collect();
+        let mut total = PrepassFold::new(candidates);
+        for fold in first.into_iter().flatten() {
+            total.merge(fold);
+        }
+        let plan = Plan::new(&self.options, candidates, total);
+        let (analysis, report, next) =
+            self.second_pass(scanner, files, input_problems, &plan, &changes, &partials, &mut reading);
+        self.kept = next;
+        self.plan = Some(plan);
+        Ok(Step { analysis, report, reading })
+    }
+
+    /// The second pass of [`Follower::step`] over the context `plan`: the analysis, the report
+    /// and what to keep.
+    #[allow(clippy::too_many_arguments)]
+    fn second_pass(
+        &self,
+        scanner: &Scanner,
+        files: &[TraceFile],
+        input_problems: &[InputProblem],
+        plan: &Plan,
+        changes: &[Change],
+        partials: &[(PrepassPartial, Tables)],
+        reading: &mut Reading,
+    ) -> (Analysis, ScanReport, BTreeMap<PathBuf, Kept>) {
+        let tail_of = |index: usize| self.tail_of(files, index);
+
+        // Second pass: keep the partials that still hold, fold the rest.
+        let holds = |path: &std::path::Path| -> Option<&AnalysisPartial> {
+            let kept = self.kept.get(path)?;
+            let old = self.plan.as_ref()?;
+            if old.preset.name != plan.preset.name {
+                return None;
+            }
+            let (tokens, processes) = kept.second.keys();
+            old.prepared.holds_in(&plan.prepared, tokens, processes).then_some(&kept.second)
+        };
+        let mut again: Vec<usize> = Vec::new();
+        let mut second_tails: Vec<Chunk> = Vec::new();
+        for (index, trace) in files.iter().enumerate() {
+            match changes[index] {
+                Change::Whole => again.push(index),
+                _ if holds(&trace.path).is_none() => {
+                    reading.files_folded_again += 1;
+                    again.push(index);
+                }
+                Change::Extended => second_tails.extend(tail_of(index)),
+                Change::Unchanged => {}
+            }
+        }
+        let again_files: Vec<TraceFile> = again.iter().map(|index| files[*index].clone()).collect();
+        let (again_folds, again_report) =
+            fold_per_file(scanner, &again_files, || plan.fold(), AnalysisFold::merge);
+        let mut second: Vec<Option<AnalysisFold<'_>>> = (0..files.len()).map(|_| None).collect();
+        let mut summaries: Vec<Option<FileSummary>> = (0..files.len()).map(|_| None).collect();
+        for ((index, fold), summary) in again.iter().zip(again_folds).zip(again_report.files) {
+            second[*index] = fold;
+            summaries[*index] = Some(summary);
+        }
+        let mut tail_second: Vec<Option<AnalysisFold<'_>>> = (0..files.len()).map(|_| None).collect();
+        let tail_report = scanner.scan_chunks(
+            files,
+            &[],
+            &second_tails,
+            |_| plan.fold(),
+            |index, fold| {
+                match tail_second.get_mut(index) {
+                    Some(Some(total)) => total.merge(fold),
+                    Some(slot) => *slot = Some(fold),
+                    None => {}
+                }
+                std::ops::ControlFlow::Continue(())
+            },
+        );
+        let mut tail_summaries: Vec<Option<FileSummary>> = tail_report.files.into_iter().map(Some).collect();
+        let keep = scanner.options().max_reported_problems;
+        for (index, trace) in files.iter().enumerate() {
+            if summaries[index].is_some() {
+                continue;
+            }
+            let Some((kept, partial)) = self.kept.get(&trace.path).zip(holds(&trace.path)) else { continue };
+            let mut fold = partial.clone().into_fold(&plan.prepared, &plan.preset, plan.bins, plan.keep);
+            if let Some(tail) = tail_second[index].take() {
+                fold.merge(tail);
+            }
+            second[index] = Some(fold);
+            let mut summary = kept.summary.clone();
+            if changes[index] == Change::Extended
+                && let Some(tail) = tail_summaries.get_mut(index).and_then(Option::take)
+            {
+                summary.merge(tail, keep);
+            }
+            summary.size = trace.size;
+            summaries[index] = Some(summary);
+        }
+
+        // Keep what ended cleanly, then merge in input order.
+        let mut next: BTreeMap<PathBuf, Kept> = BTreeMap::new();
+        let mut total: Option<AnalysisFold<'_>> = None;
+        let mut report_files = Vec::with_capacity(files.len());
+        let mut extents = Vec::with_capacity(files.len());
+        for (index, (trace, (fold, summary))) in
+            files.iter().zip(second.into_iter().zip(summaries)).enumerate()
+        {
+            let summary = summary.unwrap_or_else(|| FileSummary::new(trace));
+            let (prepass, tables) = &partials[index];
+            extents.push((trace.path.clone(), extent_of(prepass)));
+            let fold = fold.unwrap_or_else(|| plan.fold());
+            if ended_cleanly(trace, &summary)
+                && let Some((head, tail)) = crcs(&trace.path, trace.size)
+            {
+                next.insert(
+                    trace.path.clone(),
+                    Kept {
+                        size: trace.size,
+                        head,
+                        tail,
+                        prepass: prepass.clone(),
+                        tables: tables.clone(),
+                        second: AnalysisPartial::of(&fold),
+                        summary: summary.clone(),
+                    },
+                );
+            } else if changes[index] != Change::Whole
+                && holds(&trace.path).is_some()
+                && let Some(kept) = self.kept.get(&trace.path)
+            {
+                // Caught mid-write: keep its last clean end (its partial holds in this context,
+                // so it serves the next look as one folded in it would).
+                next.insert(trace.path.clone(), kept.clone());
+            }
+            report_files.push(summary);
+            match total.as_mut() {
+                Some(total) => total.merge(fold),
+                None => total = Some(fold),
+            }
+        }
+        let analysis = plan.finish(&self.options, total);
+        let mut report = ScanReport::assemble(input_problems, keep, report_files);
+        report.set_extents(extents);
+        (analysis, report, next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read as _, Write as _};
+
+    /// The lines of each file of the bundled sample trace.
+    fn sample_lines() -> Vec<(String, Vec<String>)> {
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/sample");
+        let mut names: Vec<PathBuf> = std::fs::read_dir(&folder)
+            .unwrap_or_else(|error| panic!("{}: {error}", folder.display()))
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.to_string_lossy().ends_with(".pfw.gz"))
+            .collect();
+        names.sort();
+        names
+            .iter()
+            .map(|path| {
+                let bytes = std::fs::read(path).unwrap_or_default();
+                let mut text = String::new();
+                flate2::read::MultiGzDecoder::new(bytes.as_slice())
+                    .read_to_string(&mut text)
+                    .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+                let name =
+                    path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+                (name, text.lines().map(str::to_string).collect())
+            })
+            .collect()
+    }
+
+    fn append(path: &std::path::Path, bytes: &[u8]) {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+        file.write_all(bytes).unwrap_or_else(|error| panic!("{error}"));
+    }
+
+    fn gzip(text: &str) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(text.as_bytes()).unwrap_or_else(|error| panic!("{error}"));
+        encoder.finish().unwrap_or_default()
+    }
+
+    fn cold(folder: &std::path::Path, options: &AnalysisOptions) -> (serde_json::Value, Vec<u64>) {
+        let (files, problems) = ioscout_read::discover(&[folder.to_path_buf()]);
+        let scanner = Scanner::new(ioscout_read::ScanOptions::default());
+        let (analysis, report) =
+            crate::analyze(&scanner, &files, &problems, options).unwrap_or_else(|error| panic!("{error}"));
+        (crate::output::dfanalyzer_json(&analysis), report.files.iter().map(|file| file.lines).collect())
+    }
+
+    /// A compute event that ends after a data-loader read it covers is written after it: the
+    /// read's partial, folded when no compute covered it, no longer holds and is folded again.
+    #[test]
+    fn a_compute_interval_reaching_back_folds_the_file_again() {
+        let folder = std::env::temp_dir().join(format!("ioscout-follow-back-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&folder);
+        std::fs::create_dir_all(&folder).unwrap_or_else(|error| panic!("{error}"));
+        let trace = folder.join("app-1.pfw");
+        let event = |id: u64, name: &str, category: &str, tid: u64, ts: u64, dur: u64| {
+            format!(
+                "{{\"id\":{id},\"name\":\"{name}\",\"cat\":\"{category}\",\"pid\":1,\"tid\":{tid},\"ts\":{ts},\"dur\":{dur},\"ph\":\"X\",\"args\":{{}}}}\n"
+            )
+        };
+        let options = AnalysisOptions::default();
+        let mut follower = Follower::new(&options).unwrap_or_else(|error| panic!("{error}"));
+        let scanner = Scanner::new(ioscout_read::ScanOptions::default());
+        let lines = [
+            event(1, "train", "pipeline", 1, 0, 10) + &event(2, "load", "dataloader", 2, 100, 100),
+            event(3, "compute", "compute", 1, 50, 250),
+            event(4, "load", "dataloader", 2, 400, 100),
+        ];
+        let mut folded_again = 0;
+        for (look, text) in lines.iter().enumerate() {
+            append(&trace, text.as_bytes());
+            let (files, problems) = ioscout_read::discover(std::slice::from_ref(&folder));
+            let step = follower.step(&scanner, &files, &problems).unwrap_or_else(|error| panic!("{error}"));
+            assert_eq!(step.analysis.preset.name, "dlio");
+            assert_eq!(
+                crate::output::dfanalyzer_json(&step.analysis),
+                cold(&folder, &options).0,
+                "look {look}"
+            );
+            folded_again += step.reading.files_folded_again;
+            if look == 2 {
+                // Nothing reaches back over the first read any more: only the new line is read.
+                assert_eq!(step.reading.files_folded_again, 0, "{:?}", step.reading);
+                assert_eq!(step.reading.bytes_read, text.len() as u64);
+            }
+        }
+        assert_eq!(folded_again, 1, "the compute interval reached back once");
+        let _ = std::fs::remove_dir_all(&folder);
+    }
+
+    /// The sample trace written in five looks (a gzip member per file per look; one file
+    /// plain, appended by lines; one look cuts a member in two): every look's analysis is the
+    /// cold analysis of the same bytes, and the later looks read only the new bytes.
+    #[test]
+    fn every_look_equals_a_cold_analysis_and_reads_only_what_is_new() {
+        let folder = std::env::temp_dir().join(format!("ioscout-follow-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&folder);
+        std::fs::create_dir_all(&folder).unwrap_or_else(|error| panic!("{error}"));
+        let files = sample_lines();
+        assert!(files.len() >= 3, "the sample trace");
+        let options =
+            AnalysisOptions { views: vec![crate::ViewType::FileName], ..AnalysisOptions::default() };
+        let mut follower = Follower::new(&options).unwrap_or_else(|error| panic!("{error}"));
+        let scanner = Scanner::new(ioscout_read::ScanOptions::default());
+        let looks = 5;
+        let mut extended = 0;
+        let mut folded_again = 0;
+        for look in 0..looks {
+            for (number, (name, lines)) in files.iter().enumerate() {
+                // The main processes (with the computation) lag: half at the second look, the
+                // rest at the last, so their compute intervals reach back over reads folded
+                // looks before.
+                let share = |look: usize| -> usize {
+                    if name.contains("-app.") {
+                        match look {
+                            0 => 0,
+                            1..4 => lines.len() / 2,
+                            _ => lines.len(),
+                        }
+                    } else {
+                        lines.len() * look / looks
+                    }
+                };
+                let (from, to) = (share(look), share(look + 1));
+                let mut text = lines[from..to].join("\n");
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                if number == 0 {
+                    append(&folder.join(name.trim_end_matches(".gz")), text.as_bytes());
+                } else if !text.is_empty() {
+                    let member = gzip(&text);
+                    if look == 2 && number == 1 {
+                        // Half a member now, the rest after a look: read again from the clean end.
+                        append(&folder.join(name), &member[..member.len() / 2]);
+                        let step = follower
+                            .step(&scanner, &ioscout_read::discover(std::slice::from_ref(&folder)).0, &[])
+                            .unwrap_or_else(|error| panic!("{error}"));
+                        assert!(
+                            step.report.files.iter().any(|file| file.problem_count > 0),
+                            "the cut is seen"
+                        );
+                        append(&folder.join(name), &member[member.len() / 2..]);
+                    } else {
+                        append(&folder.join(name), &member);
+                    }
+                }
+            }
+            let (trace_files, problems) = ioscout_read::discover(std::slice::from_ref(&folder));
+            let step =
+                follower.step(&scanner, &trace_files, &problems).unwrap_or_else(|error| panic!("{error}"));
+            let (expected, lines) = cold(&folder, &options);
+            assert_eq!(crate::output::dfanalyzer_json(&step.analysis), expected, "look {look}");
+            let followed_lines: Vec<u64> = step.report.files.iter().map(|file| file.lines).collect();
+            assert_eq!(followed_lines, lines, "look {look}: lines per file");
+            if look > 0 {
+                assert!(
+                    step.reading.bytes_read < step.reading.bytes_total,
+                    "look {look}: {:?}",
+                    step.reading
+                );
+            }
+            extended += step.reading.files_extended;
+            folded_again += step.reading.files_folded_again;
+        }
+        assert!(extended >= (looks - 1) * 2, "files extended: {extended}");
+        // The sample's epochs and computation end late and reach back over earlier reads, so some
+        // looks must fold files again; a follower that never did would be wrong on this trace.
+        assert!(folded_again > 0, "some partial no longer held");
+        let _ = std::fs::remove_dir_all(&folder);
+    }
+}
