@@ -286,12 +286,18 @@ impl Follower {
             let (tokens, processes) = kept.second.keys();
             old.prepared.holds_in(&plan.prepared, tokens, processes).then_some(&kept.second)
         };
+        // Decided once per file: the check walks the file's tokens and processes.
+        let holding: Vec<Option<&AnalysisPartial>> = files
+            .iter()
+            .zip(changes)
+            .map(|(trace, change)| if *change == Change::Whole { None } else { holds(&trace.path) })
+            .collect();
         let mut again: Vec<usize> = Vec::new();
         let mut second_tails: Vec<Chunk> = Vec::new();
-        for (index, trace) in files.iter().enumerate() {
+        for index in 0..files.len() {
             match changes[index] {
                 Change::Whole => again.push(index),
-                _ if holds(&trace.path).is_none() => {
+                _ if holding[index].is_none() => {
                     reading.files_folded_again += 1;
                     again.push(index);
                 }
@@ -329,7 +335,7 @@ impl Follower {
             if summaries[index].is_some() {
                 continue;
             }
-            let Some((kept, partial)) = self.kept.get(&trace.path).zip(holds(&trace.path)) else { continue };
+            let Some((kept, partial)) = self.kept.get(&trace.path).zip(holding[index]) else { continue };
             let mut fold = partial.clone().into_fold(&plan.prepared, &plan.preset, plan.bins, plan.keep);
             if let Some(tail) = tail_second[index].take() {
                 fold.merge(tail);
@@ -373,7 +379,7 @@ impl Follower {
                     },
                 );
             } else if changes[index] != Change::Whole
-                && holds(&trace.path).is_some()
+                && holding[index].is_some()
                 && let Some(kept) = self.kept.get(&trace.path)
             {
                 // Caught mid-write: keep its last clean end (its partial holds in this context,
