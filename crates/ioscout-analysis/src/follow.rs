@@ -102,6 +102,33 @@ pub struct Follower {
     plan: Option<Plan>,
 }
 
+/// Scans `chunks` of `files` and returns one merged fold per file (`None` for files without a
+/// chunk), with the scan's report: [`fold_per_file`] for chunks.
+fn chunk_folds_per_file<F: ioscout_read::Fold>(
+    scanner: &Scanner,
+    files: &[TraceFile],
+    chunks: &[Chunk],
+    make: impl Fn() -> F + Sync,
+    merge: impl Fn(&mut F, F),
+) -> (Vec<Option<F>>, ScanReport) {
+    let mut per_file: Vec<Option<F>> = (0..files.len()).map(|_| None).collect();
+    let report = scanner.scan_chunks(
+        files,
+        &[],
+        chunks,
+        |_| make(),
+        |index, fold| {
+            match per_file.get_mut(index) {
+                Some(Some(partial)) => merge(partial, fold),
+                Some(slot) => *slot = Some(fold),
+                None => {}
+            }
+            std::ops::ControlFlow::Continue(())
+        },
+    );
+    (per_file, report)
+}
+
 fn crc_of(handle: &std::fs::File, start: u64, end: u64) -> Option<u32> {
     let mut buffer = vec![0_u8; usize::try_from(end.saturating_sub(start)).ok()?];
     let read = ioscout_read::gzip::read_fully_at(handle, &mut buffer, start).ok()?;
@@ -211,21 +238,8 @@ impl Follower {
         for (index, fold) in whole.iter().zip(whole_folds) {
             first[*index] = Some(fold.unwrap_or_else(|| PrepassFold::new(candidates)));
         }
-        let mut tail_folds: Vec<Option<PrepassFold<'_>>> = (0..files.len()).map(|_| None).collect();
-        scanner.scan_chunks(
-            files,
-            &[],
-            &tails,
-            |_| PrepassFold::new(candidates),
-            |index, fold| {
-                match tail_folds.get_mut(index) {
-                    Some(Some(total)) => total.merge(fold),
-                    Some(slot) => *slot = Some(fold),
-                    None => {}
-                }
-                std::ops::ControlFlow::Continue(())
-            },
-        );
+        let (mut tail_folds, _) =
+            chunk_folds_per_file(scanner, files, &tails, || PrepassFold::new(candidates), PrepassFold::merge);
         for (index, trace) in files.iter().enumerate() {
             if changes[index] == Change::Whole {
                 continue;
@@ -314,21 +328,8 @@ impl Follower {
             second[*index] = fold;
             summaries[*index] = Some(summary);
         }
-        let mut tail_second: Vec<Option<AnalysisFold<'_>>> = (0..files.len()).map(|_| None).collect();
-        let tail_report = scanner.scan_chunks(
-            files,
-            &[],
-            &second_tails,
-            |_| plan.fold(),
-            |index, fold| {
-                match tail_second.get_mut(index) {
-                    Some(Some(total)) => total.merge(fold),
-                    Some(slot) => *slot = Some(fold),
-                    None => {}
-                }
-                std::ops::ControlFlow::Continue(())
-            },
-        );
+        let (mut tail_second, tail_report) =
+            chunk_folds_per_file(scanner, files, &second_tails, || plan.fold(), AnalysisFold::merge);
         let mut tail_summaries: Vec<Option<FileSummary>> = tail_report.files.into_iter().map(Some).collect();
         let keep = scanner.options().max_reported_problems;
         for (index, trace) in files.iter().enumerate() {
