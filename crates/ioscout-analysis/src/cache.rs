@@ -19,12 +19,13 @@ use std::path::{Path, PathBuf};
 
 use ioscout_index::Fingerprint;
 use ioscout_model::{HashToken, MetadataKind};
+use ioscout_read::{Extent, ProcessKey};
 use serde::{Deserialize, Serialize};
 
 use crate::prepass::PrepassFold;
 
 /// Version of the cache layout; another version is ignored.
-const CACHE_VERSION: u32 = 2;
+const CACHE_VERSION: u32 = 3;
 
 /// Intervals of one process: host token, pid, intervals.
 type ProcessIntervals = Vec<(String, i64, Vec<(i64, i64)>)>;
@@ -83,8 +84,8 @@ pub struct PrepassPartial {
     last_end: Option<i64>,
     categories: Vec<String>,
     parents: Vec<(String, i64, i64)>,
-    /// The pids of the file's complete events, sorted.
-    pids: Vec<i64>,
+    /// The (host token, pid) of the file's complete events, sorted.
+    processes_seen: Vec<(String, i64)>,
     /// Per candidate preset name: compute and epoch intervals.
     intervals: Vec<(String, ProcessIntervals, ProcessIntervals)>,
 }
@@ -110,8 +111,9 @@ impl PrepassPartial {
             fold.parents.iter().map(|((host, pid), parent)| (host.to_string(), *pid, *parent)).collect();
         parents.sort();
         let (compute, epochs) = fold.intervals();
-        let mut pids: Vec<i64> = fold.pids.iter().copied().collect();
-        pids.sort_unstable();
+        let mut processes_seen: Vec<(String, i64)> =
+            fold.processes.iter().map(|(host, pid)| (host.to_string(), *pid)).collect();
+        processes_seen.sort_unstable();
         PrepassPartial {
             processes: metadata
                 .processes
@@ -124,7 +126,7 @@ impl PrepassPartial {
             last_end: fold.last_end,
             categories,
             parents,
-            pids,
+            processes_seen,
             intervals: names
                 .iter()
                 .zip(compute.iter().zip(epochs))
@@ -133,10 +135,18 @@ impl PrepassPartial {
         }
     }
 
-    /// What the file holds for the coverage of a trace being written: the pids of its complete
-    /// events and its time span (earliest start, latest end, µs).
-    pub fn extent(&self) -> (Vec<i64>, Option<(i64, i64)>) {
-        (self.pids.clone(), self.first_ts.zip(self.last_end))
+    /// What the file holds for the coverage of a trace being written: the processes of its
+    /// complete events (host tokens not yet resolved) and its time span (earliest start, latest
+    /// end, µs).
+    pub fn extent(&self) -> Extent {
+        Extent {
+            processes: self
+                .processes_seen
+                .iter()
+                .map(|(host, pid)| ProcessKey { host: host.clone(), pid: *pid })
+                .collect(),
+            span: self.first_ts.zip(self.last_end),
+        }
     }
 
     /// Adds this partial to a first-pass fold whose candidates are `names`.
@@ -155,7 +165,9 @@ impl PrepassPartial {
         other.parents.extend(
             self.parents.iter().map(|(host, pid, parent)| ((Box::from(host.as_str()), *pid), *parent)),
         );
-        other.pids.extend(self.pids.iter().copied());
+        other
+            .processes
+            .extend(self.processes_seen.iter().map(|(host, pid)| (Box::from(host.as_str()), *pid)));
         let (compute, epochs) = other.intervals_mut(names.len());
         for (index, name) in names.iter().enumerate() {
             let Some((_, cached_compute, cached_epochs)) =

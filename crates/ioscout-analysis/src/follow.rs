@@ -27,9 +27,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use ioscout_read::{
-    Chunk, Compression, FileSummary, InputProblem, ProblemKind, ScanReport, Scanner, TraceFile,
-};
+use ioscout_read::{Chunk, FileSummary, InputProblem, ScanReport, Scanner, TraceFile};
 
 use crate::cache::{PrepassPartial, Tables};
 use crate::{
@@ -139,34 +137,6 @@ fn crc_of(handle: &std::fs::File, start: u64, end: u64) -> Option<u32> {
 fn crcs(path: &std::path::Path, size: u64) -> Option<(u32, u32)> {
     let handle = std::fs::File::open(path).ok()?;
     Some((crc_of(&handle, 0, size.min(CHECKED))?, crc_of(&handle, size.saturating_sub(CHECKED), size)?))
-}
-
-/// Whether the scan of a file ended cleanly at its size: no cut, corrupt or unreadable gzip
-/// data, and a plain file's last byte a newline.
-fn ended_cleanly(trace: &TraceFile, summary: &FileSummary) -> bool {
-    let damaged = summary.problems.iter().any(|problem| {
-        matches!(
-            problem.kind,
-            ProblemKind::TruncatedMember
-                | ProblemKind::CorruptMember
-                | ProblemKind::TrailingGarbage
-                | ProblemKind::Unreadable
-                | ProblemKind::LineTooLong
-        )
-    });
-    if damaged || summary.problem_count > summary.problems.len() as u64 {
-        return false;
-    }
-    match trace.compression {
-        Compression::Gzip => true,
-        Compression::None => {
-            trace.size == 0
-                || std::fs::File::open(&trace.path)
-                    .ok()
-                    .and_then(|handle| crc_of(&handle, trace.size - 1, trace.size))
-                    == Some(crc32fast::hash(b"\n"))
-        }
-    }
 }
 
 impl Follower {
@@ -364,7 +334,7 @@ impl Follower {
             let (prepass, tables) = &partials[index];
             extents.push((trace.path.clone(), extent_of(prepass)));
             let fold = fold.unwrap_or_else(|| plan.fold());
-            if ended_cleanly(trace, &summary)
+            if summary.ended_cleanly(trace)
                 && let Some((head, tail)) = crcs(&trace.path, trace.size)
             {
                 next.insert(
@@ -393,6 +363,7 @@ impl Follower {
                 None => total = Some(fold),
             }
         }
+        let extents = crate::name_hosts(extents, &plan.prepared);
         let analysis = plan.finish(&self.options, total);
         let mut report = ScanReport::assemble(input_problems, keep, report_files);
         report.set_extents(extents);

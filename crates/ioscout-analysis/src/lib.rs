@@ -43,7 +43,7 @@ pub mod views;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
-use ioscout_read::{Extent, InputProblem, ScanReport, Scanner, TraceFile};
+use ioscout_read::{Extent, InputProblem, ProcessKey, ScanReport, Scanner, TraceFile};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
@@ -185,17 +185,33 @@ fn check_options(options: &AnalysisOptions) -> Result<Vec<Preset>, AnalysisError
     Ok(INTERVAL_PRESETS.iter().filter_map(|name| Preset::named(name, &empty)).collect())
 }
 
-/// The extent of `partial` (its pids and time span), for the coverage of the scan.
+/// The extent of `partial` (its processes and time span), for the coverage of the scan; host
+/// tokens are named by [`name_hosts`].
 fn extent_of(partial: &cache::PrepassPartial) -> Extent {
-    let (pids, span) = partial.extent();
-    Extent { pids, span }
+    partial.extent()
 }
 
 /// The extent of a first-pass fold of one file.
 fn extent_of_fold(fold: &PrepassFold<'_>) -> Extent {
-    let mut pids: Vec<i64> = fold.pids.iter().copied().collect();
-    pids.sort_unstable();
-    Extent { pids, span: fold.first_ts.zip(fold.last_end) }
+    let mut processes: Vec<ProcessKey> =
+        fold.processes.iter().map(|(host, pid)| ProcessKey { host: host.to_string(), pid: *pid }).collect();
+    processes.sort_unstable();
+    Extent { processes, span: fold.first_ts.zip(fold.last_end) }
+}
+
+/// Names the hosts of `extents` by the trace's host table (the tokens each file's pass saw).
+fn name_hosts(
+    mut extents: Vec<(std::path::PathBuf, Extent)>,
+    prepared: &Prepared,
+) -> Vec<(std::path::PathBuf, Extent)> {
+    for (_, extent) in &mut extents {
+        for process in &mut extent.processes {
+            process.host = prepared.host_name(&process.host);
+        }
+        extent.processes.sort_unstable();
+        extent.processes.dedup();
+    }
+    extents
 }
 
 /// The first pass over `files`, reusing what the pre-pass cache holds for unchanged files and
@@ -355,7 +371,7 @@ where
             ControlFlow::Continue(())
         },
     );
-    report.set_extents(extents);
+    report.set_extents(name_hosts(extents, &plan.prepared));
     Ok((plan.finish(options, total), report))
 }
 
@@ -481,7 +497,7 @@ pub fn analyze_distributed(
         }
     }
     let mut report = ScanReport::assemble(input_problems, scanner.options().max_reported_problems, summaries);
-    report.set_extents(extents);
+    report.set_extents(name_hosts(extents, &plan.prepared));
     Ok((plan.finish(options, total), report))
 }
 

@@ -64,9 +64,10 @@ pub struct PrepassFold<'p> {
     pub categories: FxHashSet<Box<str>>,
     /// Parent of each (host, pid).
     pub parents: FxHashMap<(Box<str>, i64), i64>,
-    /// The pid of every complete event (what the coverage of a trace being written names).
-    pub pids: FxHashSet<i64>,
-    last_pid: Option<i64>,
+    /// The (host token, pid) of every complete event (what the coverage of a trace being
+    /// written names).
+    pub processes: FxHashSet<(Box<str>, i64)>,
+    last_process: Option<(Vec<u8>, i64)>,
     compute: Vec<IntervalsByProcess>,
     epochs: Vec<IntervalsByProcess>,
     last_category: Vec<u8>,
@@ -84,6 +85,8 @@ struct Keys {
     cat: memmem::Finder<'static>,
     name: memmem::Finder<'static>,
     pid: memmem::Finder<'static>,
+    hhash: memmem::Finder<'static>,
+    hostname: memmem::Finder<'static>,
 }
 
 impl Default for Keys {
@@ -96,6 +99,8 @@ impl Default for Keys {
             cat: memmem::Finder::new(b"\"cat\":"),
             name: memmem::Finder::new(b"\"name\":"),
             pid: memmem::Finder::new(b"\"pid\":"),
+            hhash: memmem::Finder::new(b"\"hhash\""),
+            hostname: memmem::Finder::new(b"\"hostname\""),
         }
     }
 }
@@ -125,6 +130,31 @@ fn string<'a>(head: &'a [u8], key: &memmem::Finder<'_>) -> Option<&'a [u8]> {
     let end = memchr::memchr(b'"', rest)?;
     let value = &rest[..end];
     (!value.contains(&b'\\')).then_some(value)
+}
+
+/// The host token of a skimmed line, read where DFTracer writes it (the first key of `args`):
+/// the token's bytes, empty when the line names no host, `None` when the skim cannot tell
+/// (a host key elsewhere in `args`, a value it does not read plainly), and the line is decoded.
+fn skim_host<'a>(line: &'a [u8], args_at: Option<usize>, keys: &Keys) -> Option<&'a [u8]> {
+    let Some(at) = args_at else { return Some(b"") };
+    let rest = &line[at + keys.args.needle().len()..];
+    let trimmed = |bytes: &'a [u8]| {
+        let start = bytes.iter().position(|byte| !byte.is_ascii_whitespace()).unwrap_or(bytes.len());
+        &bytes[start..]
+    };
+    let object = trimmed(trimmed(rest).strip_prefix(b":")?).strip_prefix(b"{")?;
+    if let Some(value) = trimmed(object).strip_prefix(b"\"hhash\"") {
+        let value = trimmed(trimmed(value).strip_prefix(b":")?);
+        return if let Some(text) = value.strip_prefix(b"\"") {
+            let end = memchr::memchr(b'"', text)?;
+            (!text[..end].contains(&b'\\')).then_some(&text[..end])
+        } else {
+            let digits = value.iter().take_while(|byte| byte.is_ascii_digit()).count();
+            (digits > 0 && value.get(digits).is_some_and(|byte| matches!(byte, b',' | b'}' | b' ')))
+                .then_some(&value[..digits])
+        };
+    }
+    (keys.hhash.find(object).is_none() && keys.hostname.find(object).is_none()).then_some(b"")
 }
 
 impl<'p> PrepassFold<'p> {
@@ -161,7 +191,7 @@ impl<'p> PrepassFold<'p> {
         self.last_end = max_option(self.last_end, other.last_end);
         self.categories.extend(other.categories);
         self.parents.extend(other.parents);
-        self.pids.extend(other.pids);
+        self.processes.extend(other.processes);
         for (mine, theirs) in self.compute.iter_mut().zip(other.compute) {
             merge_intervals(mine, theirs);
         }
@@ -170,10 +200,23 @@ impl<'p> PrepassFold<'p> {
         }
     }
 
-    fn pid(&mut self, pid: i64) {
-        if self.last_pid != Some(pid) {
-            self.last_pid = Some(pid);
-            self.pids.insert(pid);
+    fn process(&mut self, host: &[u8], pid: i64) {
+        if self
+            .last_process
+            .as_ref()
+            .is_some_and(|(last_host, last_pid)| *last_pid == pid && last_host == host)
+        {
+            return;
+        }
+        let Ok(text) = std::str::from_utf8(host) else { return };
+        self.processes.insert((text.into(), pid));
+        match self.last_process.as_mut() {
+            Some((last_host, last_pid)) => {
+                last_host.clear();
+                last_host.extend_from_slice(host);
+                *last_pid = pid;
+            }
+            None => self.last_process = Some((host.to_vec(), pid)),
         }
     }
 
@@ -225,7 +268,7 @@ impl<'p> PrepassFold<'p> {
         self.last_end = max_option(self.last_end, Some(end));
         let host = host_token(&fields.args).unwrap_or_default();
         let pid = fields.pid.unwrap_or(0);
-        self.pid(pid);
+        self.process(host.as_bytes(), pid);
         if let Some(parent) = fields.args.ppid.as_ref().and_then(RawValue::as_i64) {
             self.parents.insert((host.into(), pid), parent);
         }
@@ -286,7 +329,8 @@ impl Fold for PrepassFold<'_> {
         // Everything the skim reads comes before `args` in DFTracer's key order; a line written
         // in another order, with string numbers or escapes, is decoded in full.
         let keys = &self.keys;
-        let head = match keys.args.find(line) {
+        let args_at = keys.args.find(line);
+        let head = match args_at {
             Some(at) => &line[..at],
             None => line,
         };
@@ -311,6 +355,9 @@ impl Fold for PrepassFold<'_> {
         let (Ok(category), Ok(name)) = (std::str::from_utf8(category), std::str::from_utf8(name)) else {
             return self.decode(line);
         };
+        let Some(host) = skim_host(line, args_at, keys) else {
+            return self.decode(line);
+        };
         // A line that would move the time origin is decoded first (the origin must come from a
         // valid line; lines arrive in end order, so this is rare); the end is taken as skimmed.
         if self.first_ts.is_none_or(|first| ts < first)
@@ -321,7 +368,7 @@ impl Fold for PrepassFold<'_> {
         }
         self.last_end = max_option(self.last_end, Some(ts.saturating_add(dur.max(0))));
         self.category(category);
-        self.pid(pid);
+        self.process(host, pid);
     }
 }
 

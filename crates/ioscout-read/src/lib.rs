@@ -45,4 +45,4 @@ pub use scan::{
     ScanReport, Scanner, UnitSpan,
 };
 pub use scan::{Cancel, Chunk, Progress};
-pub use scan::{Coverage, Extent, GrowingFile, Growth, ProcessCoverage, SETTLE, Span};
+pub use scan::{Coverage, Extent, GrowingFile, Growth, ProcessCoverage, ProcessKey, SETTLE, Span};

@@ -89,7 +89,7 @@
   }
   function selected() {
     if (state.pid === null) { return D.total; }
-    for (var i = 0; i < D.processes.length; i++) { if (D.processes[i].pid === state.pid) { return D.processes[i].bins; } }
+    for (var i = 0; i < D.processes.length; i++) { if (i === state.pid) { return D.processes[i].bins; } }
     return D.total;
   }
   function place(id, svg, height, left, plotWidth) {
@@ -125,7 +125,7 @@
     place(id, out, height, left, f.plotWidth);
   }
   function timeline() {
-    var rows = D.processes.filter(function (process) { return state.pid === null || process.pid === state.pid; });
+    var rows = D.processes.filter(function (process, index) { return state.pid === null || index === state.pid; });
     if (!rows.length) { return; }
     var rowHeight = 18, left = 150, top = 34, bottom = 46;
     var height = top + bottom + rowHeight * rows.length;
@@ -159,7 +159,7 @@
     var chosen = [];
     for (var i = 0; i < A.t.length; i++) {
       if (A.t[i] + A.d[i] < state.t0 || A.t[i] > state.t1) { continue; }
-      if (state.pid !== null && A.p[i] !== state.pid) { continue; }
+      if (state.pid !== null && A.p[i] !== D.processes[state.pid].pid) { continue; }
       if (state.file !== null && A.f[i] !== state.file) { continue; }
       chosen.push(i);
     }

@@ -103,6 +103,9 @@ impl Bins {
 pub struct Process {
     /// Its `pid`.
     pub pid: i64,
+    /// Its host, when the processes shown run on more than one (a pid alone does not name a
+    /// process then).
+    pub host: Option<String>,
     /// Its rank, when known.
     pub rank: Option<i64>,
     /// Its sums.
@@ -110,11 +113,16 @@ pub struct Process {
 }
 
 impl Process {
-    /// How the page names it: `rank R (pid P)`, or `pid P` without a rank.
+    /// How the page names it: `rank R (pid P)`, or `pid P` without a rank; `pid P on H` when
+    /// the host is named.
     pub fn label(&self) -> String {
-        match self.rank {
-            Some(rank) => format!("rank {rank} (pid {})", self.pid),
+        let pid = match &self.host {
+            Some(host) => format!("pid {} on {host}", self.pid),
             None => format!("pid {}", self.pid),
+        };
+        match self.rank {
+            Some(rank) => format!("rank {rank} ({pid})"),
+            None => pid,
         }
     }
 }
@@ -357,9 +365,9 @@ pub fn tree_rows(tree: &CallTree, most: usize) -> Vec<(usize, String, f64, f64, 
 pub fn controls(html: &mut String, drill: &Drill<'_>) {
     html.push_str("<h2 id=\"drill\">Drill down</h2>\n");
     html.push_str("<div id=\"drill-controls\" class=\"controls\"><label>Process <select id=\"drill-process\"><option value=\"\">all processes</option>");
-    for process in &drill.processes {
+    for (index, process) in drill.processes.iter().enumerate() {
         let label = process.label();
-        let _ = write!(html, "<option value=\"{}\">{}</option>", process.pid, escape(&label));
+        let _ = write!(html, "<option value=\"{index}\">{}</option>", escape(&label));
     }
     html.push_str(
         "</select></label> <label>File <select id=\"drill-file\"><option value=\"\">all files</option>",

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use ioscout_analysis::{Analysis, ViewType};
+use ioscout_read::ProcessKey;
 
 use crate::svg::{self, Series, escape};
 use crate::text::thousands;
@@ -17,9 +18,9 @@ use crate::text::thousands;
 #[derive(Clone, Debug, Default)]
 pub struct Activity {
     /// Per process, (compute, I/O) seconds in each time bin.
-    pub busy: HashMap<i64, Vec<(f64, f64)>>,
+    pub busy: HashMap<ProcessKey, Vec<(f64, f64)>>,
     /// Bytes moved per (directory, process).
-    pub bytes: HashMap<(String, i64), u64>,
+    pub bytes: HashMap<(String, ProcessKey), u64>,
     /// The width of a time bin in microseconds.
     pub bin_us: f64,
 }
@@ -156,28 +157,40 @@ var w=s.viewBox.baseVal.width,h=s.viewBox.baseVal.height;s.querySelectorAll('tex
 s.querySelectorAll('g.row').forEach(function(g){var seen=Array.from(g.querySelectorAll('rect')).some(function(rect){var b=box(rect);return b.height>=1&&b.width>=0.5;});if(!seen){empty.push(s.parentNode.id+': '+g.getAttribute('data-label'));}});});\
 document.getElementById('layout').textContent=JSON.stringify({charts:charts,clipped_legends:clipped,overlapping_labels:overlaps,rows_without_marks:empty});})();";
 
+/// How many hosts `processes` run on.
+pub fn hosts_of<'k>(processes: impl Iterator<Item = &'k ProcessKey>) -> usize {
+    processes.map(|key| key.host.as_str()).collect::<std::collections::BTreeSet<_>>().len()
+}
+
+/// How a chart names a process: `pid P`, or `pid P on H` when the trace's processes run on
+/// more than one host.
+fn process_label(key: &ProcessKey, many_hosts: bool) -> String {
+    if many_hosts { format!("pid {} on {}", key.pid, key.host) } else { format!("pid {}", key.pid) }
+}
+
 /// The timeline of the busiest processes; the charts drawn.
 fn timeline_section(html: &mut String, activity: &Activity, max_processes: usize) -> usize {
     let Activity { busy, bin_us, .. } = activity;
     let bin_us = *bin_us;
     let mut charts = 0;
     html.push_str("<h2>Timeline</h2>\n");
-    let mut processes: Vec<(i64, f64)> =
-        busy.iter().map(|(pid, cells)| (*pid, cells.iter().map(|(c, i)| c + i).sum())).collect();
-    processes.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let many_hosts = hosts_of(busy.keys()) > 1;
+    let mut processes: Vec<(&ProcessKey, f64)> =
+        busy.iter().map(|(key, cells)| (key, cells.iter().map(|(c, i)| c + i).sum())).collect();
+    processes.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
     processes.truncate(max_processes);
-    processes.sort_by_key(|(pid, _)| *pid);
+    processes.sort_by_key(|(key, _)| *key);
     let bin_seconds = bin_us / 1e6;
     let rows: Vec<(String, Vec<(f64, f64)>)> = processes
         .iter()
-        .map(|(pid, _)| {
+        .map(|(key, _)| {
             let cells = busy
-                .get(pid)
+                .get(*key)
                 .map(|cells| {
                     cells.iter().map(|(compute, io)| (compute / bin_seconds, io / bin_seconds)).collect()
                 })
                 .unwrap_or_default();
-            (format!("pid {pid}"), cells)
+            (process_label(key, many_hosts), cells)
         })
         .collect();
     if !rows.is_empty() {
@@ -222,7 +235,11 @@ fn over_time_section(html: &mut String, analysis: &Analysis) -> usize {
 
 /// Where the bytes go: directories by process, system paths left out and counted; the charts
 /// drawn.
-fn bytes_section(html: &mut String, mut bytes: HashMap<(String, i64), u64>, max_processes: usize) -> usize {
+fn bytes_section(
+    html: &mut String,
+    mut bytes: HashMap<(String, ProcessKey), u64>,
+    max_processes: usize,
+) -> usize {
     let mut charts = 0;
     html.push_str("<h2>Where the bytes go</h2>\n");
     // System paths (/proc, /sys, /dev, ...) are left out as the analysis leaves them out, and
@@ -250,20 +267,22 @@ fn bytes_section(html: &mut String, mut bytes: HashMap<(String, i64), u64>, max_
         let mut top: Vec<(String, u64)> = directories.into_iter().collect();
         top.sort_by_key(|entry| std::cmp::Reverse(entry.1));
         top.truncate(20);
-        let mut pids: Vec<i64> = bytes.keys().map(|(_, pid)| *pid).collect();
-        pids.sort_unstable();
-        pids.dedup();
-        pids.truncate(max_processes);
+        let mut processes: Vec<ProcessKey> = bytes.keys().map(|(_, key)| key.clone()).collect();
+        processes.sort_unstable();
+        processes.dedup();
+        let many_hosts = hosts_of(processes.iter()) > 1;
+        processes.truncate(max_processes);
         let values: Vec<Vec<f64>> = top
             .iter()
             .map(|(directory, _)| {
-                pids.iter()
-                    .map(|pid| bytes.get(&(directory.clone(), *pid)).copied().unwrap_or(0) as f64)
+                processes
+                    .iter()
+                    .map(|key| bytes.get(&(directory.clone(), key.clone())).copied().unwrap_or(0) as f64)
                     .collect()
             })
             .collect();
         let row_labels: Vec<String> = top.iter().map(|(directory, _)| directory.clone()).collect();
-        let column_labels: Vec<String> = pids.iter().map(|pid| format!("pid {pid}")).collect();
+        let column_labels: Vec<String> = processes.iter().map(|key| process_label(key, many_hosts)).collect();
         html.push_str(&svg::heatmap(
             "chart-heatmap",
             "Bytes read and written, by directory and process",

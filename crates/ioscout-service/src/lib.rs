@@ -199,7 +199,7 @@ pub fn coverage_json(coverage: &ioscout_read::Coverage) -> serde_json::Value {
         serde_json::json!({
             "complete": processes.complete.len(),
             "growing": processes.growing.len(),
-            "growing_pids": processes.growing,
+            "growing_processes": processes.growing,
         })
     });
     let span = coverage.span.map(|span| {

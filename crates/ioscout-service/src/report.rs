@@ -7,8 +7,8 @@ use std::ops::ControlFlow;
 
 use ioscout_analysis::{Analysis, AnalysisOptions, OverlapMode, ViewType};
 use ioscout_model::{Event, HashTables, Phase};
-use ioscout_read::Fold;
 use ioscout_read::event::Args;
+use ioscout_read::{Fold, ProcessKey};
 use ioscout_render::drill::Bins;
 use ioscout_render::html::{Activity, Page};
 
@@ -61,10 +61,13 @@ struct ReportFold<'t> {
     first_ts: i64,
     bin_us: f64,
     bins: usize,
-    busy: HashMap<i64, Vec<(f64, f64)>>,
-    bytes: HashMap<(String, i64), u64>,
+    busy: HashMap<(u32, i64), Vec<(f64, f64)>>,
+    bytes: HashMap<(String, (u32, i64)), u64>,
     drill_bin_us: f64,
-    drill: HashMap<i64, Bins>,
+    drill: HashMap<(u32, i64), Bins>,
+    /// Host tokens met, numbered in the keys above.
+    hosts: Vec<String>,
+    last_host: Option<u32>,
     /// (pid, tid, start, duration, name) of every complete event, for the call tree.
     nested: Vec<(i64, i64, i64, i64, u32)>,
     names: ioscout_analysis::calltree::Names,
@@ -95,6 +98,42 @@ fn spread(start: f64, duration: f64, bin_us: f64, bins: usize, mut add: impl FnM
     }
 }
 
+/// The host token of an event (its `hhash`, else its inline `hostname`; empty when neither),
+/// read without parsing `args` where DFTracer writes it first.
+fn host_token<'e>(event: &'e Event<'_>) -> std::borrow::Cow<'e, str> {
+    let Some(args) = event.args else { return "".into() };
+    if let Some(rest) = args.strip_prefix("{\"hhash\":\"")
+        && let Some(end) = rest.find('"')
+        && !rest[..end].contains('\\')
+    {
+        return rest[..end].into();
+    }
+    let parsed = Args::of(event);
+    let value = parsed.get("hhash").or_else(|| parsed.get("hostname"));
+    match value {
+        Some(ioscout_model::RawValue::Str(text)) => text.to_string().into(),
+        Some(ioscout_model::RawValue::Number(text)) => text.to_string().into(),
+        _ => "".into(),
+    }
+}
+
+impl ReportFold<'_> {
+    /// The number of `token` among the hosts met.
+    fn host(&mut self, token: &str) -> u32 {
+        if let Some(last) = self.last_host
+            && self.hosts[last as usize] == token
+        {
+            return last;
+        }
+        let number = self.hosts.iter().position(|host| host == token).unwrap_or_else(|| {
+            self.hosts.push(token.to_string());
+            self.hosts.len() - 1
+        }) as u32;
+        self.last_host = Some(number);
+        number
+    }
+}
+
 impl Fold for ReportFold<'_> {
     fn event(&mut self, event: &Event<'_>) {
         if event.phase != Some(Phase::Complete) {
@@ -112,7 +151,8 @@ impl Fold for ReportFold<'_> {
             return;
         }
         let offset = (ts - self.first_ts).max(0) as f64;
-        let cells = self.busy.entry(pid).or_insert_with(|| vec![(0.0, 0.0); self.bins]);
+        let process = (self.host(&host_token(event)), pid);
+        let cells = self.busy.entry(process).or_insert_with(|| vec![(0.0, 0.0); self.bins]);
         spread(offset, dur as f64, self.bin_us, self.bins, |bin, seconds| {
             if io {
                 cells[bin].1 += seconds;
@@ -120,7 +160,7 @@ impl Fold for ReportFold<'_> {
                 cells[bin].0 += seconds;
             }
         });
-        let fine = self.drill.entry(pid).or_insert_with(|| Bins::new(DRILL_BINS));
+        let fine = self.drill.entry(process).or_insert_with(|| Bins::new(DRILL_BINS));
         spread(offset, dur as f64, self.drill_bin_us, DRILL_BINS, |bin, seconds| {
             if io {
                 fine.io_s[bin] += seconds;
@@ -146,7 +186,7 @@ impl Fold for ReportFold<'_> {
                 let directory = std::path::Path::new(&file)
                     .parent()
                     .map_or_else(|| file.clone(), |parent| parent.display().to_string());
-                *self.bytes.entry((directory, pid)).or_default() += size as u64;
+                *self.bytes.entry((directory, process)).or_default() += size as u64;
             }
             size
         } else {
@@ -241,7 +281,7 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
 /// What the drill-down's pass adds to the timeline and heatmap data.
 struct Fine {
     bin_us: f64,
-    by_process: HashMap<i64, Bins>,
+    by_process: HashMap<ProcessKey, Bins>,
     tree: ioscout_analysis::calltree::CallTree,
 }
 
@@ -255,9 +295,9 @@ fn activity(input: &Input, analysis: &Analysis) -> (Activity, Fine) {
         TIMELINE_BINS.min((job_us / 1e6 / analysis.raw.time_granularity_s).ceil().max(1.0) as usize).max(1);
     let bin_us = job_us / bins as f64;
     let drill_bin_us = job_us / DRILL_BINS as f64;
-    let mut busy: HashMap<i64, Vec<(f64, f64)>> = HashMap::new();
-    let mut bytes: HashMap<(String, i64), u64> = HashMap::new();
-    let mut by_process: HashMap<i64, Bins> = HashMap::new();
+    let mut busy: HashMap<ProcessKey, Vec<(f64, f64)>> = HashMap::new();
+    let mut bytes: HashMap<(String, ProcessKey), u64> = HashMap::new();
+    let mut by_process: HashMap<ProcessKey, Bins> = HashMap::new();
     let mut tree = ioscout_analysis::calltree::CallTreeBuilder::default();
     let mut last_file = None;
     scanner.scan(
@@ -272,22 +312,28 @@ fn activity(input: &Input, analysis: &Analysis) -> (Activity, Fine) {
             bytes: HashMap::new(),
             drill_bin_us,
             drill: HashMap::new(),
+            hosts: Vec::new(),
+            last_host: None,
             nested: Vec::new(),
             names: ioscout_analysis::calltree::Names::default(),
         },
         |file, fold, _| {
-            for (pid, cells) in fold.busy {
-                let mine = busy.entry(pid).or_insert_with(|| vec![(0.0, 0.0); bins]);
+            let key = |(host, pid): (u32, i64)| ProcessKey {
+                host: host_name(&metadata.tables, &fold.hosts[host as usize]),
+                pid,
+            };
+            for (process, cells) in fold.busy {
+                let mine = busy.entry(key(process)).or_insert_with(|| vec![(0.0, 0.0); bins]);
                 for (target, (compute, io)) in mine.iter_mut().zip(cells) {
                     target.0 += compute;
                     target.1 += io;
                 }
             }
-            for (key, value) in fold.bytes {
-                *bytes.entry(key).or_default() += value;
+            for ((directory, process), value) in fold.bytes {
+                *bytes.entry((directory, key(process))).or_default() += value;
             }
-            for (pid, fine) in fold.drill {
-                by_process.entry(pid).or_insert_with(|| Bins::new(DRILL_BINS)).add(&fine);
+            for (process, fine) in fold.drill {
+                by_process.entry(key(process)).or_insert_with(|| Bins::new(DRILL_BINS)).add(&fine);
             }
             // Units come in file order: a file's threads are walked once its last unit is in.
             if last_file.is_some_and(|last| last != file) {
@@ -304,47 +350,71 @@ fn activity(input: &Input, analysis: &Analysis) -> (Activity, Fine) {
     (Activity { busy, bytes, bin_us }, Fine { bin_us: drill_bin_us, by_process, tree: tree.finish() })
 }
 
+/// The name of a host token by the trace's HH records (the token itself when none names it,
+/// `unknown` when empty), as the coverage names hosts.
+fn host_name(tables: &HashTables, token: &str) -> String {
+    match tables.hosts.get(&ioscout_model::HashToken(token.to_string())) {
+        Some(name) => name.clone(),
+        None if token.is_empty() => "unknown".into(),
+        None => token.to_string(),
+    }
+}
+
 /// A total of a process's bins, named.
 type Measure = (&'static str, fn(&Bins) -> f64);
 
-/// The processes the drill-down shows: the `most` busiest and rank 0, by `pid`; and rank 0
-/// against the others.
+/// The processes the drill-down shows: the `most` busiest and rank 0, by (host, pid); and rank
+/// 0 against the others. The derived records rank processes by pid: a pid on several hosts
+/// gets no rank here.
 fn drill_processes(
     fine: &Fine,
     derived: &ioscout_evidence::Derived,
     most: usize,
 ) -> (Vec<ioscout_render::drill::Process>, Option<ioscout_render::drill::RankZero>) {
-    let rank_of: HashMap<i64, i64> =
-        derived.processes.iter().map(|process| (process.pid, process.rank)).collect();
-    let rank_zero = derived.processes.iter().find(|process| process.rank == 0).map(|process| process.pid);
-    let mut order: Vec<(i64, f64)> = fine
+    let mut hosts_of_pid: HashMap<i64, usize> = HashMap::new();
+    for key in fine.by_process.keys() {
+        *hosts_of_pid.entry(key.pid).or_default() += 1;
+    }
+    let rank_of: HashMap<i64, i64> = derived
+        .processes
+        .iter()
+        .filter(|process| hosts_of_pid.get(&process.pid).is_some_and(|hosts| *hosts == 1))
+        .map(|process| (process.pid, process.rank))
+        .collect();
+    let many_hosts = ioscout_render::html::hosts_of(fine.by_process.keys()) > 1;
+    let rank_zero = rank_of
+        .iter()
+        .find(|(_, rank)| **rank == 0)
+        .and_then(|(pid, _)| fine.by_process.keys().find(|key| key.pid == *pid))
+        .cloned();
+    let mut order: Vec<(&ProcessKey, f64)> = fine
         .by_process
         .iter()
-        .map(|(pid, bins)| (*pid, bins.io_total_s() + bins.compute_s.iter().sum::<f64>()))
+        .map(|(key, bins)| (key, bins.io_total_s() + bins.compute_s.iter().sum::<f64>()))
         .collect();
-    order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut shown: Vec<i64> = order.iter().take(most).map(|(pid, _)| *pid).collect();
-    if let Some(zero) = rank_zero
-        && fine.by_process.contains_key(&zero)
-        && !shown.contains(&zero)
+    order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    let mut shown: Vec<ProcessKey> = order.iter().take(most).map(|(key, _)| (*key).clone()).collect();
+    if let Some(zero) = &rank_zero
+        && !shown.contains(zero)
     {
-        shown.push(zero);
+        shown.push(zero.clone());
     }
     shown.sort_unstable();
     let processes = shown
         .iter()
-        .filter_map(|pid| {
+        .filter_map(|key| {
             Some(ioscout_render::drill::Process {
-                pid: *pid,
-                rank: rank_of.get(pid).copied(),
-                bins: fine.by_process.get(pid)?.clone(),
+                pid: key.pid,
+                host: many_hosts.then(|| key.host.clone()),
+                rank: rank_of.get(&key.pid).copied(),
+                bins: fine.by_process.get(key)?.clone(),
             })
         })
         .collect();
     let against = rank_zero.and_then(|zero| {
         let mine = fine.by_process.get(&zero)?;
         let others: Vec<&Bins> =
-            fine.by_process.iter().filter(|(pid, _)| **pid != zero).map(|(_, bins)| bins).collect();
+            fine.by_process.iter().filter(|(key, _)| **key != zero).map(|(_, bins)| bins).collect();
         if others.is_empty() {
             return None;
         }
@@ -382,7 +452,7 @@ fn drill_processes(
             })
             .collect();
         Some(ioscout_render::drill::RankZero {
-            pid: zero,
+            pid: zero.pid,
             io_s: mine.io_s.iter().map(|seconds| seconds / bin_s).collect(),
             others_mean_s: mean,
             others_most_s: most,

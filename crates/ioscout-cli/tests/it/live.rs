@@ -11,18 +11,26 @@ use std::time::{Duration, SystemTime};
 
 use crate::{ioscout, json, root, temp_dir};
 
-/// One gzip member of `reads` POSIX reads of 4 KiB starting at event `first`.
+/// One gzip member of `reads` POSIX reads of 4 KiB starting at event `first`, by pid 7 on host
+/// `node01`.
 fn member(first: u64, reads: u64) -> Vec<u8> {
-    member_of(7, first, reads)
+    member_of(("a1", "node01"), 7, first, reads)
 }
 
-/// [`member`] of process `pid`.
-fn member_of(pid: u64, first: u64, reads: u64) -> Vec<u8> {
+/// [`member`] of process `pid` on `host` (its token and name; the first member names it).
+fn member_of(host: (&str, &str), pid: u64, first: u64, reads: u64) -> Vec<u8> {
+    let (token, name) = host;
     let mut text = String::new();
+    if first == 0 {
+        let _ = writeln!(
+            text,
+            "{{\"id\":0,\"name\":\"HH\",\"cat\":\"dftracer\",\"pid\":{pid},\"tid\":{pid},\"ph\":\"M\",\"args\":{{\"hhash\":\"{token}\",\"name\":\"{name}\",\"value\":\"{token}\"}}}}"
+        );
+    }
     for index in first..first + reads {
         let _ = writeln!(
             text,
-            "{{\"id\":{index},\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":{pid},\"tid\":{pid},\"ts\":{},\"dur\":50,\"ph\":1,\"args\":{{\"ret\":4096,\"count\":4096,\"fname\":\"/data/a\"}}}}",
+            "{{\"id\":{index},\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":{pid},\"tid\":{pid},\"ts\":{},\"dur\":50,\"ph\":1,\"args\":{{\"hhash\":\"{token}\",\"ret\":4096,\"count\":4096,\"fname\":\"/data/a\"}}}}",
             1_000_000 + index * 100
         );
     }
@@ -55,9 +63,10 @@ fn a_member_cut_mid_write_is_a_note_while_the_file_grows_and_a_problem_once_it_s
     append(&trace, &member(0, 50));
     let second = member(50, 50);
     append(&trace, &second[..second.len() / 2]);
-    // A second process, finished an hour ago, whose events run later than the cut.
+    // A second process, finished an hour ago, whose events run later than the cut: the same pid
+    // on another host.
     let finished = folder.join("trace-1.pfw.gz");
-    append(&finished, &member_of(8, 0, 200));
+    append(&finished, &member_of(("b2", "node02"), 7, 0, 200));
     let hour_ago = SystemTime::now() - Duration::from_hours(1);
     std::fs::File::options()
         .write(true)
@@ -77,10 +86,14 @@ fn a_member_cut_mid_write_is_a_note_while_the_file_grows_and_a_problem_once_it_s
     let growth = coverage["files_growing"][0]["growth"].as_array().cloned().unwrap_or_default();
     assert!(growth.contains(&serde_json::json!("unfinished_member")), "{coverage}");
     assert_eq!(coverage["files_complete"], 1, "{coverage}");
-    // The processes: pid 7 is being written, pid 8 is complete.
+    // The processes: pid 7 on node01 is being written, pid 7 on node02 is complete.
     assert_eq!(coverage["processes"]["complete"], 1, "{coverage}");
-    assert_eq!(coverage["processes"]["growing_pids"], serde_json::json!([7]), "{coverage}");
-    // The span: 0 to the end of pid 8's last read; every event is in up to where pid 7's file
+    assert_eq!(
+        coverage["processes"]["growing_processes"],
+        serde_json::json!([{"host": "node01", "pid": 7}]),
+        "{coverage}"
+    );
+    // The span: 0 to the end of node02's last read; every event is in up to where node01's file
     // stops (its last whole line), which is before the end.
     let span = &coverage["span"];
     assert_eq!(span["start_us"], 1_000_000, "{coverage}");

@@ -52,8 +52,8 @@ pub use fold::{Both, Decode, Fold, LinePosition, NoFold, Phases};
 pub use options::{Cancel, Progress, ScanOptions, max_threads};
 pub use plan::{Chunk, UnitSpan};
 pub use report::{
-    Coverage, Extent, FileSummary, GrowingFile, Growth, Problem, ProblemKind, ProcessCoverage, SETTLE,
-    ScanReport, Span, printable,
+    Coverage, Extent, FileSummary, GrowingFile, Growth, Problem, ProblemKind, ProcessCoverage, ProcessKey,
+    SETTLE, ScanReport, Span, printable,
 };
 
 use lines::{LineProcessor, Splitter};

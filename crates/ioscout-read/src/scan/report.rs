@@ -118,11 +118,24 @@ pub struct FileSummary {
     pub extent: Option<Extent>,
 }
 
+/// A process of a trace: its host and its pid (pids repeat across the hosts of a job, so a pid
+/// alone does not name a process).
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub struct ProcessKey {
+    /// The host: its name from the trace's HH records, else its host token as written (`hhash`
+    /// or inline `hostname`), `unknown` when the events name none.
+    pub host: String,
+    /// The pid.
+    pub pid: i64,
+}
+
 /// What one file's complete events cover: their processes and their time span.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Extent {
-    /// Pids of the file's complete events, sorted.
-    pub pids: Vec<i64>,
+    /// Processes of the file's complete events, sorted.
+    pub processes: Vec<ProcessKey>,
     /// Earliest start and latest end of its complete events (trace µs), when it has any.
     pub span: Option<(i64, i64)>,
 }
@@ -130,9 +143,9 @@ pub struct Extent {
 impl Extent {
     /// Adds what `other` covers.
     pub fn merge(&mut self, other: &Extent) {
-        self.pids.extend_from_slice(&other.pids);
-        self.pids.sort_unstable();
-        self.pids.dedup();
+        self.processes.extend_from_slice(&other.processes);
+        self.processes.sort_unstable();
+        self.processes.dedup();
         self.span = match (self.span, other.span) {
             (Some(mine), Some(theirs)) => Some((mine.0.min(theirs.0), mine.1.max(theirs.1))),
             (mine, theirs) => mine.or(theirs),
@@ -184,6 +197,39 @@ impl FileSummary {
         }
         for problem in result.inflate_problems.drain(..) {
             self.add_problem(inflate_problem(path, problem, offset_base + result.bytes), keep);
+        }
+    }
+
+    /// Whether the scan of `trace` ended cleanly at its size, so that bytes appended later read
+    /// on their own from there: no cut, corrupt or unreadable gzip data, no line too long, no
+    /// problem left unrecorded (it might be one of those), and a plain file's last byte a
+    /// newline. How `analyze --follow` and the index tell where a growing file may be read on
+    /// from.
+    pub fn ended_cleanly(&self, trace: &TraceFile) -> bool {
+        use super::ProblemKind;
+        let damaged = self.problems.iter().any(|problem| {
+            matches!(
+                problem.kind,
+                ProblemKind::TruncatedMember
+                    | ProblemKind::CorruptMember
+                    | ProblemKind::TrailingGarbage
+                    | ProblemKind::Unreadable
+                    | ProblemKind::LineTooLong
+            )
+        });
+        if damaged || self.problem_count > self.problems.len() as u64 {
+            return false;
+        }
+        match trace.compression {
+            Compression::Gzip => true,
+            Compression::None => {
+                let mut last = [0_u8];
+                trace.size == 0
+                    || std::fs::File::open(&trace.path).ok().is_some_and(|handle| {
+                        crate::gzip::read_fully_at(&handle, &mut last, trace.size - 1).ok() == Some(1)
+                            && last == *b"\n"
+                    })
+            }
         }
     }
 
@@ -265,10 +311,10 @@ pub struct GrowingFile {
 /// Which processes a scan saw complete and which still being written.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ProcessCoverage {
-    /// Processes (by pid) whose events are only in complete files.
-    pub complete: Vec<i64>,
+    /// Processes whose events are only in complete files.
+    pub complete: Vec<ProcessKey>,
     /// Processes with events in a file still being written.
-    pub growing: Vec<i64>,
+    pub growing: Vec<ProcessKey>,
 }
 
 /// The time a scan covered (trace µs).
@@ -365,10 +411,10 @@ impl ScanReport {
         let mut span: Option<(i64, i64)> = None;
         let mut complete_until: Option<i64> = None;
         for (file, extent) in &extents {
-            all.extend(extent.pids.iter().copied());
+            all.extend(extent.processes.iter().cloned());
             let is_growing = growing_file(file);
             if is_growing {
-                growing.extend(extent.pids.iter().copied());
+                growing.extend(extent.processes.iter().cloned());
             }
             if let Some((start, end)) = extent.span {
                 span = Some(span.map_or((start, end), |(low, high)| (low.min(start), high.max(end))));
@@ -378,7 +424,7 @@ impl ScanReport {
             }
         }
         coverage.processes = Some(ProcessCoverage {
-            complete: all.difference(&growing).copied().collect(),
+            complete: all.difference(&growing).cloned().collect(),
             growing: growing.into_iter().collect(),
         });
         coverage.span = span.map(|(start, end)| Span {
