@@ -466,7 +466,8 @@ pub(crate) struct AnalyzeArguments {
     pub(crate) out_format: DetailFormat,
     /// Follow a trace still being written: analyse what is there, then again whenever a file
     /// grows (one line on stderr says what changed), until nothing has changed for --settle
-    /// seconds and no gzip member is unfinished; then print the result as without --follow.
+    /// seconds and no gzip member is unfinished; then print the result as without --follow. An
+    /// index made by `ioscout index` is kept current: a grown file's new bytes are added to it.
     #[arg(long)]
     pub(crate) follow: bool,
     /// With --follow: seconds between looks at the files.

@@ -6,12 +6,18 @@
 //! new ones once with a [`StatsFold`] per unit, cuts chunks where the scanner reports that no
 //! line crosses a unit boundary ([`UnitSpan::clean_end`]), and writes the whole result in one
 //! transaction.
+//!
+//! A file that only grew since it was indexed (DFTracer appends gzip members while a job runs)
+//! is not read again: when its record says it ended cleanly ([`FileIndex::clean_end`]) and its
+//! indexed bytes are unchanged ([`Fingerprint::still_prefix_of`]: the CRC of their first and
+//! last 64 KiB), only the appended bytes are scanned, from the old end, and added to its record
+//! as a chunk. `analyze --follow` keeps an existing index current this way at every look.
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use ioscout_read::{Compression, ScanOptions, ScanReport, Scanner, TraceFile, UnitSpan};
+use ioscout_read::{Chunk, Compression, ScanOptions, ScanReport, Scanner, TraceFile, UnitSpan};
 
 use crate::error::{Error, Result};
 use crate::fingerprint::Fingerprint;
@@ -38,8 +44,11 @@ pub struct BuildOptions {
 pub struct BuildReport {
     /// The index file written.
     pub index_path: PathBuf,
-    /// Files scanned now.
+    /// Files scanned now, whole.
     pub indexed: usize,
+    /// Files that grew since they were indexed, of which only the appended bytes were scanned.
+    #[serde(default)]
+    pub extended: usize,
     /// Files kept from the previous index.
     pub unchanged: usize,
     /// Records dropped because their file is gone.
@@ -61,19 +70,18 @@ pub fn file_key(directory: &Path, file: &Path) -> String {
     file.strip_prefix(directory).unwrap_or(file).to_string_lossy().into_owned()
 }
 
-/// Whether `directory` accepts new files (for `.ioscout/`).
+/// Whether `directory` accepts new files (for `.ioscout/`). `.ioscout/` is made when it can be
+/// (the index goes there then) and never removed again: another build of the same directory may
+/// be putting its lock in it at this moment.
 fn writable(directory: &Path) -> bool {
     let probe = directory.join(".ioscout");
-    if probe.is_dir() {
-        let test = probe.join(".write-test");
-        let ok = std::fs::write(&test, b"").is_ok();
-        let _ = std::fs::remove_file(&test);
-        return ok;
+    let _ = std::fs::create_dir(&probe);
+    if !probe.is_dir() {
+        return false;
     }
-    let ok = std::fs::create_dir(&probe).is_ok();
-    if ok {
-        let _ = std::fs::remove_dir(&probe);
-    }
+    let test = probe.join(format!(".write-test-{}", std::process::id()));
+    let ok = std::fs::write(&test, b"").is_ok();
+    let _ = std::fs::remove_file(&test);
     ok
 }
 
@@ -90,17 +98,54 @@ struct Planned {
     removed: Vec<String>,
     stale: Vec<TraceFile>,
     fingerprints: Vec<Fingerprint>,
+    grown: Vec<Grown>,
+}
+
+/// A file that grew since it was indexed, its indexed bytes unchanged: only what was appended is
+/// scanned, and its record extended.
+struct Grown {
+    file: TraceFile,
+    /// The file as it is now.
+    fingerprint: Fingerprint,
+    /// Its record in the previous index.
+    record: FileIndex,
+}
+
+/// The most bytes appended to a file that are scanned as one chunk, in chunks: a file that grew
+/// by more is scanned whole again, so that its chunks keep their size (a query decodes a chunk
+/// on one thread).
+const MOST_APPENDED_CHUNKS: u64 = 4;
+
+/// The target compressed bytes per chunk.
+fn chunk_bytes(options: &BuildOptions) -> u64 {
+    if options.chunk_bytes == 0 { 1 << 20 } else { options.chunk_bytes }
 }
 
 /// Indexes `files` (all in `directory`).
 pub fn build(directory: &Path, files: &[TraceFile], options: &BuildOptions) -> Result<BuildReport> {
-    let planned = plan(directory, files, options)?;
+    let planned = plan(directory, files, options, true)?;
     let (built, scan) = scan_files(&planned.stale, &planned.fingerprints, options);
-    finish(directory, files, planned, built, scan)
+    let (appended, appended_scan) = scan_appended(&planned.grown, options);
+    let mut summaries = scan.files;
+    summaries.extend(appended_scan.files);
+    let scan = ScanReport::assemble(&[], MAX_REPORTED_PROBLEMS, summaries);
+    finish(directory, files, planned, built, appended, scan)
 }
 
-/// Reads the previous index and decides what to keep and what to scan.
-fn plan(directory: &Path, files: &[TraceFile], options: &BuildOptions) -> Result<Planned> {
+/// Whether `file`, indexed as `record` and now fingerprinted `now`, only grew since and can be
+/// extended from its old end (see the module's overview).
+fn only_grew(file: &TraceFile, record: &FileIndex, now: &Fingerprint, options: &BuildOptions) -> bool {
+    let old = &record.fingerprint;
+    record.clean_end
+        && now.size > old.size
+        && record.chunks.last().map_or(old.size == 0, |chunk| chunk.end == old.size)
+        && now.size - old.size <= MOST_APPENDED_CHUNKS * chunk_bytes(options)
+        && old.still_prefix_of(&file.path).unwrap_or(false)
+}
+
+/// Reads the previous index and decides what to keep, what to scan whole and (when `extend` is
+/// set) which grown files to extend.
+fn plan(directory: &Path, files: &[TraceFile], options: &BuildOptions, extend: bool) -> Result<Planned> {
     let mut messages = Vec::new();
     let candidates = store::candidate_paths(directory, options.index_dir.as_deref());
     let index_path = if options.index_dir.is_some() || writable(directory) {
@@ -157,6 +202,7 @@ fn plan(directory: &Path, files: &[TraceFile], options: &BuildOptions) -> Result
     let mut keep = BTreeMap::new();
     let mut stale = Vec::new();
     let mut fingerprints = Vec::new();
+    let mut grown = Vec::new();
     for file in files {
         let key = file_key(directory, &file.path);
         let fingerprint = Fingerprint::of(&file.path)
@@ -164,6 +210,9 @@ fn plan(directory: &Path, files: &[TraceFile], options: &BuildOptions) -> Result
         match previous.get(&key) {
             Some(record) if !options.force && record.fingerprint == fingerprint => {
                 keep.insert(key, record.clone());
+            }
+            Some(record) if !options.force && extend && only_grew(file, record, &fingerprint, options) => {
+                grown.push(Grown { file: file.clone(), fingerprint, record: record.clone() });
             }
             _ => {
                 stale.push(file.clone());
@@ -182,27 +231,65 @@ fn plan(directory: &Path, files: &[TraceFile], options: &BuildOptions) -> Result
     let removed: Vec<String> = absent.into_iter().map(|(key, _)| key.clone()).collect();
     let others: BTreeMap<String, FileIndex> =
         others.into_iter().map(|(key, record)| (key.clone(), record.clone())).collect();
-    Ok(Planned { lock, index_path, messages, fresh, tables, keep, others, removed, stale, fingerprints })
+    Ok(Planned {
+        lock,
+        index_path,
+        messages,
+        fresh,
+        tables,
+        keep,
+        others,
+        removed,
+        stale,
+        fingerprints,
+        grown,
+    })
 }
 
-/// Writes the records of the scanned files with those kept, in one transaction.
+/// Writes the records of the scanned files, of the extended ones (`appended`: what their
+/// appended bytes hold, in the order of [`Planned::grown`]) and of those kept, in one
+/// transaction.
 fn finish(
     directory: &Path,
     files: &[TraceFile],
     planned: Planned,
     built: Vec<Built>,
+    appended: Vec<Built>,
     scan: ScanReport,
 ) -> Result<BuildReport> {
     let Planned {
-        lock: _lock, index_path, messages, fresh, mut tables, keep, others, removed, stale, ..
+        lock: _lock,
+        index_path,
+        messages,
+        fresh,
+        mut tables,
+        keep,
+        others,
+        removed,
+        stale,
+        grown,
+        ..
     } = planned;
-    for (_, _, metadata) in &built {
+    for (_, _, metadata) in built.iter().chain(&appended) {
         tables.merge(metadata.tables.clone());
     }
     let mut written = BTreeMap::new();
     for (file, (mut record, file_values, _)) in stale.iter().zip(built) {
         count_unresolved(&mut record, &file_values, &tables);
         written.insert(file_key(directory, &file.path), record);
+    }
+    let extended = grown.len();
+    for (grown, (mut added, file_values, _)) in grown.into_iter().zip(appended) {
+        count_unresolved(&mut added, &file_values, &tables);
+        let key = file_key(directory, &grown.file.path);
+        let mut record = grown.record;
+        // The record is written again: its windows go with it.
+        let numbers = record.window_numbers();
+        if !numbers.is_empty() {
+            let windows = TraceIndex::windows(&index_path, &key, &numbers)?;
+            record.windows = numbers.into_iter().zip(windows).collect();
+        }
+        written.insert(key, extend_record(record, added));
     }
     let chunks = written.values().chain(keep.values()).map(|record| record.chunks.len()).sum();
     let all = if fresh {
@@ -225,6 +312,7 @@ fn finish(
     Ok(BuildReport {
         index_path,
         indexed: stale.len(),
+        extended,
         unchanged: keep.len(),
         removed: removed.len(),
         messages,
@@ -305,7 +393,8 @@ pub fn build_distributed(
 ) -> Result<BuildReport> {
     use ioscout_read::cluster;
     let rank = collective.rank();
-    let planned = if rank == 0 { Some(plan(directory, files, options)) } else { None };
+    // Grown files are scanned whole here: the ranks share whole files.
+    let planned = if rank == 0 { Some(plan(directory, files, options, false)) } else { None };
     let shared = planned.as_ref().map(|planned| match planned {
         Ok(planned) => Ok(SharedPlan {
             index_path: planned.index_path.clone(),
@@ -372,7 +461,7 @@ pub fn build_distributed(
             summaries.push(summary);
         }
         let scan = ScanReport::assemble(&[], MAX_REPORTED_PROBLEMS, summaries);
-        finish(directory, files, planned, built, scan).map_err(|error| error.to_string())
+        finish(directory, files, planned, built, Vec::new(), scan).map_err(|error| error.to_string())
     });
     Ok(cluster::share_from_root(collective, Some(report))?)
 }
@@ -406,14 +495,8 @@ fn scan_files(
     fingerprints: &[Fingerprint],
     options: &BuildOptions,
 ) -> (Vec<Built>, ScanReport) {
-    let chunk_bytes = if options.chunk_bytes == 0 { 1 << 20 } else { options.chunk_bytes };
-    let scanner = Scanner::new(ScanOptions {
-        threads: options.threads,
-        unit_bytes: chunk_bytes,
-        max_reported_problems: MAX_REPORTED_PROBLEMS,
-        progress: options.progress.clone(),
-        ..ScanOptions::default()
-    });
+    let chunk_bytes = chunk_bytes(options);
+    let scanner = scanner(options);
     let threads = scanner.options().worker_threads();
     let mut resumable_files = Vec::new();
     let mut resumable_chunks = Vec::new();
@@ -469,6 +552,84 @@ fn scan_files(
         summaries.push(summary);
     }
     (records, ScanReport::assemble(&[], MAX_REPORTED_PROBLEMS, summaries))
+}
+
+/// The scanner of a build.
+fn scanner(options: &BuildOptions) -> Scanner {
+    Scanner::new(ScanOptions {
+        threads: options.threads,
+        unit_bytes: chunk_bytes(options),
+        max_reported_problems: MAX_REPORTED_PROBLEMS,
+        progress: options.progress.clone(),
+        ..ScanOptions::default()
+    })
+}
+
+/// Scans the bytes appended to each grown file, as one chunk from its old end, and returns one
+/// record per file of what they hold alone (lines and offsets counted on from the old record),
+/// with the scan's report.
+fn scan_appended(grown: &[Grown], options: &BuildOptions) -> (Vec<Built>, ScanReport) {
+    if grown.is_empty() {
+        return (Vec::new(), ScanReport::assemble(&[], MAX_REPORTED_PROBLEMS, Vec::new()));
+    }
+    let files: Vec<TraceFile> = grown.iter().map(|grown| grown.file.clone()).collect();
+    let chunks: Vec<Chunk> = grown
+        .iter()
+        .enumerate()
+        .map(|(index, grown)| Chunk {
+            file: index,
+            start: grown.record.fingerprint.size,
+            end: grown.file.size,
+            line_base: grown.record.lines,
+            offset_base: grown.record.uncompressed_bytes,
+            resume: None,
+        })
+        .collect();
+    let mut builders: Vec<FileBuilder> = grown.iter().map(|_| FileBuilder::default()).collect();
+    let report = scanner(options).scan_chunks(
+        &files,
+        &[],
+        &chunks,
+        |_| StatsFold::default(),
+        |index, fold| {
+            if let (Some(builder), Some(chunk)) = (builders.get_mut(index), chunks.get(index)) {
+                builder.add_resumed(fold, chunk);
+            }
+            ControlFlow::Continue(())
+        },
+    );
+    let records = grown
+        .iter()
+        .zip(builders)
+        .zip(&report.files)
+        .map(|((grown, builder), summary)| builder.finish(&grown.file, grown.fingerprint, summary))
+        .collect();
+    (records, report)
+}
+
+/// `record` with what its file's appended bytes hold (`added`, a record of those bytes alone).
+fn extend_record(record: FileIndex, added: FileIndex) -> FileIndex {
+    let mut chunks = record.chunks;
+    let first_added = chunks.len();
+    chunks.extend(added.chunks);
+    let mut windows = record.windows;
+    for (number, window) in added.windows {
+        let number = u32::try_from(first_added).ok().and_then(|first| first.checked_add(number));
+        windows.insert(number.unwrap_or(u32::MAX), window);
+    }
+    FileIndex {
+        fingerprint: added.fingerprint,
+        gzip: record.gzip,
+        members: record.members + added.members,
+        lines: record.lines + added.lines,
+        uncompressed_bytes: record.uncompressed_bytes + added.uncompressed_bytes,
+        problem_count: record.problem_count + added.problem_count,
+        invalid: record.invalid + added.invalid,
+        chunks,
+        time_metric: record.time_metric.or(added.time_metric),
+        clean_end: added.clean_end,
+        windows,
+    }
 }
 
 /// Collects a file's unit folds into chunks.
@@ -555,6 +716,7 @@ impl FileBuilder {
             invalid: summary.counts.invalid,
             chunks: self.chunks,
             time_metric: self.metadata.time_metric.clone(),
+            clean_end: summary.ended_cleanly(file),
             windows: self.windows,
         };
         (record, self.file_values, self.metadata)

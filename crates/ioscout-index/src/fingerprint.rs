@@ -33,15 +33,32 @@ impl Fingerprint {
             .ok()
             .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(0, |duration| duration.as_nanos());
-        let mut crc = crc32fast::Hasher::new();
-        let mut buffer = vec![0u8; SAMPLE as usize];
-        let head = ioscout_read::gzip::read_fully_at(&file, &mut buffer, 0)?;
-        crc.update(&buffer[..head]);
-        if size > SAMPLE {
-            let tail_start = size.saturating_sub(SAMPLE).max(SAMPLE);
-            let tail = ioscout_read::gzip::read_fully_at(&file, &mut buffer, tail_start)?;
-            crc.update(&buffer[..tail]);
-        }
-        Ok(Fingerprint { size, modified_nanos, head_tail_crc: crc.finalize() })
+        Ok(Fingerprint { size, modified_nanos, head_tail_crc: head_tail_crc(&file, size)? })
     }
+
+    /// Whether the file at `path` holds, in its first `self.size` bytes, what it held when it was
+    /// fingerprinted, so that it was only appended to since: it is not shorter, and the CRC of
+    /// the first and last 64 KiB of those bytes is the same.
+    pub fn still_prefix_of(&self, path: &Path) -> std::io::Result<bool> {
+        let file = File::open(path)?;
+        if file.metadata()?.len() < self.size {
+            return Ok(false);
+        }
+        Ok(head_tail_crc(&file, self.size)? == self.head_tail_crc)
+    }
+}
+
+/// The CRC-32 of the first and last 64 KiB of the first `size` bytes of `file`.
+fn head_tail_crc(file: &File, size: u64) -> std::io::Result<u32> {
+    let mut crc = crc32fast::Hasher::new();
+    let mut buffer = vec![0u8; SAMPLE.min(size) as usize];
+    let head = ioscout_read::gzip::read_fully_at(file, &mut buffer, 0)?;
+    crc.update(&buffer[..head]);
+    if size > SAMPLE {
+        let tail_start = size.saturating_sub(SAMPLE).max(SAMPLE);
+        let length = usize::try_from(size - tail_start).unwrap_or(usize::MAX).min(buffer.len());
+        let tail = ioscout_read::gzip::read_fully_at(file, &mut buffer[..length], tail_start)?;
+        crc.update(&buffer[..tail]);
+    }
+    Ok(crc.finalize())
 }

@@ -8,7 +8,8 @@
 //!
 //! - `meta`: `format` → [`FORMAT_VERSION`] (u32, little-endian), `tool` → the writer's version;
 //! - `files`: file name relative to the directory → a [`FileIndex`], postcard-encoded then
-//!   deflated (names and categories repeat, so records shrink several-fold);
+//!   deflated (names and categories repeat, so records shrink several-fold); a record written
+//!   before [`FileIndex::clean_end`] was added ends before that field and reads as `false`;
 //! - `windows`: (file name, chunk number) → the raw-deflated 32 KiB window of a chunk that
 //!   resumes inside a gzip member ([`ResumePoint`]); kept apart from the records so a query
 //!   loads only the windows of the chunks it reads;
@@ -101,6 +102,10 @@ pub struct FileIndex {
     pub chunks: Vec<ChunkEntry>,
     /// The file's `CM time_metric`, if any.
     pub time_metric: Option<String>,
+    /// The file ended cleanly when it was indexed (no cut gzip member, no unfinished last line,
+    /// no problem left unrecorded): when it grows and its indexed bytes are unchanged, only the
+    /// appended bytes are read and added as chunks.
+    pub clean_end: bool,
     /// The windows of resumed chunks, by chunk number, until they are written (never part of
     /// the encoded record).
     #[serde(skip)]
@@ -408,7 +413,44 @@ fn encode(record: &FileIndex) -> Result<Vec<u8>, String> {
 fn decode(bytes: &[u8]) -> Result<FileIndex, String> {
     let mut raw = Vec::new();
     flate2::read::DeflateDecoder::new(bytes).read_to_end(&mut raw).map_err(|error| error.to_string())?;
-    postcard::from_bytes(&raw).map_err(|error| error.to_string())
+    postcard::from_bytes(&raw).or_else(|error| {
+        // A record written before `clean_end` was added ends before it (and an older ioscout
+        // reads a newer record, ignoring the bytes after its last field): read as not ending
+        // cleanly, so a grown file is read whole once.
+        postcard::from_bytes::<RecordBeforeCleanEnd>(&raw).map(FileIndex::from).map_err(|_| error.to_string())
+    })
+}
+
+/// A [`FileIndex`] as written before its last field, [`FileIndex::clean_end`], existed.
+#[derive(Deserialize)]
+struct RecordBeforeCleanEnd {
+    fingerprint: Fingerprint,
+    gzip: bool,
+    members: u64,
+    lines: u64,
+    uncompressed_bytes: u64,
+    problem_count: u64,
+    invalid: u64,
+    chunks: Vec<ChunkEntry>,
+    time_metric: Option<String>,
+}
+
+impl From<RecordBeforeCleanEnd> for FileIndex {
+    fn from(record: RecordBeforeCleanEnd) -> FileIndex {
+        FileIndex {
+            fingerprint: record.fingerprint,
+            gzip: record.gzip,
+            members: record.members,
+            lines: record.lines,
+            uncompressed_bytes: record.uncompressed_bytes,
+            problem_count: record.problem_count,
+            invalid: record.invalid,
+            chunks: record.chunks,
+            time_metric: record.time_metric,
+            clean_end: false,
+            windows: BTreeMap::new(),
+        }
+    }
 }
 
 /// An opened index: the records of every file it holds.
@@ -595,4 +637,53 @@ fn write_into(
     database.compact().map_err(|error| corrupt(path, error))?;
     drop(database);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(clean_end: bool) -> FileIndex {
+        FileIndex {
+            fingerprint: Fingerprint { size: 120, modified_nanos: 7, head_tail_crc: 0xdead_beef },
+            gzip: true,
+            members: 2,
+            lines: 30,
+            uncompressed_bytes: 4000,
+            problem_count: 0,
+            invalid: 0,
+            chunks: vec![ChunkEntry {
+                start: 0,
+                end: 120,
+                line_base: 0,
+                offset_base: 0,
+                resume: None,
+                stats: ChunkStats::default(),
+            }],
+            time_metric: Some("us".into()),
+            clean_end,
+            windows: BTreeMap::new(),
+        }
+    }
+
+    fn deflate(raw: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(6));
+        encoder.write_all(raw).unwrap_or_else(|error| panic!("{error}"));
+        encoder.finish().unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    #[test]
+    fn a_record_round_trips_and_one_from_before_clean_end_reads_as_not_clean() {
+        let clean = record(true);
+        let encoded = encode(&clean).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(decode(&encoded), Ok(clean.clone()));
+        // The same record as written before the field existed: its encoding without the last
+        // byte (postcard writes a bool as one byte).
+        let mut raw = postcard::to_stdvec(&clean).unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(raw.pop(), Some(1));
+        assert_eq!(decode(&deflate(&raw)), Ok(record(false)));
+        // Anything else is still an error.
+        raw.truncate(raw.len() - 3);
+        assert!(decode(&deflate(&raw)).is_err());
+    }
 }

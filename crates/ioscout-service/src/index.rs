@@ -31,8 +31,10 @@ pub struct DirectoryOutcome {
     pub directory: String,
     /// The index file.
     pub index: String,
-    /// Files (re)indexed.
+    /// Files (re)indexed, read whole.
     pub indexed_files: usize,
+    /// Files that grew since they were indexed, of which only the appended bytes were read.
+    pub extended_files: usize,
     /// Files whose records were kept.
     pub unchanged_files: usize,
     /// Records of vanished files removed.
@@ -84,6 +86,7 @@ pub fn index(input: &Input, request: &IndexRequest) -> Result<Outcome> {
                     directory: directory.display().to_string(),
                     index: report.index_path.display().to_string(),
                     indexed_files: report.indexed,
+                    extended_files: report.extended,
                     unchanged_files: report.unchanged,
                     removed_files: report.removed,
                     chunks: report.chunks,
@@ -104,9 +107,14 @@ pub fn index(input: &Input, request: &IndexRequest) -> Result<Outcome> {
         ioscout_read::ScanReport::assemble(&input_problems, input.scan.max_reported_problems, summaries);
     let mut text = String::new();
     for outcome in &directories {
+        let extended = if outcome.extended_files > 0 {
+            format!(", {} extended", outcome.extended_files)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             text,
-            "{}: {} indexed, {} unchanged, {} removed; {} chunks; {} ({:.0} KiB, {:.2}% of {:.1} MiB of trace) in {:.2} s",
+            "{}: {} indexed{extended}, {} unchanged, {} removed; {} chunks; {} ({:.0} KiB, {:.2}% of {:.1} MiB of trace) in {:.2} s",
             outcome.directory,
             count_of(outcome.indexed_files as u64, "file", "files"),
             outcome.unchanged_files,
@@ -125,4 +133,40 @@ pub fn index(input: &Input, request: &IndexRequest) -> Result<Outcome> {
         object.insert("failed".into(), serde_json::Value::Array(failed));
     }
     Ok(Outcome { value, text, report: Some(scan), flagged, warnings })
+}
+
+/// Brings up to date the indexes that already exist for `files`, for `analyze --follow`: the
+/// files given are those a look found ended cleanly; a grown one is extended from its indexed
+/// end, a new or replaced one indexed whole, and the records of the others (caught mid-write)
+/// stay as they were, to be extended at a later look. A directory without an index is left
+/// alone (a follow never writes an index nobody asked for). One line per directory updated:
+/// `index: 1 file extended, 0 indexed` or why it was not.
+pub fn refresh(
+    files: &[ioscout_read::TraceFile],
+    index_dir: Option<&std::path::Path>,
+    threads: usize,
+) -> Vec<String> {
+    let options = BuildOptions {
+        threads,
+        index_dir: index_dir.map(std::path::Path::to_path_buf),
+        ..BuildOptions::default()
+    };
+    let mut lines = Vec::new();
+    for (directory, group) in ioscout_query::plan::by_directory(files) {
+        let indexed =
+            ioscout_index::store::candidate_paths(&directory, index_dir).iter().any(|path| path.is_file());
+        if !indexed {
+            continue;
+        }
+        match build(&directory, &group, &options) {
+            Ok(report) if report.extended + report.indexed + report.removed > 0 => lines.push(format!(
+                "index: {} extended, {} indexed whole",
+                count_of(report.extended as u64, "file", "files"),
+                report.indexed
+            )),
+            Ok(_) => {}
+            Err(error) => lines.push(format!("index of {} not updated: {error}", directory.display())),
+        }
+    }
+    lines
 }

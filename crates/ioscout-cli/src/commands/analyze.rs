@@ -46,8 +46,10 @@ pub(crate) fn run(arguments: &AnalyzeArguments) -> anyhow::Result<ExitCode> {
 /// has changed for `--settle` seconds and no member is unfinished. Each look reads only what
 /// changed where the earlier result still holds ([`ioscout_analysis::follow::Follower`]) and
 /// prints one line: events, job time and what changed, the busiest layers' change, what is still
-/// being written and what was read. The result printed at the end is a cold analysis of the
-/// finished trace (with the evidence, which a look does not replay).
+/// being written and what was read. An index that exists for the trace is kept current at every
+/// look: the files that ended cleanly are handed to the index build, which extends a grown file
+/// from its indexed end ([`ioscout_service::index::refresh`]). The result printed at the end is a
+/// cold analysis of the finished trace (with the evidence, which a look does not replay).
 fn follow(
     arguments: &AnalyzeArguments,
     request: &AnalyzeRequest,
@@ -63,8 +65,23 @@ fn follow(
         let (files, input_problems) = input.discover();
         let step = follower.step(&input.scanner(), &files, &input_problems)?;
         let coverage = step.report.coverage(std::time::SystemTime::now(), settle);
+        let summaries: std::collections::HashMap<&std::path::Path, &ioscout_read::FileSummary> =
+            step.report.files.iter().map(|summary| (summary.path.as_path(), summary)).collect();
+        let ended_cleanly: Vec<ioscout_read::TraceFile> = files
+            .iter()
+            .filter(|trace| {
+                summaries.get(trace.path.as_path()).is_some_and(|summary| summary.ended_cleanly(trace))
+            })
+            .cloned()
+            .collect();
+        let index_lines = ioscout_service::index::refresh(&ended_cleanly, None, arguments.input.threads);
         if !arguments.input.quiet {
-            let _ = writeln!(stderr, "ioscout: follow: {}", look_line(&step, previous.as_ref(), &coverage));
+            let mut line = look_line(&step, previous.as_ref(), &coverage);
+            for index_line in &index_lines {
+                line.push_str("; ");
+                line.push_str(index_line);
+            }
+            let _ = writeln!(stderr, "ioscout: follow: {line}");
         }
         previous = Some(step.analysis);
         let unfinished =

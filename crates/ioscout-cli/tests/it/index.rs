@@ -120,8 +120,24 @@ fn a_changed_file_is_scanned_whole_with_a_message() {
     assert_eq!(indexed, scanned);
     assert_eq!(indexed.lines().count(), 1);
     assert!(notes.contains("does not cover 1 of 6 files"), "{notes}");
+    // Only appended to: `index` extends the file's record from its old end, and the index then
+    // answers for it.
     let refreshed = ioscout(&["index", &text(&directory)]);
-    assert!(stdout(&refreshed).contains("1 file indexed, 5 unchanged"), "{}", stdout(&refreshed));
+    assert!(
+        stdout(&refreshed).contains("0 files indexed, 1 extended, 5 unchanged"),
+        "{}",
+        stdout(&refreshed)
+    );
+    let (extended, notes, _) = query(&directory, "ts == 1795000009999999", &[]);
+    assert_eq!(extended, scanned);
+    assert!(!notes.contains("does not cover"), "{notes}");
+    // Grown and changed before its old end (the first member's header time): read whole.
+    let mut bytes = std::fs::read(&file).unwrap_or_default();
+    bytes.extend(flate2_member(line));
+    bytes[4] ^= 1;
+    std::fs::write(&file, bytes).unwrap_or_else(|error| panic!("{error}"));
+    let rebuilt = ioscout(&["index", &text(&directory)]);
+    assert!(stdout(&rebuilt).contains("1 file indexed, 5 unchanged"), "{}", stdout(&rebuilt));
 }
 
 /// One gzip member holding `data` (stored, uncompressed deflate blocks: no dependency needed).

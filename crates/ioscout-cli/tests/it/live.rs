@@ -1,7 +1,7 @@
 //! Traces still being written: a gzip member cut mid-write is not an error while the file is
 //! growing (a note says so, `scan.coverage` lists the file), and is a problem once the file has
-//! stopped changing; `analyze --follow` re-analyses as members are appended and ends with the
-//! cold analysis of the finished trace.
+//! stopped changing; `analyze --follow` re-analyses as members are appended, keeps the trace's
+//! index current by extending it, and ends with the cold analysis of the finished trace.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -145,6 +145,8 @@ fn follow_reanalyses_as_members_are_appended_and_ends_with_the_cold_result() {
     let trace = folder.join("trace-0.pfw.gz");
     append(&trace, &member(0, 40));
     let folder_path = folder.to_string_lossy().into_owned();
+    let indexed = json(&["index", "--json", &folder_path], 0);
+    assert_eq!(indexed["directories"][0]["indexed_files"], 1, "{indexed}");
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_ioscout"))
         .current_dir(root())
         .args(["analyze", "--follow", "--interval", "0.1", "--settle", "2", "--json", &folder_path])
@@ -178,6 +180,14 @@ fn follow_reanalyses_as_members_are_appended_and_ends_with_the_cold_result() {
         "{stderr}"
     );
     assert!(lines.iter().any(|line| line.contains("1 of 1 process still being written")), "{stderr}");
+    // The index was kept current by extending the file's record, never by reading it whole.
+    assert!(lines.iter().any(|line| line.contains("index: 1 file extended, 0 indexed whole")), "{stderr}");
+    let query = ioscout(&["query", "--group-by", "name", &folder_path]);
+    let query_stderr = String::from_utf8_lossy(&query.stderr).into_owned();
+    assert!(!query_stderr.contains("does not cover"), "the index is current: {query_stderr}");
+    let refreshed = json(&["index", "--json", &folder_path], 0);
+    assert_eq!(refreshed["directories"][0]["unchanged_files"], 1, "{refreshed}");
+    assert_eq!(refreshed["directories"][0]["indexed_files"], 0, "{refreshed}");
     assert!(!stderr.contains("warning"), "{stderr}");
     let followed: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
     assert_eq!(followed["raw_stats"]["total_event_count"], 200, "{stderr}");
