@@ -226,6 +226,8 @@ async def stdio_checks(workspace):
             check("files_growing" in traces["traces"][0]["coverage"] and "waited_s" not in traces, "session_analyze_traces: coverage")
             settled = structured(await session.call_tool("session_analyze_traces", {"run_id": str(run), "wait_to_settle_s": 0.3}), "session_analyze_traces, waiting")
             check(settled["settled"] is True and settled["waited_s"] >= 0.3 and settled["traces"][0]["events"] == traces["traces"][0]["events"], "session_analyze_traces: waits for the run to settle")
+            followed = [structured(await session.call_tool("session_analyze_traces", {"run_id": str(run), "follow": True}), "session_analyze_traces, following") for _ in range(2)]
+            check([looked["traces"][0]["follow"]["look"] for looked in followed] == [1, 2] and followed[1]["traces"][0]["follow"]["files_unchanged"] >= 1 and followed[1]["traces"][0]["follow"]["bytes_read"] == 0 and followed[1]["traces"][0]["events"] == traces["traces"][0]["events"], "session_analyze_traces: follow reads nothing new when nothing changed")
             overlap = structured(await session.call_tool("session_analyze_traces", {"run_id": str(run), "query_type": "timeline_overlap"}), "timeline_overlap")
             check("overlap_fraction" in overlap["traces"][0], "timeline_overlap")
             await refused(session, "session_analyze_traces", {"run_id": str(run), "query_type": "nonsense"}, "bad query_type")

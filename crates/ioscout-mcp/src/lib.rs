@@ -94,6 +94,8 @@ pub struct Context {
     pub roots: Roots,
     /// The knowledge base.
     pub kb: PathBuf,
+    /// What `session_analyze_traces` with `follow` keeps between calls.
+    pub follows: ioscout_service::session::Follows,
 }
 
 type Handler = Box<dyn Fn(&Context, Value) -> Result<ioscout_service::Outcome, ToolError> + Send + Sync>;
@@ -210,7 +212,7 @@ fn registry() -> Vec<Entry> {
         ),
         entry(
             "session_analyze_traces",
-            "Analyse every trace directory of a run directory (<run>/<run_name>/traces/compact[/subpath], else traces/, else the run): query_type summary (layers), detailed (DFAnalyzer JSON) or timeline_overlap (hidden share of each layer). Each trace's coverage names the files still being written; wait_to_settle_s waits for a running job's traces to stop changing first.",
+            "Analyse every trace directory of a run directory (<run>/<run_name>/traces/compact[/subpath], else traces/, else the run): query_type summary (layers), detailed (DFAnalyzer JSON) or timeline_overlap (hidden share of each layer). Each trace's coverage names the files still being written; wait_to_settle_s waits for a running job's traces to stop changing first; follow re-analyses a running job incrementally from the previous follow call, reading only what was appended, and says what changed.",
             true,
             session_analyze_traces,
         ),
@@ -354,7 +356,11 @@ impl Server {
             options.kb.clone().unwrap_or_else(|| roots.first().join("_memory").join("optimization_kb.jsonl"));
         Ok(Server {
             inner: Arc::new(Inner {
-                context: Arc::new(Context { roots, kb }),
+                context: Arc::new(Context {
+                    roots,
+                    kb,
+                    follows: ioscout_service::session::Follows::default(),
+                }),
                 entries: registry(),
                 max_result_bytes: options.max_result_bytes.max(1024),
                 time_limit: options.time_limit,

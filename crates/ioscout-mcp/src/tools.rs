@@ -192,6 +192,12 @@ pub struct SessionAnalyzeParams {
     /// says which files were still being written either way.
     #[serde(default)]
     pub wait_to_settle_s: Option<f64>,
+    /// Follow a run still being written: the first call with follow analyses each trace and
+    /// keeps what it read in this server; each later one reads only what was appended since,
+    /// keeps an existing index current, and says what changed under each trace's `follow`
+    /// (look, events_added, job_time_added_s, files extended/unchanged/read whole, bytes read).
+    #[serde(default)]
+    pub follow: bool,
 }
 
 /// `session_validate_structure`.
@@ -498,14 +504,20 @@ pub fn session_analyze_traces(context: &Context, params: SessionAnalyzeParams) -
         return Err(ToolError::InvalidParams("run_name and subpath may not contain ..".into()));
     }
     let detail = ioscout_service::session::Detail::parse(&params.query_type)?;
+    let scan = ioscout_read::ScanOptions::default();
     Ok(ioscout_service::session::analyze_traces(
         &run_dir,
-        &params.run_name,
-        &params.subpath,
-        detail,
-        params.preset,
-        &ioscout_read::ScanOptions::default(),
-        params.wait_to_settle_s.map(|seconds| std::time::Duration::from_secs_f64(seconds.clamp(0.0, 240.0))),
+        &ioscout_service::session::TracesRequest {
+            run_name: &params.run_name,
+            subpath: &params.subpath,
+            detail,
+            preset: params.preset,
+            scan: &scan,
+            settle: params
+                .wait_to_settle_s
+                .map(|seconds| std::time::Duration::from_secs_f64(seconds.clamp(0.0, 240.0))),
+            follows: params.follow.then_some(&context.follows),
+        },
     )?)
 }
 

@@ -1,6 +1,7 @@
 //! The server's call path without a client: results equal the service's, refusals are
 //! invalid-params errors, the time limit and the result cap hold, and the server keeps serving.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -112,4 +113,67 @@ fn tool_results_carry_the_scan_report() {
             );
         }
     });
+}
+
+/// `session_analyze_traces` with `follow`: the first call reads the trace whole, a later one only
+/// what was appended since; it says what changed, keeps the trace's index current, and gives
+/// what a call without `follow` gives.
+#[test]
+fn session_analyze_traces_follows_a_run_as_it_is_written() {
+    let run = repository().join("target").join(format!("mcp-follow-{}", std::process::id()));
+    let traces = run.join("baseline/traces");
+    let _ = std::fs::remove_dir_all(&run);
+    std::fs::create_dir_all(&traces).unwrap_or_else(|error| panic!("{error}"));
+    let trace = traces.join("trace-0.pfw");
+    let events = |first: u64, count: u64| -> String {
+        let mut text = String::new();
+        for index in first..first + count {
+            let _ = writeln!(
+                text,
+                "{{\"id\":{index},\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":7,\"tid\":7,\"ts\":{},\"dur\":50,\"ph\":\"X\",\"args\":{{\"ret\":4096,\"fname\":\"/data/a\"}}}}",
+                1_000_000 + index * 100
+            );
+        }
+        text
+    };
+    std::fs::write(&trace, events(0, 40)).unwrap_or_else(|error| panic!("{error}"));
+    let input = ioscout_service::Input::of(vec![traces.clone()]);
+    let indexed = ioscout_service::index::index(&input, &ioscout_service::index::IndexRequest::default());
+    assert!(indexed.is_ok_and(|outcome| outcome.value["directories"][0]["indexed_files"] == 1));
+    let server = server(&ServerOptions::default());
+    let run_id = run.to_string_lossy().into_owned();
+    runtime().block_on(async {
+        let first = server.call("session_analyze_traces", json!({"run_id": run_id, "follow": true})).await;
+        let Ok(first) = first else { panic!("refused") };
+        let first = first.structured_content.unwrap_or(Value::Null);
+        let look = &first["traces"][0]["follow"];
+        assert_eq!(look["look"], 1, "{first}");
+        assert_eq!(look["files_read_whole"], 1, "{first}");
+        assert_eq!(first["traces"][0]["events"], 40, "{first}");
+
+        let appended = events(40, 25);
+        let mut file =
+            std::fs::OpenOptions::new().append(true).open(&trace).unwrap_or_else(|error| panic!("{error}"));
+        std::io::Write::write_all(&mut file, appended.as_bytes()).unwrap_or_else(|error| panic!("{error}"));
+        drop(file);
+        let second = server.call("session_analyze_traces", json!({"run_id": run_id, "follow": true})).await;
+        let Ok(second) = second else { panic!("refused") };
+        let second = second.structured_content.unwrap_or(Value::Null);
+        let look = &second["traces"][0]["follow"];
+        assert_eq!(look["look"], 2, "{second}");
+        assert_eq!(look["files_extended"], 1, "{second}");
+        assert_eq!(look["files_read_whole"], 0, "{second}");
+        assert_eq!(look["events_added"], 25, "{second}");
+        assert_eq!(look["bytes_read"], appended.len(), "{second}");
+        assert_eq!(look["index"], json!(["index: 1 file extended, 0 indexed whole"]), "{second}");
+
+        let cold = server.call("session_analyze_traces", json!({"run_id": run_id})).await;
+        let Ok(cold) = cold else { panic!("refused") };
+        let cold = cold.structured_content.unwrap_or(Value::Null);
+        assert!(cold["traces"][0].get("follow").is_none(), "{cold}");
+        assert_eq!(cold["traces"][0]["events"], 65, "{cold}");
+        assert_eq!(cold["traces"][0]["layers"], second["traces"][0]["layers"], "{cold}");
+        assert_eq!(cold["traces"][0]["job_time_s"], second["traces"][0]["job_time_s"], "{cold}");
+    });
+    let _ = std::fs::remove_dir_all(&run);
 }

@@ -3,7 +3,7 @@
 //! optimisation context for the layers a run shows (`session_search_optimization_context`:
 //! the knowledge base and the citation catalog, searched locally).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -79,16 +79,129 @@ fn layers(analysis: &Analysis) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// What [`analyze_traces`] analyses and how.
+#[derive(Clone, Copy, Debug)]
+pub struct TracesRequest<'a> {
+    /// The run inside the run directory whose traces to analyse.
+    pub run_name: &'a str,
+    /// Below `traces/compact`.
+    pub subpath: &'a str,
+    /// What each trace's entry holds.
+    pub detail: Detail,
+    /// Layer preset.
+    pub preset: ioscout_analysis::PresetName,
+    /// How to read.
+    pub scan: &'a ioscout_read::ScanOptions,
+    /// Wait until the trace files have not changed for this long first.
+    pub settle: Option<std::time::Duration>,
+    /// Follow the run: analyse each trace from what an earlier call with the same [`Follows`]
+    /// read of it, reading only what changed since, and say what changed (`follow`).
+    pub follows: Option<&'a Follows>,
+}
+
+/// What the calls of [`analyze_traces`] that follow a run still being written keep between
+/// them: one [`ioscout_analysis::follow::Follower`] per trace directory and preset (per-file
+/// partial results, never events), the [`Follows::MOST`] most recently used.
+#[derive(Debug, Default)]
+pub struct Follows {
+    followed: std::sync::Mutex<BTreeMap<(PathBuf, String), Followed>>,
+}
+
+/// One followed trace directory.
+#[derive(Debug)]
+struct Followed {
+    follower: ioscout_analysis::follow::Follower,
+    /// Looks so far, and the events and job time of the last.
+    looks: u64,
+    events: u64,
+    job_time_s: f64,
+    used: std::time::Instant,
+}
+
+impl Follows {
+    /// Trace directories followed at most; the least recently used is forgotten past it (the
+    /// next call on it reads it whole).
+    pub const MOST: usize = 32;
+
+    /// Takes the follower of `key` out (a call on another trace runs meanwhile), or a new one.
+    fn take(&self, key: &(PathBuf, String), options: &AnalysisOptions) -> Result<Followed> {
+        let kept = self.followed.lock().ok().and_then(|mut followed| followed.remove(key));
+        match kept {
+            Some(followed) => Ok(followed),
+            None => Ok(Followed {
+                follower: ioscout_analysis::follow::Follower::new(options)?,
+                looks: 0,
+                events: 0,
+                job_time_s: 0.0,
+                used: std::time::Instant::now(),
+            }),
+        }
+    }
+
+    fn put(&self, key: (PathBuf, String), followed: Followed) {
+        if let Ok(mut map) = self.followed.lock() {
+            map.insert(key, followed);
+            while map.len() > Self::MOST {
+                let oldest = map.iter().min_by_key(|(_, followed)| followed.used).map(|(key, _)| key.clone());
+                match oldest {
+                    Some(oldest) => map.remove(&oldest),
+                    None => break,
+                };
+            }
+        }
+    }
+}
+
+/// One look at a followed trace directory: its analysis and scan report (as a cold analysis of
+/// the same bytes gives them), its file count, and what the look read and changed (`follow`).
+fn follow_look(
+    follows: &Follows,
+    input: &Input,
+    options: &AnalysisOptions,
+) -> Result<(Analysis, ioscout_read::ScanReport, usize, serde_json::Value)> {
+    let (files, input_problems) = input.discover();
+    if files.is_empty() {
+        return Err(input.no_traces(&input_problems));
+    }
+    let directory = input.paths.first().cloned().unwrap_or_default();
+    let key = (directory, format!("{:?}", options.preset));
+    let mut followed = follows.take(&key, options)?;
+    let step = followed.follower.step(&input.scanner(), &files, &input_problems)?;
+    let summaries: BTreeMap<&Path, &ioscout_read::FileSummary> =
+        step.report.files.iter().map(|summary| (summary.path.as_path(), summary)).collect();
+    let ended_cleanly: Vec<ioscout_read::TraceFile> = files
+        .iter()
+        .filter(|trace| {
+            summaries.get(trace.path.as_path()).is_some_and(|summary| summary.ended_cleanly(trace))
+        })
+        .cloned()
+        .collect();
+    let index = crate::index::refresh(&ended_cleanly, None, input.scan.threads);
+    let raw = &step.analysis.raw;
+    let reading = &step.reading;
+    let value = json!({
+        "look": followed.looks + 1,
+        "events_added": raw.trace_event_count as i64 - followed.events as i64,
+        "job_time_added_s": if followed.looks == 0 { raw.job_time_s } else { raw.job_time_s - followed.job_time_s },
+        "files_unchanged": reading.files_unchanged,
+        "files_extended": reading.files_extended,
+        "files_read_whole": reading.files_read_whole,
+        "files_folded_again": reading.files_folded_again,
+        "bytes_read": reading.bytes_read,
+        "bytes_total": reading.bytes_total,
+        "index": index,
+    });
+    followed.looks += 1;
+    followed.events = raw.trace_event_count;
+    followed.job_time_s = raw.job_time_s;
+    followed.used = std::time::Instant::now();
+    follows.put(key, followed);
+    Ok((step.analysis, step.report, files.len(), value))
+}
+
 /// Analyses every trace directory of a run.
-pub fn analyze_traces(
-    run_dir: &Path,
-    run_name: &str,
-    subpath: &str,
-    detail: Detail,
-    preset: ioscout_analysis::PresetName,
-    scan: &ioscout_read::ScanOptions,
-    settle: Option<std::time::Duration>,
-) -> Result<Outcome> {
+pub fn analyze_traces(run_dir: &Path, request: &TracesRequest<'_>) -> Result<Outcome> {
+    let TracesRequest { run_name, subpath, detail, preset, scan, settle, follows } = *request;
     if !run_dir.is_dir() {
         return Err(ServiceError::NoInput(format!("{} is not a directory", run_dir.display())));
     }
@@ -114,7 +227,13 @@ pub fn analyze_traces(
     for directory in &directories {
         let input =
             Input { paths: vec![directory.clone()], strict: false, scan: scan.clone(), cluster: None };
-        let (analysis, report, files) = crate::analyze::run(&input, &options)?;
+        let (analysis, report, files, look) = if let Some(follows) = follows {
+            let (analysis, report, files, look) = follow_look(follows, &input, &options)?;
+            (analysis, report, files, Some(look))
+        } else {
+            let (analysis, report, files) = crate::analyze::run(&input, &options)?;
+            (analysis, report, files, None)
+        };
         if report.problem_count() > 0 {
             warnings.push(format!(
                 "{}: {} skipped",
@@ -146,6 +265,9 @@ pub fn analyze_traces(
             "problems": report.problem_count(),
             "coverage": crate::coverage_json(&report.coverage(std::time::SystemTime::now(), ioscout_read::SETTLE)),
         });
+        if let Some(look) = look {
+            value["follow"] = look;
+        }
         match detail {
             Detail::Summary => value["layers"] = json!(layer_values),
             Detail::Detailed => value["analysis"] = ioscout_analysis::output::dfanalyzer_json(&analysis),
