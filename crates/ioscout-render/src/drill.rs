@@ -160,6 +160,8 @@ pub struct Drill<'d> {
     pub processes: Vec<Process>,
     /// Rank 0 against the others (with two processes or more).
     pub rank_zero: Option<RankZero>,
+    /// Why there is no rank-0 chart, said on the page (when `rank_zero` is `None`).
+    pub rank_zero_absent: Option<String>,
     /// The sample of reads and writes.
     pub accesses: Option<&'d AccessSample>,
     /// The call tree of the nested events.
@@ -429,6 +431,9 @@ pub fn section(html: &mut String, drill: &Drill<'_>) -> usize {
     if drill.accesses.is_some_and(|sample| sample.calls > 0) {
         html.push_str("<figure class=\"chart\" id=\"chart-offsets\"><figcaption><strong>Offsets over time</strong> (each POSIX read and write drawn at its start and offset; slowest 5 % in red)</figcaption></figure>\n");
         figures += 1;
+    }
+    if let (None, Some(reason)) = (&drill.rank_zero, &drill.rank_zero_absent) {
+        let _ = writeln!(html, "<p class=\"meta\">No rank-0 chart: {}.</p>", crate::svg::escape(reason));
     }
     if let Some(zero) = &drill.rank_zero {
         html.push_str("<figure class=\"chart\" id=\"chart-rank-zero\"><figcaption><strong>Rank 0 against the others</strong> (seconds of I/O per second in each bin, its threads summed, so above 1 when calls overlap: rank 0 against the mean and the most of the other processes)</figcaption></figure>\n");

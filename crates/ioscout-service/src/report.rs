@@ -247,6 +247,7 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
     });
     let (activity, fine) = activity(input, &analysis);
     let (processes, rank_zero) = drill_processes(&fine, &derived, request.max_processes);
+    let rank_zero_absent = rank_zero.is_none().then(|| rank_zero_absence(&fine, &derived));
     let mut total = Bins::new(DRILL_BINS);
     for bins in fine.by_process.values() {
         total.add(bins);
@@ -259,6 +260,7 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
         process_count: fine.by_process.len(),
         processes,
         rank_zero,
+        rank_zero_absent,
         accesses: derived.accesses.as_ref(),
         tree: &fine.tree,
     };
@@ -357,6 +359,25 @@ fn host_name(tables: &HashTables, token: &str) -> String {
         Some(name) => name.clone(),
         None if token.is_empty() => "unknown".into(),
         None => token.to_string(),
+    }
+}
+
+/// Why the drill-down has no rank-0 chart (when [`drill_processes`] found none), for the page.
+fn rank_zero_absence(fine: &Fine, derived: &ioscout_evidence::Derived) -> String {
+    if fine.by_process.len() < 2 {
+        return "one process traced, no other to compare rank 0 with".into();
+    }
+    let mut hosts_of_pid: HashMap<i64, usize> = HashMap::new();
+    for key in fine.by_process.keys() {
+        *hosts_of_pid.entry(key.pid).or_default() += 1;
+    }
+    let rank_zero_pid = derived.processes.iter().find(|process| process.rank == 0).map(|process| process.pid);
+    match rank_zero_pid {
+        Some(pid) if hosts_of_pid.get(&pid).is_some_and(|hosts| *hosts > 1) => format!(
+            "pid {pid}, which the trace ranks 0, runs on {} hosts, and ranks are known by pid only",
+            hosts_of_pid[&pid]
+        ),
+        _ => "the trace does not say which process is rank 0".into(),
     }
 }
 

@@ -114,6 +114,9 @@ fn a_member_cut_mid_write_is_a_note_while_the_file_grows_and_a_problem_once_it_s
     let html = std::fs::read_to_string(&page).unwrap_or_default();
     assert!(html.contains("<strong>Still being written.</strong> 1 of 2 files"), "the report's note");
     assert!(html.contains("1 of 2 processes still being written"), "the report's note names processes");
+    // Ranks are known by pid, and pid 7 runs on two hosts: the page says why rank 0 is not drawn.
+    assert!(html.contains("No rank-0 chart: pid 7, which the trace ranks 0, runs on 2 hosts"), "rank 0");
+    assert!(!html.contains("id=\"chart-rank-zero\""), "no rank-0 chart");
     std::fs::remove_file(&page).unwrap_or_else(|error| panic!("{error}"));
     // An hour later, nothing changed: the cut member is damage, a problem (--strict: exit 2).
     std::fs::File::options()
