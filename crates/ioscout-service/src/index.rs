@@ -135,6 +135,26 @@ pub fn index(input: &Input, request: &IndexRequest) -> Result<Outcome> {
     Ok(Outcome { value, text, report: Some(scan), flagged, warnings })
 }
 
+/// [`refresh`] after a look at `files` whose scan gave `report`: with the files whose scan ended
+/// cleanly ([`ioscout_read::FileSummary::ended_cleanly`]).
+pub fn refresh_after(
+    files: &[ioscout_read::TraceFile],
+    report: &ioscout_read::ScanReport,
+    index_dir: Option<&std::path::Path>,
+    threads: usize,
+) -> Vec<String> {
+    let summaries: std::collections::HashMap<&std::path::Path, &ioscout_read::FileSummary> =
+        report.files.iter().map(|summary| (summary.path.as_path(), summary)).collect();
+    let ended_cleanly: Vec<ioscout_read::TraceFile> = files
+        .iter()
+        .filter(|trace| {
+            summaries.get(trace.path.as_path()).is_some_and(|summary| summary.ended_cleanly(trace))
+        })
+        .cloned()
+        .collect();
+    refresh(&ended_cleanly, index_dir, threads)
+}
+
 /// Brings up to date the indexes that already exist for `files`, for `analyze --follow`: the
 /// files given are those a look found ended cleanly; a grown one is extended from its indexed
 /// end, a new or replaced one indexed whole, and the records of the others (caught mid-write)

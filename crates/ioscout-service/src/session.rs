@@ -167,16 +167,7 @@ fn follow_look(
     let key = (directory, format!("{:?}", options.preset));
     let mut followed = follows.take(&key, options)?;
     let step = followed.follower.step(&input.scanner(), &files, &input_problems)?;
-    let summaries: BTreeMap<&Path, &ioscout_read::FileSummary> =
-        step.report.files.iter().map(|summary| (summary.path.as_path(), summary)).collect();
-    let ended_cleanly: Vec<ioscout_read::TraceFile> = files
-        .iter()
-        .filter(|trace| {
-            summaries.get(trace.path.as_path()).is_some_and(|summary| summary.ended_cleanly(trace))
-        })
-        .cloned()
-        .collect();
-    let index = crate::index::refresh(&ended_cleanly, None, input.scan.threads);
+    let index = crate::index::refresh_after(&files, &step.report, None, input.scan.threads);
     let raw = &step.analysis.raw;
     let reading = &step.reading;
     let value = json!({

@@ -65,16 +65,8 @@ fn follow(
         let (files, input_problems) = input.discover();
         let step = follower.step(&input.scanner(), &files, &input_problems)?;
         let coverage = step.report.coverage(std::time::SystemTime::now(), settle);
-        let summaries: std::collections::HashMap<&std::path::Path, &ioscout_read::FileSummary> =
-            step.report.files.iter().map(|summary| (summary.path.as_path(), summary)).collect();
-        let ended_cleanly: Vec<ioscout_read::TraceFile> = files
-            .iter()
-            .filter(|trace| {
-                summaries.get(trace.path.as_path()).is_some_and(|summary| summary.ended_cleanly(trace))
-            })
-            .cloned()
-            .collect();
-        let index_lines = ioscout_service::index::refresh(&ended_cleanly, None, arguments.input.threads);
+        let index_lines =
+            ioscout_service::index::refresh_after(&files, &step.report, None, arguments.input.threads);
         if !arguments.input.quiet {
             let mut line = look_line(&step, previous.as_ref(), &coverage);
             for index_line in &index_lines {
