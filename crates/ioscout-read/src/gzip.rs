@@ -8,8 +8,17 @@
 //! worker its own run of members. A candidate is only a guess: [`inflate_range`] decodes whole
 //! members from a start offset until it passes the end of its range and reports where it really
 //! stopped, and the scanner accepts a worker's output only when its start equals the previous
-//! worker's real end (see `scan.rs`). Inflate is zlib-rs through `flate2`; the CRC-32 and length of
-//! every member are checked.
+//! worker's real end (see `scan.rs`). The CRC-32 and length of every member are checked.
+//!
+//! # Two inflaters
+//!
+//! A member whose end is known (the next candidate, or the end of the file) and whose trailer
+//! gives a length of at most [`ONE_SHOT_MOST`] is inflated in one call by libdeflate (the
+//! fastest inflater measured here, but one-shot only: `../shared/research/engine.md`), into a
+//! buffer reused by the thread. When that fails for any reason (a candidate inside a member, a
+//! cut or corrupt member, bytes after the member, a trailer that does not match) the member is
+//! inflated again by zlib-rs through `flate2`, streaming, which reports what is wrong exactly as
+//! before: the one-shot path only ever takes members it has checked whole.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -18,6 +27,70 @@ use flate2::{Decompress, FlushDecompress, Status};
 
 const READ_BLOCK: usize = 1 << 20;
 const OUTPUT_BLOCK: usize = 1 << 18;
+
+/// The largest member (uncompressed, by its trailer) inflated in one call; larger ones stream.
+pub const ONE_SHOT_MOST: u64 = 32 << 20;
+
+/// The thread's one-shot inflater and its buffers (compressed member, output), reused.
+struct OneShot {
+    decompressor: libdeflater::Decompressor,
+    compressed: Vec<u8>,
+    output: Vec<u8>,
+}
+
+thread_local! {
+    static ONE_SHOT: std::cell::RefCell<Option<OneShot>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Inflates the member at `member_offset` that ends at `member_end` in one call and hands its
+/// output to `sink`, or returns `false` (having handed nothing) when the bytes there are not
+/// one whole, sound member of at most [`ONE_SHOT_MOST`] bytes.
+fn inflate_one_shot(file: &File, member_offset: u64, member_end: u64, sink: &mut impl FnMut(&[u8])) -> bool {
+    let Ok(compressed_length) = usize::try_from(member_end.saturating_sub(member_offset)) else {
+        return false;
+    };
+    // A header, one deflate block and the trailer at least; no more than a member can compress to.
+    if compressed_length < 18 || compressed_length as u64 > ONE_SHOT_MOST + (ONE_SHOT_MOST >> 3) + 4096 {
+        return false;
+    }
+    ONE_SHOT.with(|cell| {
+        let Ok(mut slot) = cell.try_borrow_mut() else { return false };
+        let state = slot.get_or_insert_with(|| OneShot {
+            decompressor: libdeflater::Decompressor::new(),
+            compressed: Vec::new(),
+            output: Vec::new(),
+        });
+        state.compressed.resize(compressed_length, 0);
+        if read_fully_at(file, &mut state.compressed, member_offset).ok() != Some(compressed_length) {
+            return false;
+        }
+        let bytes = &state.compressed;
+        let Ok(Some(header)) = header_length(bytes) else { return false };
+        let trailer = &bytes[compressed_length - 8..];
+        let expected_crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
+        let expected_length = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
+        if u64::from(expected_length) > ONE_SHOT_MOST || header + 8 > compressed_length {
+            return false;
+        }
+        let length = expected_length as usize;
+        if state.output.len() < length {
+            state.output.resize(length, 0);
+        }
+        // The output must be exactly the trailer's length, and the CRC of the output the
+        // trailer's CRC: bytes after the deflate stream (a member that ends early, garbage)
+        // make the last eight bytes something else.
+        let inflated = state
+            .decompressor
+            .deflate_decompress(&bytes[header..compressed_length - 8], &mut state.output[..length]);
+        if inflated != Ok(length) || crc32fast::hash(&state.output[..length]) != expected_crc {
+            return false;
+        }
+        for block in state.output[..length].chunks(OUTPUT_BLOCK) {
+            sink(block);
+        }
+        true
+    })
+}
 
 /// Whether the bytes at the start of `header` look like a gzip member header (magic, deflate,
 /// no reserved flag bits, a known extra-flags value).
@@ -36,7 +109,7 @@ pub fn plausible_header(header: &[u8]) -> bool {
 pub fn member_candidates(file: &File, length: u64) -> std::io::Result<Vec<u64>> {
     let finder = memchr::memmem::Finder::new(&[0x1f, 0x8b, 0x08]);
     let mut candidates = Vec::new();
-    let mut buffer = vec![0u8; 8 << 20];
+    let mut buffer = vec![0u8; usize::try_from(length.min(8 << 20)).unwrap_or(8 << 20).max(16)];
     let mut position = 0u64;
     while position < length {
         let wanted = usize::try_from((length - position).min(buffer.len() as u64)).unwrap_or(buffer.len());
@@ -217,6 +290,32 @@ pub fn inflate_range(
     start: u64,
     end: u64,
     candidates: &[u64],
+    sink: impl FnMut(&[u8]),
+) -> InflateOutcome {
+    inflate_range_with(file, length, (start, end), candidates, true, sink)
+}
+
+/// [`inflate_range`] with zlib-rs streaming only, in output blocks of 256 KiB as they come: for a
+/// consumer that works on the first blocks while the rest is inflated (a lone large member
+/// split across cores).
+pub fn inflate_range_streaming(
+    file: &File,
+    length: u64,
+    start: u64,
+    end: u64,
+    candidates: &[u64],
+    sink: impl FnMut(&[u8]),
+) -> InflateOutcome {
+    inflate_range_with(file, length, (start, end), candidates, false, sink)
+}
+
+/// [`inflate_range`] over `(start, end)`, with the one-shot path or without it.
+fn inflate_range_with(
+    file: &File,
+    length: u64,
+    (start, end): (u64, u64),
+    candidates: &[u64],
+    one_shot: bool,
     mut sink: impl FnMut(&[u8]),
 ) -> InflateOutcome {
     let mut outcome = InflateOutcome { end: start, ..InflateOutcome::default() };
@@ -225,6 +324,20 @@ pub fn inflate_range(
     let mut decompress = Decompress::new(false);
     let mut position = start;
     while position < length && (position < end || outcome.members == 0) {
+        // The member's end, when the candidates say where the next one starts.
+        let next = candidates.partition_point(|&offset| offset <= position);
+        let member_end = candidates.get(next).copied().unwrap_or(length);
+        if one_shot
+            && (next < candidates.len() || candidates.last().is_some_and(|&last| last <= position))
+            && inflate_one_shot(file, position, member_end, &mut |block: &[u8]| {
+                outcome.output_bytes += block.len() as u64;
+                sink(block);
+            })
+        {
+            outcome.members += 1;
+            position = member_end;
+            continue;
+        }
         input.seek(position);
         match inflate_member(&mut input, &mut decompress, &mut output, &mut sink, &mut outcome) {
             Ok(next) => position = next,
@@ -616,6 +729,69 @@ mod tests {
         bytes.extend_from_slice(b"garbage");
         let (_, outcome) = inflate_all(&bytes, "garbage");
         assert!(matches!(outcome.problems.as_slice(), [InflateProblem::NotGzip { .. }]));
+    }
+
+    fn stored(data: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
+        encoder.write_all(data).unwrap_or_default();
+        encoder.finish().unwrap_or_default()
+    }
+
+    /// Both inflaters over the same bytes: output, members, end and problems.
+    fn both_paths(bytes: &[u8], name: &str) -> [(Vec<u8>, u64, u64, Vec<InflateProblem>); 2] {
+        let (file, length) = temp_file(name, bytes);
+        let candidates = member_candidates(&file, length).unwrap_or_default();
+        [true, false].map(|one_shot| {
+            let mut out = Vec::new();
+            let outcome = inflate_range_with(&file, length, (0, length), &candidates, one_shot, |block| {
+                out.extend_from_slice(block);
+            });
+            (out, outcome.members, outcome.end, outcome.problems)
+        })
+    }
+
+    /// The one-shot path takes only members it checked whole: a candidate inside a member (a
+    /// gzip header stored verbatim in the data), bytes between members, a cut or corrupt member,
+    /// an empty member, all give what streaming gives.
+    #[test]
+    fn the_one_shot_path_gives_what_streaming_gives() {
+        let fake_header = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+        let mut inside = b"abc".to_vec();
+        inside.extend_from_slice(&fake_header);
+        inside.extend_from_slice(b"more text\n");
+        let lines = b"a line of the trace\n".repeat(5000);
+        let mut cases: Vec<(&str, Vec<u8>)> = Vec::new();
+        let mut bytes = stored(&inside);
+        bytes.extend(gzip(b"two\n"));
+        cases.push(("inside", bytes));
+        let mut bytes = gzip(&lines);
+        bytes.extend_from_slice(b"junk");
+        bytes.extend(gzip(b"two\n"));
+        cases.push(("between", bytes));
+        let mut bytes = gzip(&lines);
+        bytes.extend(gzip(&lines));
+        bytes.truncate(bytes.len() - 30);
+        cases.push(("cut", bytes));
+        let mut bytes = gzip(&lines);
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x55;
+        bytes.extend(gzip(b"after\n"));
+        cases.push(("corrupt", bytes));
+        let mut bytes = gzip(b"");
+        bytes.extend(gzip(&lines));
+        bytes.extend(gzip(b"last\n"));
+        cases.push(("empty", bytes));
+        for (name, bytes) in cases {
+            let [one_shot, streaming] = both_paths(&bytes, name);
+            assert_eq!(one_shot, streaming, "{name}");
+        }
+        // And a sound file is read whole by both, the fake candidate included.
+        let mut bytes = stored(&inside);
+        bytes.extend(gzip(b"two\n"));
+        let [(out, members, _, problems), _] = both_paths(&bytes, "sound");
+        assert_eq!(out, [inside.as_slice(), b"two\n"].concat());
+        assert_eq!(members, 2);
+        assert!(problems.is_empty());
     }
 
     #[test]

@@ -91,19 +91,21 @@ impl Scanner {
         let mut candidates = Vec::new();
         let mut failure = None;
         match trace.compression {
-            Compression::Gzip if trace.size > 2 * unit_bytes => {
-                match gzip::member_candidates(&handle, trace.size) {
-                    Ok(found) => {
+            // Every gzip file: the candidates cut a large file into units, and tell the inflater
+            // where each member ends (a member known whole is inflated in one call).
+            Compression::Gzip => match gzip::member_candidates(&handle, trace.size) {
+                Ok(found) => {
+                    if trace.size > 2 * unit_bytes {
                         for &candidate in &found {
                             if candidate >= starts[starts.len() - 1] + unit_bytes && candidate < trace.size {
                                 starts.push(candidate);
                             }
                         }
-                        candidates = found;
                     }
-                    Err(error) => failure = Some(problem(ProblemKind::Unreadable, error.to_string())),
+                    candidates = found;
                 }
-            }
+                Err(error) => failure = Some(problem(ProblemKind::Unreadable, error.to_string())),
+            },
             Compression::None if trace.size > 2 * unit_bytes => {
                 let mut nominal = unit_bytes;
                 while nominal < trace.size {
@@ -122,7 +124,7 @@ impl Scanner {
                     }
                 }
             }
-            _ => {}
+            Compression::None => {}
         }
         let units = starts
             .iter()

@@ -119,7 +119,9 @@ impl Scanner {
             };
             let part_bytes = self.options.part_bytes;
             let mut buffer: Vec<u8> = Vec::with_capacity(part_bytes + (256 << 10));
-            let outcome = gzip::inflate_range(
+            // Streaming: the parts are parsed on the other cores while the member is still
+            // being inflated here (one call would inflate it all before the first part).
+            let outcome = gzip::inflate_range_streaming(
                 &handle,
                 open.trace.size,
                 unit.start,
