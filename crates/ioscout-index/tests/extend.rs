@@ -232,3 +232,19 @@ fn a_checkpointed_file_keeps_its_windows_when_extended() {
     assert_chunks_decode(&grown, &files, "trace-0.pfw.gz", &directory);
     let _ = std::fs::remove_dir_all(&directory);
 }
+
+#[test]
+fn an_empty_file_indexed_then_written_is_read_whole_without_its_empty_file_problem() {
+    let directory = directory("empty");
+    let lines = directory.join("trace-0.pfw");
+    std::fs::write(&lines, b"").unwrap_or_else(|error| panic!("{error}"));
+    let options = BuildOptions::default();
+    let (empty, _) = build_with(&directory, &options);
+    assert_eq!(records(&empty)["trace-0.pfw"].problem_count, 1, "an empty file is a problem");
+    append(&lines, events(0, 10).as_bytes());
+    let (written, _) = build_with(&directory, &options);
+    assert_eq!((written.indexed, written.extended), (1, 0));
+    let record = &records(&written)["trace-0.pfw"];
+    assert_eq!((record.problem_count, record.lines), (0, 13));
+    let _ = std::fs::remove_dir_all(&directory);
+}

@@ -217,18 +217,18 @@ impl FileSummary {
                     | ProblemKind::LineTooLong
             )
         });
-        if damaged || self.problem_count > self.problems.len() as u64 {
+        // An empty file is read whole once it has bytes: its "empty file" problem must not stay.
+        if damaged || self.problem_count > self.problems.len() as u64 || trace.size == 0 {
             return false;
         }
         match trace.compression {
             Compression::Gzip => true,
             Compression::None => {
                 let mut last = [0_u8];
-                trace.size == 0
-                    || std::fs::File::open(&trace.path).ok().is_some_and(|handle| {
-                        crate::gzip::read_fully_at(&handle, &mut last, trace.size - 1).ok() == Some(1)
-                            && last == *b"\n"
-                    })
+                std::fs::File::open(&trace.path).ok().is_some_and(|handle| {
+                    crate::gzip::read_fully_at(&handle, &mut last, trace.size - 1).ok() == Some(1)
+                        && last == *b"\n"
+                })
             }
         }
     }
