@@ -71,6 +71,8 @@ pub struct PrepassFold<'p> {
     compute: Vec<IntervalsByProcess>,
     epochs: Vec<IntervalsByProcess>,
     last_category: Vec<u8>,
+    /// The (category, name) [`PrepassFold::interval_row`] answered last, and its answer.
+    last_interval_row: (Vec<u8>, Vec<u8>, bool),
     keys: Keys,
 }
 
@@ -236,13 +238,25 @@ impl<'p> PrepassFold<'p> {
         }
     }
 
-    /// Whether any candidate puts a row of this category and name in its compute or epoch layer.
+    /// Whether any candidate puts a row of this category and name in its compute or epoch layer
+    /// (the answer for the last pair is kept: calls come in runs).
     fn interval_row(&mut self, category: &str, name: &str) -> bool {
-        self.classifiers.iter_mut().any(|classifier| {
+        let (last_category, last_name, last_answer) = &self.last_interval_row;
+        if last_category.as_slice() == category.as_bytes() && last_name.as_slice() == name.as_bytes() {
+            return *last_answer;
+        }
+        let answer = self.classifiers.iter_mut().any(|classifier| {
             let id = classifier.classify(category, name, 0);
             let class = classifier.class(id);
             class.compute || class.epoch
-        })
+        });
+        let (last_category, last_name, last_answer) = &mut self.last_interval_row;
+        last_category.clear();
+        last_category.extend_from_slice(category.as_bytes());
+        last_name.clear();
+        last_name.extend_from_slice(name.as_bytes());
+        *last_answer = answer;
+        answer
     }
 
     /// Decodes a line fully and takes what it says.
@@ -326,36 +340,15 @@ impl Fold for PrepassFold<'_> {
     }
 
     fn skim(&mut self, line: &[u8]) {
-        // Everything the skim reads comes before `args` in DFTracer's key order; a line written
-        // in another order, with string numbers or escapes, is decoded in full.
         let keys = &self.keys;
-        let args_at = keys.args.find(line);
-        let head = match args_at {
-            Some(at) => &line[..at],
-            None => line,
+        let skimmed = skim_ordered(line, keys).unwrap_or_else(|| skim_by_search(line, keys));
+        let Skimmed::Take { ts, dur, category, name, pid, host } = skimmed else {
+            if skimmed == Skimmed::Decode {
+                self.decode(line);
+            }
+            return;
         };
-        let phase = after_key(head, &keys.phase);
-        match phase.and_then(|value| value.first()) {
-            Some(b'1') => {}
-            Some(b'"') if phase.is_some_and(|value| value.starts_with(b"\"X\"")) => {}
-            Some(b'"') if !phase.is_some_and(|value| value.starts_with(b"\"M\"")) => return,
-            Some(byte) if *byte != b'4' && *byte != b'"' => return,
-            // Metadata, and lines whose phase the skim cannot see.
-            _ => return self.decode(line),
-        }
-        let (Some(ts), Some(category), Some(name), Some(pid)) = (
-            integer(head, &keys.ts),
-            string(head, &keys.cat),
-            string(head, &keys.name),
-            integer(head, &keys.pid),
-        ) else {
-            return self.decode(line);
-        };
-        let dur = integer(head, &keys.dur).unwrap_or(0);
         let (Ok(category), Ok(name)) = (std::str::from_utf8(category), std::str::from_utf8(name)) else {
-            return self.decode(line);
-        };
-        let Some(host) = skim_host(line, args_at, keys) else {
             return self.decode(line);
         };
         // A line that would move the time origin is decoded first (the origin must come from a
@@ -370,6 +363,173 @@ impl Fold for PrepassFold<'_> {
         self.category(category);
         self.process(host, pid);
     }
+}
+
+/// What the skim makes of a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Skimmed<'a> {
+    /// Not a complete or metadata event: nothing to take.
+    Ignore,
+    /// Decoded in full (metadata, and lines the skim cannot read).
+    Decode,
+    /// A complete event's skimmed fields (`dur` 0 when absent, `host` empty when none).
+    Take { ts: i64, dur: i64, category: &'a [u8], name: &'a [u8], pid: i64, host: &'a [u8] },
+}
+
+/// The skim by search: each field the skim reads is searched for ahead of `args` (the first
+/// `"args"` of the line), wherever it is, spaces allowed; the host is read by [`skim_host`].
+fn skim_by_search<'a>(line: &'a [u8], keys: &Keys) -> Skimmed<'a> {
+    // Everything the skim reads comes before `args` in DFTracer's key order; a line written
+    // in another order, with string numbers or escapes, is decoded in full.
+    let args_at = keys.args.find(line);
+    let head = match args_at {
+        Some(at) => &line[..at],
+        None => line,
+    };
+    if let Some(early) = skim_phase(after_key(head, &keys.phase)) {
+        return early;
+    }
+    let (Some(ts), Some(category), Some(name), Some(pid)) = (
+        integer(head, &keys.ts),
+        string(head, &keys.cat),
+        string(head, &keys.name),
+        integer(head, &keys.pid),
+    ) else {
+        return Skimmed::Decode;
+    };
+    let dur = integer(head, &keys.dur).unwrap_or(0);
+    match skim_host(line, args_at, keys) {
+        Some(host) => Skimmed::Take { ts, dur, category, name, pid, host },
+        None => Skimmed::Decode,
+    }
+}
+
+/// What the phase value `phase` (the bytes after `"ph":`, to the end of the head) leaves the
+/// skim: `None` to go on (a complete event), else the outcome.
+fn skim_phase(phase: Option<&[u8]>) -> Option<Skimmed<'static>> {
+    match phase.and_then(|value| value.first()) {
+        Some(b'1') => None,
+        Some(b'"') if phase.is_some_and(|value| value.starts_with(b"\"X\"")) => None,
+        Some(b'"') if !phase.is_some_and(|value| value.starts_with(b"\"M\"")) => Some(Skimmed::Ignore),
+        Some(byte) if *byte != b'4' && *byte != b'"' => Some(Skimmed::Ignore),
+        // Metadata, and lines whose phase the skim cannot see.
+        _ => Some(Skimmed::Decode),
+    }
+}
+
+/// A position in a line for [`skim_ordered`].
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    /// A key was stepped over, so the next one comes after a comma.
+    comma: bool,
+}
+
+impl<'a> Cursor<'a> {
+    /// Steps over the key `word` (quotes and colon included) if it comes next, after a comma
+    /// unless it is the first.
+    #[inline]
+    fn key(&mut self, word: &[u8]) -> bool {
+        if self.comma && self.bytes.get(self.at) != Some(&b',') {
+            return false;
+        }
+        let start = self.at + usize::from(self.comma);
+        if self.bytes.get(start..start + word.len()) != Some(word) {
+            return false;
+        }
+        self.at = start + word.len();
+        self.comma = true;
+        true
+    }
+
+    /// A plain integer: 1 to 18 digits, no leading zero, not followed by a fraction or exponent.
+    #[inline]
+    fn integer(&mut self) -> Option<i64> {
+        let digits = self.bytes.get(self.at..)?.iter().take_while(|byte| byte.is_ascii_digit()).count();
+        let text = &self.bytes[self.at..self.at + digits];
+        let plain = (digits == 1 || (digits > 1 && digits <= 18 && text[0] != b'0'))
+            && !matches!(self.bytes.get(self.at + digits), Some(b'.' | b'e' | b'E'));
+        if !plain {
+            return None;
+        }
+        self.at += digits;
+        Some(text.iter().fold(0i64, |value, digit| value * 10 + i64::from(digit - b'0')))
+    }
+
+    /// A string without quotes or backslashes inside, its opening quote stepped over; steps
+    /// over its closing quote.
+    #[inline]
+    fn rest_of_string(&mut self) -> Option<&'a [u8]> {
+        let length = memchr::memchr(b'"', self.bytes.get(self.at..)?)?;
+        let text = &self.bytes[self.at..self.at + length];
+        if text.contains(&b'\\') {
+            return None;
+        }
+        self.at += length + 1;
+        Some(text)
+    }
+}
+
+/// The skim of a line laid out as DFTracer writes it, without spaces: the keys `id`, `name`,
+/// `cat`, `type`, `pid`, `tid`, `ts`, `dur`, `ph` in this order (each but `ph` optional), plain
+/// integers, then `,"args":` or the closing brace. Each key is read where
+/// DFTracer puts it instead of being searched for. `None` for any other line, which
+/// [`skim_by_search`] then reads; on a line it answers, it answers what [`skim_by_search`] does
+/// (held so by the tests over generated lines and the corpus): in this layout no key can be
+/// found anywhere but in its place, since a string holds no quote, except `"args"`, which would
+/// also match a string value `args`, so such lines are left to the search.
+fn skim_ordered<'a>(line: &'a [u8], keys: &Keys) -> Option<Skimmed<'a>> {
+    if line.first() != Some(&b'{') {
+        return None;
+    }
+    let mut cursor = Cursor { bytes: line, at: 1, comma: false };
+    if cursor.key(b"\"id\":") {
+        cursor.integer()?;
+    }
+    let name = if cursor.key(b"\"name\":\"") { Some(cursor.rest_of_string()?) } else { None };
+    let category = if cursor.key(b"\"cat\":\"") { Some(cursor.rest_of_string()?) } else { None };
+    if cursor.key(b"\"type\":") {
+        cursor.integer()?;
+    }
+    let pid = if cursor.key(b"\"pid\":") { Some(cursor.integer()?) } else { None };
+    if cursor.key(b"\"tid\":") {
+        cursor.integer()?;
+    }
+    let ts = if cursor.key(b"\"ts\":") { Some(cursor.integer()?) } else { None };
+    let dur = if cursor.key(b"\"dur\":") { cursor.integer()? } else { 0 };
+    if !cursor.key(b"\"ph\":") {
+        return None;
+    }
+    let phase_at = cursor.at;
+    let phase_is_args = if line.get(phase_at) == Some(&b'"') {
+        cursor.at += 1;
+        cursor.rest_of_string()? == b"args"
+    } else {
+        cursor.integer()?;
+        false
+    };
+    if name == Some(b"args") || category == Some(b"args") || phase_is_args {
+        return None;
+    }
+    let args_at = if cursor.key(b"\"args\":") {
+        Some(cursor.at - b"\"args\":".len())
+    } else if cursor.at + 1 == line.len() && line[cursor.at] == b'}' {
+        None
+    } else {
+        return None;
+    };
+    let head_end = args_at.unwrap_or(line.len());
+    if let Some(early) = skim_phase(Some(&line[phase_at..head_end])) {
+        return Some(early);
+    }
+    // A key missing from its place is missing from the head.
+    let (Some(ts), Some(category), Some(name), Some(pid)) = (ts, category, name, pid) else {
+        return Some(Skimmed::Decode);
+    };
+    Some(match skim_host(line, args_at, keys) {
+        Some(host) => Skimmed::Take { ts, dur, category, name, pid, host },
+        None => Skimmed::Decode,
+    })
 }
 
 /// The read-only context of the second pass.
@@ -551,6 +711,8 @@ impl Prepared {
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write;
+
     use super::*;
 
     #[test]
@@ -563,6 +725,178 @@ mod tests {
         assert_eq!(string(head, &keys.name), Some(&b"read"[..]));
         assert_eq!(string(head, &keys.cat), Some(&b"POSIX"[..]));
         assert_eq!(integer(br#"{"ts":"12"}"#, &keys.ts), None);
+    }
+
+    /// The ordered skim answers only what the search answers.
+    fn check_skims(line: &[u8]) -> bool {
+        let keys = Keys::default();
+        match skim_ordered(line, &keys) {
+            Some(ordered) => {
+                assert_eq!(ordered, skim_by_search(line, &keys), "{}", String::from_utf8_lossy(line));
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[test]
+    fn the_ordered_skim_reads_dftracer_layouts_as_the_search_does() {
+        let answered: [&[u8]; 6] = [
+            br#"{"id":4,"name":"open","cat":"POSIX","type":3,"pid":12,"tid":13,"ts":100,"dur":17,"ph":1,"args":{"hhash":"a6","fhash":"a3"}}"#,
+            br#"{"id":7,"name":"fopen","cat":"STDIO","pid":35,"tid":35,"ts":1727,"dur":191,"ph":"X","args":{"hhash":5692,"level":1}}"#,
+            br#"{"id":1000,"name":"FH","cat":"dftracer","pid":35,"tid":35,"ph":"M","args":{"name":"/a","value":50461}}"#,
+            br#"{"name":"HH","cat":"dftracer","type":1,"pid":12,"tid":12,"ph":4,"args":{"hhash":"a6","name":"n0"}}"#,
+            br#"{"id":4,"name":"open","cat":"POSIX","pid":12,"ts":100,"ph":3}"#,
+            br#"{"id":4,"name":"open","cat":"POSIX","pid":12,"ts":100,"ph":1,"args":{"level":1,"hhash":"a6"}}"#,
+        ];
+        for line in answered {
+            assert!(check_skims(line), "{}", String::from_utf8_lossy(line));
+        }
+        let left: [&[u8]; 6] = [
+            br#"{"id":4,"name":"args","cat":"POSIX","pid":12,"ts":100,"ph":1,"args":{}}"#,
+            br#"{"id":4,"name":"open","cat":"args","pid":12,"ts":100,"ph":1,"args":{}}"#,
+            br#"{"id":4,"name":"open","cat":"POSIX","pid":12,"ts":0100,"ph":1,"args":{}}"#,
+            br#"{"id":4,"name":"open","cat":"POSIX","pid":12,"ts":100, "ph":1,"args":{}}"#,
+            br#"{"name":"open","id":4,"cat":"POSIX","pid":12,"ts":100,"ph":1,"args":{}}"#,
+            br#"{"id":4,"name":"open","cat":"POSIX","pid":12,"ts":100,"ph":1}x"args":{"hhash":"h"}"#,
+        ];
+        for line in left {
+            assert!(!check_skims(line), "{}", String::from_utf8_lossy(line));
+        }
+    }
+
+    fn layout_line() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let value = prop_oneof![
+            "[0-9]{1,3}",
+            Just("0".to_string()),
+            Just("007".to_string()),
+            Just("1.5".to_string()),
+            Just("null".to_string()),
+            Just("\"12\"".to_string()),
+            Just("1234567890123456789".to_string()),
+        ];
+        let text = prop_oneof![
+            "[a-zA-Z_.]{0,6}",
+            Just("args".to_string()),
+            Just("X".to_string()),
+            Just("M".to_string()),
+            Just("a\\b".to_string()),
+            Just("ts\":1,\"".to_string()),
+        ];
+        let phase = prop_oneof![
+            Just("1".to_string()),
+            Just("4".to_string()),
+            Just("3".to_string()),
+            Just("\"X\"".to_string()),
+            Just("\"M\"".to_string()),
+            Just("\"args\"".to_string()),
+            Just("12".to_string()),
+            Just("true".to_string()),
+        ];
+        let args = prop_oneof![
+            Just(String::new()),
+            Just(",\"args\":{}".to_string()),
+            Just(",\"args\":{\"hhash\":\"ab\",\"fhash\":\"cd\"}".to_string()),
+            Just(",\"args\":{\"hhash\":5692,\"level\":1}".to_string()),
+            Just(",\"args\":{\"level\":1,\"hostname\":\"n\"}".to_string()),
+            Just(",\"args\":{\"hhash\":\"a\\b\"}".to_string()),
+            Just(",\"args\": {\"hhash\":\"ab\"}".to_string()),
+        ];
+        let present = proptest::collection::vec(any::<bool>(), 8);
+        let values = proptest::collection::vec(value, 6);
+        (present, values, text.clone(), text, phase, args).prop_map(
+            |(present, values, name, category, phase, args)| {
+                let mut parts = Vec::new();
+                let keys = ["id", "type", "pid", "tid", "ts", "dur"];
+                if present[0] {
+                    parts.push(format!("\"{}\":{}", keys[0], values[0]));
+                }
+                if present[1] {
+                    parts.push(format!("\"name\":\"{name}\""));
+                }
+                if present[2] {
+                    parts.push(format!("\"cat\":\"{category}\""));
+                }
+                for (index, key) in keys.iter().enumerate().skip(1) {
+                    if present[(index + 2).min(7)] || index == 2 || index == 4 {
+                        parts.push(format!("\"{key}\":{}", values[index]));
+                    }
+                }
+                parts.push(format!("\"ph\":{phase}"));
+                format!("{{{}{args}}}", parts.join(","))
+            },
+        )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn generated_lines_skim_alike(line in layout_line()) {
+            check_skims(line.as_bytes());
+        }
+
+        #[test]
+        fn mutated_lines_skim_alike(
+            line in layout_line(),
+            position in proptest::prelude::any::<proptest::sample::Index>(),
+            byte in proptest::prelude::any::<u8>(),
+            cut in proptest::prelude::any::<bool>(),
+        ) {
+            let mut bytes = line.into_bytes();
+            let at = position.index(bytes.len());
+            if cut {
+                bytes.truncate(at);
+            } else {
+                bytes[at] = byte;
+            }
+            check_skims(&bytes);
+        }
+    }
+
+    /// A fold that checks the skims of every line it is given.
+    struct Check {
+        lines: u64,
+        answered: u64,
+    }
+
+    impl Fold for Check {
+        fn event(&mut self, _event: &ioscout_model::Event<'_>) {}
+        fn decode(&self) -> Decode {
+            Decode::Skim
+        }
+        fn skim(&mut self, line: &[u8]) {
+            self.lines += 1;
+            self.answered += u64::from(check_skims(line));
+        }
+    }
+
+    /// Every line of the corpus: the ordered skim answers what the search answers, and it answers
+    /// most lines (else it would be no faster, and this test would hold it to nothing).
+    #[test]
+    fn corpus_lines_skim_alike() {
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/dftracer");
+        if !corpus.is_dir() {
+            let _ = writeln!(std::io::stderr(), "skipped: {} is absent", corpus.display());
+            return;
+        }
+        let (files, _) = ioscout_read::discover(&[corpus]);
+        assert!(!files.is_empty());
+        let scanner = ioscout_read::Scanner::new(ioscout_read::ScanOptions::default());
+        let (mut lines, mut answered) = (0, 0);
+        scanner.scan(
+            &files,
+            &[],
+            |_| Check { lines: 0, answered: 0 },
+            |_, check, _| {
+                lines += check.lines;
+                answered += check.answered;
+                std::ops::ControlFlow::Continue(())
+            },
+        );
+        assert!(lines > 100_000, "{lines} lines");
+        assert!(answered * 10 > lines * 8, "the ordered skim answered {answered} of {lines} lines");
     }
 
     #[test]

@@ -167,9 +167,21 @@ pub type ClassKey = (Box<str>, Box<str>, u8);
 pub struct Classifier<'p> {
     preset: &'p Preset,
     slot_layers: Vec<SlotTest>,
-    cache: FxHashMap<Box<str>, FxHashMap<Box<str>, [u32; 16]>>,
+    /// Class ids per (category, name) key ([`class_key`]), one per path-flag value.
+    cache: FxHashMap<Box<[u8]>, [u32; 16]>,
+    /// The key of the last call, reused so that a lookup allocates nothing.
+    key: Vec<u8>,
     classes: Vec<Class>,
     keys: Vec<ClassKey>,
+}
+
+/// The lookup key of (`category`, `name`) into `key`: the category's length, the category, the
+/// name. One key, so that a row costs one hash and one comparison.
+fn class_key(key: &mut Vec<u8>, category: &str, name: &str) {
+    key.clear();
+    key.extend_from_slice(&category.len().to_le_bytes());
+    key.extend_from_slice(category.as_bytes());
+    key.extend_from_slice(name.as_bytes());
 }
 
 /// No class yet.
@@ -183,20 +195,24 @@ impl<'p> Classifier<'p> {
             .into_iter()
             .map(|slot| (slot.layer, slot.derived.map(|derived| derived.test)))
             .collect();
-        Classifier { preset, slot_layers, cache: FxHashMap::default(), classes: Vec::new(), keys: Vec::new() }
+        Classifier {
+            preset,
+            slot_layers,
+            cache: FxHashMap::default(),
+            key: Vec::new(),
+            classes: Vec::new(),
+            keys: Vec::new(),
+        }
     }
 
     /// The class id of a row with raw category `category`, function `name` and path flags
     /// `flags`.
     pub fn classify(&mut self, category: &str, name: &str, flags: u8) -> u32 {
         let flags = flags & 15;
-        let names = match self.cache.get_mut(category) {
-            Some(names) => names,
-            None => self.cache.entry(category.into()).or_default(),
-        };
-        let ids = match names.get_mut(name) {
+        class_key(&mut self.key, category, name);
+        let ids = match self.cache.get_mut(self.key.as_slice()) {
             Some(ids) => ids,
-            None => names.entry(name.into()).or_insert([UNSET; 16]),
+            None => self.cache.entry(self.key.as_slice().into()).or_insert([UNSET; 16]),
         };
         let slot = &mut ids[usize::from(flags)];
         if *slot == UNSET {

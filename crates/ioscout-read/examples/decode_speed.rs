@@ -21,15 +21,26 @@ fn main() -> std::io::Result<()> {
         let phases =
             lines.iter().filter(|line| matches!(decode_phase(line), Ok(LinePhase::Event(..)))).count();
         let phase = start.elapsed().as_secs_f64();
+        let start = Instant::now();
+        let mut decoded = 0usize;
+        for line in &lines {
+            let mut fields = ioscout_read::fields::EventFields::empty();
+            if ioscout_read::fields::decode_fields_into(line, &mut fields) {
+                decoded += usize::from(fields.ts.is_some());
+            }
+        }
+        let field = start.elapsed().as_secs_f64();
         let per_line = |seconds: f64| seconds * 1e9 / lines.len() as f64;
         std::io::Write::write_all(
             &mut out,
             format!(
-                "round {round}: {events} events: decode_line {:.0} ns/line ({:.0} MB/s); decode_phase {phases} events {:.0} ns/line ({:.0} MB/s)\n",
+                "round {round}: {events} events: decode_line {:.0} ns/line ({:.0} MB/s); decode_phase {phases} events {:.0} ns/line ({:.0} MB/s); decode_fields {decoded} events {:.0} ns/line ({:.0} MB/s)\n",
                 per_line(full),
                 data.len() as f64 / full / 1e6,
                 per_line(phase),
-                data.len() as f64 / phase / 1e6
+                data.len() as f64 / phase / 1e6,
+                per_line(field),
+                data.len() as f64 / field / 1e6
             )
             .as_bytes(),
         )?;

@@ -118,6 +118,15 @@ pub fn decode_phase(line: &[u8]) -> Result<LinePhase, LineError> {
 /// every invalid line), leaving the decision to the general path.
 fn fast_phase(line: &[u8]) -> Option<LinePhase> {
     let bytes = json::plain_object_line(line)?;
+    match ordered_phase(bytes) {
+        json::Layout::Read(phase) => phase,
+        json::Layout::Other => walk_phase(bytes),
+    }
+}
+
+/// The key-by-key walk of [`fast_phase`] over a checked line (keys in any order, spaces
+/// allowed).
+fn walk_phase(bytes: &[u8]) -> Option<LinePhase> {
     let mut phase = None;
     let mut integer_phase = false;
     let mut index = json::skip_space(bytes, 1);
@@ -188,6 +197,87 @@ fn fast_phase(line: &[u8]) -> Option<LinePhase> {
     Some(LinePhase::Event(phase?, evidence))
 }
 
+/// [`fast_phase`] for the layout DFTracer writes (see [`json::Ordered`]): the keys `id`, `name`,
+/// `cat`, `type`, `pid`, `tid`, `ts`, `dur`, `ph`, `args` in this order, each but `ph` optional,
+/// without spaces, plain integers and strings, `args` an object (validated in full). `None` when
+/// the line is laid out otherwise, and the key-by-key walk of [`fast_phase`] reads it; else what
+/// that walk answers (held so by [`decoders_agree`]).
+fn ordered_phase(bytes: &[u8]) -> json::Layout<Option<LinePhase>> {
+    match ordered_phase_in(bytes) {
+        Some(phase) => json::Layout::Read(phase),
+        None => json::Layout::Other,
+    }
+}
+
+/// [`ordered_phase`]: `None` for another layout.
+#[allow(clippy::option_option)]
+fn ordered_phase_in(bytes: &[u8]) -> Option<Option<LinePhase>> {
+    let mut cursor = json::Ordered::new(bytes);
+    // Written out key by key, so that each comparison is of a known length (no memcmp call).
+    if cursor.key(b"\"id\":") {
+        cursor.integer()?;
+    }
+    if cursor.key(b"\"name\":\"") {
+        cursor.rest_of_string()?;
+    }
+    if cursor.key(b"\"cat\":\"") {
+        cursor.rest_of_string()?;
+    }
+    if cursor.key(b"\"type\":") {
+        cursor.integer()?;
+    }
+    if cursor.key(b"\"pid\":") {
+        cursor.integer()?;
+    }
+    if cursor.key(b"\"tid\":") {
+        cursor.integer()?;
+    }
+    if cursor.key(b"\"ts\":") {
+        cursor.integer()?;
+    }
+    if cursor.key(b"\"dur\":") {
+        cursor.integer()?;
+    }
+    if !cursor.key(b"\"ph\":") {
+        return None;
+    }
+    let (phase, integer_phase) = if cursor.next_is(b'"') {
+        cursor.at += 1;
+        let phase = match cursor.rest_of_string()? {
+            b"X" => Phase::Complete,
+            b"M" => Phase::Metadata,
+            b"A" => Phase::Aggregated,
+            // "C" may be an aggregated event (dft_cnt in args): the general path decides.
+            b"C" => return Some(None),
+            _ => Phase::Other,
+        };
+        (phase, false)
+    } else {
+        let start = cursor.at;
+        cursor.at = json::scan_number(bytes, start)?;
+        let phase = match &bytes[start..cursor.at] {
+            b"1" => Phase::Complete,
+            b"2" => Phase::Counter,
+            b"3" => Phase::Aggregated,
+            b"4" => Phase::Metadata,
+            _ => Phase::Other,
+        };
+        (phase, true)
+    };
+    if cursor.key(b"\"args\":{") {
+        cursor.at = json::skip_object(bytes, cursor.at - 1)?;
+    }
+    if !cursor.at_last_brace() {
+        return None;
+    }
+    let evidence = if integer_phase {
+        GenerationEvidence(GenerationEvidence::INTEGER_PHASE)
+    } else {
+        GenerationEvidence::default()
+    };
+    Some(Some(LinePhase::Event(phase, evidence)))
+}
+
 /// Checks that the three decoders agree on `line`: the fast path and the full parse give the same
 /// line (or errors of the same kind), and [`decode_phase`] gives the same validity and phase.
 /// Returns whether the fast path answered. Used by the differential tests and the fuzz target.
@@ -228,6 +318,26 @@ pub fn decoders_agree(line: &[u8]) -> Result<bool, String> {
             "decode_phase disagrees on {:?}: decode_line {full:?}, decode_phase {phase:?}",
             shown()
         ));
+    }
+    if let Some(bytes) = json::plain_object_line(line)
+        && let json::Layout::Read(ordered) = ordered_phase(bytes)
+    {
+        let walked = walk_phase(bytes);
+        if walked != ordered {
+            return Err(format!(
+                "the ordered phase path disagrees on {:?}: {ordered:?} / {walked:?}",
+                shown()
+            ));
+        }
+    }
+    if let json::Layout::Read(ordered) = crate::fields::decode_ordered_only(line) {
+        let general = crate::fields::decode_any_order_only(line);
+        if general != ordered {
+            return Err(format!(
+                "the ordered field path disagrees on {:?}: {ordered:?} / {general:?}",
+                shown()
+            ));
+        }
     }
     if let Some(fields) = crate::fields::decode_fields(line) {
         let Ok((Line::Event(event), _)) = &full else {

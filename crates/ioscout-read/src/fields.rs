@@ -100,7 +100,56 @@ impl<'a> KeyArgs<'a> {
 
     /// Records `value` if `key` is one of the key arguments.
     pub fn set(&mut self, key: &str, value: RawValue<'a>) {
-        let slot = match key.as_bytes() {
+        if let Some(slot) = self.slot(key) {
+            *slot = Some(value);
+        }
+    }
+
+    /// Where the value of `key` goes, if it is one of the key arguments. The length is tested
+    /// first, so that each comparison is of a known number of bytes (a load, not a call).
+    #[inline]
+    fn slot(&mut self, key: &str) -> Option<&mut Option<RawValue<'a>>> {
+        let key = key.as_bytes();
+        Some(match key.len() {
+            3 if key == b"ret" => &mut self.ret,
+            4 => match key {
+                b"size" => &mut self.size,
+                b"step" => &mut self.step,
+                b"ppid" => &mut self.ppid,
+                b"mode" => &mut self.mode,
+                _ => return None,
+            },
+            5 => match key {
+                b"hhash" => &mut self.hhash,
+                b"fhash" => &mut self.fhash,
+                b"fname" => &mut self.fname,
+                b"epoch" => &mut self.epoch,
+                b"flags" => &mut self.flags,
+                _ => return None,
+            },
+            6 => match key {
+                b"offset" => &mut self.offset,
+                b"whence" => &mut self.whence,
+                _ => return None,
+            },
+            7 if key == b"ret_len" => &mut self.ret_len,
+            8 => match key {
+                b"size_sum" => &mut self.size_sum,
+                b"hostname" => &mut self.hostname,
+                b"cmd_hash" => &mut self.cmd_hash,
+                _ => return None,
+            },
+            10 if key == b"image_size" => &mut self.image_size,
+            12 if key == b"newpath_hash" => &mut self.newpath_hash,
+            _ => return None,
+        })
+    }
+
+    /// The slot of `key` by the old table (kept for the test that holds [`KeyArgs::slot`] to
+    /// [`KeyArgs::is_key`]).
+    #[cfg(test)]
+    fn slot_by_table(&mut self, key: &str) -> Option<&mut Option<RawValue<'a>>> {
+        Some(match key.as_bytes() {
             b"hhash" => &mut self.hhash,
             b"fhash" => &mut self.fhash,
             b"ret" => &mut self.ret,
@@ -119,9 +168,8 @@ impl<'a> KeyArgs<'a> {
             b"cmd_hash" => &mut self.cmd_hash,
             b"flags" => &mut self.flags,
             b"mode" => &mut self.mode,
-            _ => return,
-        };
-        *slot = Some(value);
+            _ => return None,
+        })
     }
 }
 
@@ -235,6 +283,134 @@ fn decode_into<'a>(line: &'a [u8], fields: &mut EventFields<'a>) -> Option<()> {
     let bytes = json::plain_object_line(line)?;
     // ASCII was checked: this cannot fail, and costs no second pass.
     let text = std::str::from_utf8(bytes).ok()?;
+    match decode_ordered(text, fields) {
+        Ordered::Taken => Some(()),
+        Ordered::Declined => None,
+        Ordered::Other => {
+            *fields = EventFields::empty();
+            decode_any_order(text, fields)
+        }
+    }
+}
+
+/// What the ordered path ([`decode_ordered`]) makes of `line`: [`json::Layout::Other`] when it
+/// leaves the line to the general path, `Read(None)` when it declines it, else the fields. The
+/// differential checks hold it to the general path on every line it answers.
+pub(crate) fn decode_ordered_only(line: &[u8]) -> json::Layout<Option<EventFields<'_>>> {
+    let Some(text) = json::plain_object_line(line).and_then(|bytes| std::str::from_utf8(bytes).ok()) else {
+        return json::Layout::Other;
+    };
+    let mut fields = EventFields::empty();
+    match decode_ordered(text, &mut fields) {
+        Ordered::Taken => json::Layout::Read(Some(fields)),
+        Ordered::Declined => json::Layout::Read(None),
+        Ordered::Other => json::Layout::Other,
+    }
+}
+
+/// The general path alone (keys in any order, whitespace allowed), for the differential checks.
+pub(crate) fn decode_any_order_only(line: &[u8]) -> Option<EventFields<'_>> {
+    let text = std::str::from_utf8(json::plain_object_line(line)?).ok()?;
+    let mut fields = EventFields::empty();
+    decode_any_order(text, &mut fields)?;
+    Some(fields)
+}
+
+/// What [`decode_ordered`] made of a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ordered {
+    /// Decoded: the fields are filled.
+    Taken,
+    /// A metadata or `C` event laid out as DFTracer writes it, which the general path declines
+    /// too (it stops at the same `ph`, after the same valid prefix).
+    Declined,
+    /// Another layout: the general path decides.
+    Other,
+}
+
+/// The fast path for the layout DFTracer writes, without whitespace: the keys `id`, `name`, `cat`,
+/// `type`, `pid`, `tid`, `ts`, `dur`, `ph`, `args` in this order, each but `ph` optional, and the
+/// numbers plain integers:
+/// `{"id":I,"name":"S","cat":"S","type":I,"pid":I,"tid":I,"ts":I,"dur":I,"ph":P,"args":{...}}`.
+/// Each key is checked where DFTracer puts it, so no key is searched for or compared against the
+/// others. Any other layout or value is [`Ordered::Other`], which the general path
+/// ([`decode_any_order`]) then reads; on a line it takes, it gives exactly what the general path
+/// gives (held so by [`crate::event::decoders_agree`]).
+#[inline]
+fn decode_ordered<'a>(text: &'a str, fields: &mut EventFields<'a>) -> Ordered {
+    match ordered_layout(text, fields) {
+        Some(outcome) => outcome,
+        None => Ordered::Other,
+    }
+}
+
+fn ordered_layout<'a>(text: &'a str, fields: &mut EventFields<'a>) -> Option<Ordered> {
+    let bytes = text.as_bytes();
+    // The cursor returns byte ranges between ASCII quotes of an ASCII line: every `get` below
+    // succeeds, and costs no second check of the bytes.
+    let string = |cursor: &mut json::Ordered<'a>| {
+        let start = cursor.at;
+        cursor.rest_of_string()?;
+        text.get(start..cursor.at - 1)
+    };
+    let mut cursor = json::Ordered::new(bytes);
+    if cursor.key(b"\"id\":") {
+        fields.id = Some(cursor.integer()?);
+    }
+    if cursor.key(b"\"name\":\"") {
+        fields.name = Some(string(&mut cursor)?);
+    }
+    if cursor.key(b"\"cat\":\"") {
+        fields.cat = Some(string(&mut cursor)?);
+    }
+    if cursor.key(b"\"type\":") {
+        fields.kind = Some(cursor.integer()?);
+    }
+    if cursor.key(b"\"pid\":") {
+        fields.pid = Some(cursor.integer()?);
+    }
+    if cursor.key(b"\"tid\":") {
+        fields.tid = Some(cursor.integer()?);
+    }
+    if cursor.key(b"\"ts\":") {
+        fields.ts = Some(cursor.integer()?);
+    }
+    if cursor.key(b"\"dur\":") {
+        fields.dur = Some(cursor.integer()?);
+    }
+    if !cursor.key(b"\"ph\":") {
+        return None;
+    }
+    if cursor.next_is(b'"') {
+        cursor.at += 1;
+        fields.phase = match cursor.rest_of_string()? {
+            b"X" => Phase::Complete,
+            b"A" => Phase::Aggregated,
+            b"M" | b"C" => return Some(Ordered::Declined),
+            _ => Phase::Other,
+        };
+    } else {
+        let start = cursor.at;
+        cursor.at = json::scan_number(bytes, start)?;
+        fields.phase = match &bytes[start..cursor.at] {
+            b"1" => Phase::Complete,
+            b"2" => Phase::Counter,
+            b"3" => Phase::Aggregated,
+            b"4" => return Some(Ordered::Declined),
+            _ => Phase::Other,
+        };
+        fields.integer_phase = true;
+    }
+    if cursor.key(b"\"args\":{") {
+        fields.has_args = true;
+        cursor.at = args(text, cursor.at - 1, &mut fields.args)?;
+    }
+    cursor.at_last_brace().then_some(Ordered::Taken)
+}
+
+/// The general path: the keys of the top-level object in any order, with whitespace.
+fn decode_any_order<'a>(text: &'a str, fields: &mut EventFields<'a>) -> Option<()> {
+    let bytes = text.as_bytes();
     let mut phase_seen = false;
     // A repeated `args` key replaces the first (as in the full decoder): only then is the
     // first one's content cleared.
@@ -348,10 +524,9 @@ fn args<'a>(text: &'a str, mut index: usize, found: &mut KeyArgs<'a>) -> Option<
             return None;
         }
         index = json::skip_space(bytes, index + 1);
-        let wanted = KeyArgs::is_key(key);
         let end = json::skip_value(bytes, index)?;
-        if wanted {
-            let value = match bytes[index] {
+        if let Some(slot) = found.slot(key) {
+            *slot = Some(match bytes[index] {
                 b'"' => RawValue::Str(std::borrow::Cow::Borrowed(text.get(index + 1..end - 1)?)),
                 b'{' => RawValue::Object(text.get(index..end)?),
                 b'[' => RawValue::Array(text.get(index..end)?),
@@ -359,14 +534,111 @@ fn args<'a>(text: &'a str, mut index: usize, found: &mut KeyArgs<'a>) -> Option<
                 b'f' => RawValue::Bool(false),
                 b'n' => RawValue::Null,
                 _ => RawValue::Number(text.get(index..end)?),
-            };
-            found.set(key, value);
+            });
         }
         index = json::skip_space(bytes, end);
         match bytes.get(index) {
             Some(b',') => index = json::skip_space(bytes, index + 1),
             Some(b'}') => return Some(index + 1),
             _ => return None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEYS: [&str; 18] = [
+        "hhash",
+        "fhash",
+        "ret",
+        "size_sum",
+        "hostname",
+        "fname",
+        "image_size",
+        "epoch",
+        "step",
+        "ppid",
+        "offset",
+        "whence",
+        "size",
+        "ret_len",
+        "newpath_hash",
+        "cmd_hash",
+        "flags",
+        "mode",
+    ];
+
+    /// The length-first dispatch puts each key argument where the plain table does, and takes
+    /// nothing else (near misses of every length included).
+    #[test]
+    fn the_slot_dispatch_agrees_with_the_table() {
+        let mut others: Vec<String> =
+            vec!["", "r", "id", "rex", "hhasj", "fhash ", "count", "ret_le", "size_su"]
+                .into_iter()
+                .map(String::from)
+                .collect();
+        for key in KEYS {
+            others.push(format!("{key}x"));
+            others.push(key[..key.len() - 1].to_string());
+            others.push(key.to_uppercase());
+        }
+        for key in KEYS.iter().map(|key| (*key).to_string()).chain(others) {
+            let value = RawValue::Number("7");
+            let mut by_slot = KeyArgs::default();
+            let mut by_table = KeyArgs::default();
+            if let Some(slot) = by_slot.slot(&key) {
+                *slot = Some(value.clone());
+            }
+            if let Some(slot) = by_table.slot_by_table(&key) {
+                *slot = Some(value);
+            }
+            assert_eq!(by_slot, by_table, "{key:?}");
+            assert_eq!(by_slot != KeyArgs::default(), KeyArgs::is_key(&key), "{key:?}");
+        }
+    }
+
+    /// The ordered path takes DFTracer's layouts (with and without `type`, `ph` as an integer or a
+    /// letter, with and without `args`), declines its metadata lines as the general path does,
+    /// and leaves other layouts to the general path.
+    #[test]
+    fn the_ordered_path_takes_dftracer_layouts_only() {
+        let v2 = br#"{"id":4,"name":"open","cat":"POSIX","type":3,"pid":12,"tid":13,"ts":100,"dur":17,"ph":1,"args":{"hhash":"a6","flags":0,"fhash":"a3"}}"#;
+        let v1 = br#"{"id":7,"name":"fopen","cat":"STDIO","pid":35,"tid":35,"ts":1727,"dur":191,"ph":"X","args":{"hhash":5692,"level":1,"fhash":33084,"p_idx":-1,"mode":"r"}}"#;
+        for line in [&v2[..], &v1[..]] {
+            let json::Layout::Read(ordered) = decode_ordered_only(line) else {
+                panic!("not read: {}", String::from_utf8_lossy(line));
+            };
+            assert!(ordered.is_some(), "{}", String::from_utf8_lossy(line));
+            assert_eq!(ordered, decode_any_order_only(line));
+            assert_eq!(ordered, decode_fields(line));
+        }
+        let metadata: [&[u8]; 2] = [
+            br#"{"id":1000,"name":"FH","cat":"dftracer","pid":35,"tid":35,"ph":"M","args":{"name":"/a","value":50461}}"#,
+            br#"{"name":"HH","cat":"dftracer","type":1,"pid":12,"tid":12,"ph":4,"args":{"hhash":"a6","name":"n0"}}"#,
+        ];
+        for line in metadata {
+            assert_eq!(
+                decode_ordered_only(line),
+                json::Layout::Read(None),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+            assert_eq!(decode_any_order_only(line), None);
+        }
+        let no_args = br#"{"id":4,"name":"open","cat":"POSIX","pid":12,"tid":13,"ts":100,"dur":17,"ph":1}"#;
+        assert!(matches!(decode_ordered_only(no_args), json::Layout::Read(Some(fields)) if !fields.has_args));
+        let declined: [&[u8]; 4] = [
+            br#"{"name":"open","id":4,"cat":"POSIX","pid":12,"tid":13,"ts":100,"dur":17,"ph":1,"args":{}}"#,
+            br#"{"id":4, "name":"open","cat":"POSIX","pid":12,"tid":13,"ts":100,"dur":17,"ph":1,"args":{}}"#,
+            br#"{"id":4,"name":"open","cat":"POSIX","pid":12,"tid":13,"ts":null,"dur":17,"ph":1,"args":{}}"#,
+            br#"{"id":4,"name":"open","cat":"POSIX","pid":12,"tid":13,"ts":100,"dur":17,"ph":1,"args":{},"x":1}"#,
+        ];
+        for line in declined {
+            assert_eq!(decode_ordered_only(line), json::Layout::Other, "{}", String::from_utf8_lossy(line));
+            assert!(decode_any_order_only(line).is_some(), "{}", String::from_utf8_lossy(line));
+            assert_eq!(decode_fields(line), decode_any_order_only(line));
         }
     }
 }

@@ -212,8 +212,108 @@ fn event_line() -> impl Strategy<Value = String> {
         })
 }
 
+/// Lines in the layout DFTracer writes (the keys in its order, no spaces), with the values and
+/// small departures the ordered paths must either read as the general paths do or leave to them:
+/// keys left out, string and null numbers, leading zeros, every phase form, `args` flat, nested,
+/// spaced, cut or followed by another key.
+fn dftracer_line() -> impl Strategy<Value = String> {
+    let number = prop_oneof![
+        4 => "[1-9][0-9]{0,15}",
+        1 => Just("0".to_string()),
+        1 => Just("007".to_string()),
+        1 => Just("-3".to_string()),
+        1 => Just("1.5".to_string()),
+        1 => Just("null".to_string()),
+        1 => Just("\"12\"".to_string()),
+        1 => Just("1234567890123456789".to_string()),
+    ];
+    let text = prop_oneof![
+        4 => "[a-zA-Z_.]{0,8}".prop_map(|text| format!("\"{text}\"")),
+        1 => Just("\"a\\\"b\"".to_string()),
+        1 => Just("7".to_string()),
+        1 => Just("null".to_string()),
+    ];
+    let phase = prop_oneof![
+        Just("1".to_string()),
+        Just("2".to_string()),
+        Just("3".to_string()),
+        Just("4".to_string()),
+        Just("12".to_string()),
+        Just("\"X\"".to_string()),
+        Just("\"M\"".to_string()),
+        Just("\"C\"".to_string()),
+        Just("\"A\"".to_string()),
+        Just("\"Q\"".to_string()),
+        Just("1e0".to_string()),
+        Just("true".to_string()),
+    ];
+    let args = prop_oneof![
+        Just(String::new()),
+        Just(",\"args\":{}".to_string()),
+        Just(",\"args\":null".to_string()),
+        Just(
+            ",\"args\":{\"hhash\":\"a60eb172e96847ee\",\"ret\":48,\"offset\":0,\"fhash\":\"a36f\"}"
+                .to_string()
+        ),
+        Just(
+            ",\"args\":{\"hhash\":5692,\"p_idx\":-1,\"fhash\":23704,\"level\":1,\"mode\":\"r\"}".to_string()
+        ),
+        Just(
+            ",\"args\":{\"ppid\":12022,\"cmd_hash\":\"86\",\"date\":\"Sun Nov 29\",\"x\":[1,{\"y\":null}]}"
+                .to_string()
+        ),
+        Just(",\"args\":{ \"size\" : 1.5e3 , \"epoch\":true}".to_string()),
+        Just(",\"args\":{\"name\":\"/a\",\"value\":50461}".to_string()),
+        Just(",\"args\":{\"a\":1,}".to_string()),
+        Just(",\"args\":{\"a\":1".to_string()),
+        Just(",\"args\":{\"a\":1},\"extra\":2".to_string()),
+        Just(",\"args\":{\"a\":1},\"args\":{\"fhash\":\"f\"}".to_string()),
+        Just(",\"args\":[1]".to_string()),
+    ];
+    let present = proptest::collection::vec(any::<bool>(), 8);
+    let numbers = proptest::collection::vec(number, 6);
+    (present, numbers, text.clone(), text, phase, args).prop_map(
+        |(present, numbers, name, category, phase, args)| {
+            let mut parts = Vec::new();
+            if present[0] {
+                parts.push(format!("\"id\":{}", numbers[0]));
+            }
+            if present[1] {
+                parts.push(format!("\"name\":{name}"));
+            }
+            if present[2] {
+                parts.push(format!("\"cat\":{category}"));
+            }
+            for (index, key) in ["type", "pid", "tid", "ts", "dur"].iter().enumerate() {
+                if present[3 + index] || index != 0 {
+                    parts.push(format!("\"{key}\":{}", numbers[index + 1]));
+                }
+            }
+            parts.push(format!("\"ph\":{phase}"));
+            format!("{{{}{args}}}", parts.join(","))
+        },
+    )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn generated_dftracer_lines_agree(line in dftracer_line()) {
+        check_line(line.as_bytes());
+    }
+
+    #[test]
+    fn mutated_dftracer_lines_agree(line in dftracer_line(), position in any::<prop::sample::Index>(), byte in any::<u8>(), cut in any::<bool>()) {
+        let mut bytes = line.into_bytes();
+        let at = position.index(bytes.len());
+        if cut {
+            bytes.truncate(at);
+        } else {
+            bytes[at] = byte;
+        }
+        check_line(&bytes);
+    }
 
     #[test]
     fn generated_events_agree(line in event_line()) {
