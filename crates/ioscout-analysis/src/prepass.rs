@@ -20,6 +20,7 @@ use std::collections::BTreeSet;
 use ioscout_model::{HashTables, Phase, RawValue};
 use ioscout_read::event::{Line, decode_line};
 use ioscout_read::fields::{EventFields, KeyArgs};
+use ioscout_read::json::Ordered;
 use ioscout_read::{Decode, Fold, TraceMetadata};
 use memchr::memmem;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -417,59 +418,6 @@ fn skim_phase(phase: Option<&[u8]>) -> Option<Skimmed<'static>> {
     }
 }
 
-/// A position in a line for [`skim_ordered`].
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
-    /// A key was stepped over, so the next one comes after a comma.
-    comma: bool,
-}
-
-impl<'a> Cursor<'a> {
-    /// Steps over the key `word` (quotes and colon included) if it comes next, after a comma
-    /// unless it is the first.
-    #[inline]
-    fn key(&mut self, word: &[u8]) -> bool {
-        if self.comma && self.bytes.get(self.at) != Some(&b',') {
-            return false;
-        }
-        let start = self.at + usize::from(self.comma);
-        if self.bytes.get(start..start + word.len()) != Some(word) {
-            return false;
-        }
-        self.at = start + word.len();
-        self.comma = true;
-        true
-    }
-
-    /// A plain integer: 1 to 18 digits, no leading zero, not followed by a fraction or exponent.
-    #[inline]
-    fn integer(&mut self) -> Option<i64> {
-        let digits = self.bytes.get(self.at..)?.iter().take_while(|byte| byte.is_ascii_digit()).count();
-        let text = &self.bytes[self.at..self.at + digits];
-        let plain = (digits == 1 || (digits > 1 && digits <= 18 && text[0] != b'0'))
-            && !matches!(self.bytes.get(self.at + digits), Some(b'.' | b'e' | b'E'));
-        if !plain {
-            return None;
-        }
-        self.at += digits;
-        Some(text.iter().fold(0i64, |value, digit| value * 10 + i64::from(digit - b'0')))
-    }
-
-    /// A string without quotes or backslashes inside, its opening quote stepped over; steps
-    /// over its closing quote.
-    #[inline]
-    fn rest_of_string(&mut self) -> Option<&'a [u8]> {
-        let length = memchr::memchr(b'"', self.bytes.get(self.at..)?)?;
-        let text = &self.bytes[self.at..self.at + length];
-        if text.contains(&b'\\') {
-            return None;
-        }
-        self.at += length + 1;
-        Some(text)
-    }
-}
-
 /// The skim of a line laid out as DFTracer writes it, without spaces: the keys `id`, `name`,
 /// `cat`, `type`, `pid`, `tid`, `ts`, `dur`, `ph` in this order (each but `ph` optional), plain
 /// integers, then `,"args":` or the closing brace. Each key is read where
@@ -482,12 +430,14 @@ fn skim_ordered<'a>(line: &'a [u8], keys: &Keys) -> Option<Skimmed<'a>> {
     if line.first() != Some(&b'{') {
         return None;
     }
-    let mut cursor = Cursor { bytes: line, at: 1, comma: false };
+    // The line is not checked: a string with a backslash is left to the search, as it skips it.
+    let plain = |text: &'a [u8]| (!text.contains(&b'\\')).then_some(text);
+    let mut cursor = Ordered::new(line);
     if cursor.key(b"\"id\":") {
         cursor.integer()?;
     }
-    let name = if cursor.key(b"\"name\":\"") { Some(cursor.rest_of_string()?) } else { None };
-    let category = if cursor.key(b"\"cat\":\"") { Some(cursor.rest_of_string()?) } else { None };
+    let name = if cursor.key(b"\"name\":\"") { Some(plain(cursor.rest_of_string()?)?) } else { None };
+    let category = if cursor.key(b"\"cat\":\"") { Some(plain(cursor.rest_of_string()?)?) } else { None };
     if cursor.key(b"\"type\":") {
         cursor.integer()?;
     }
@@ -500,10 +450,9 @@ fn skim_ordered<'a>(line: &'a [u8], keys: &Keys) -> Option<Skimmed<'a>> {
     if !cursor.key(b"\"ph\":") {
         return None;
     }
-    let phase_at = cursor.at;
-    let phase_is_args = if line.get(phase_at) == Some(&b'"') {
-        cursor.at += 1;
-        cursor.rest_of_string()? == b"args"
+    let phase_at = cursor.position();
+    let phase_is_args = if cursor.step_over(b'"') {
+        plain(cursor.rest_of_string()?)? == b"args"
     } else {
         cursor.integer()?;
         false
@@ -512,8 +461,8 @@ fn skim_ordered<'a>(line: &'a [u8], keys: &Keys) -> Option<Skimmed<'a>> {
         return None;
     }
     let args_at = if cursor.key(b"\"args\":") {
-        Some(cursor.at - b"\"args\":".len())
-    } else if cursor.at + 1 == line.len() && line[cursor.at] == b'}' {
+        Some(cursor.position() - b"\"args\":".len())
+    } else if cursor.at_last_brace() {
         None
     } else {
         return None;

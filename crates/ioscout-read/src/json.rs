@@ -406,10 +406,12 @@ pub(crate) enum Layout<T> {
     Other,
 }
 
-/// A cursor over a checked line ([`plain_object_line`]: one object of ASCII without escapes or
-/// control characters) for the paths that read the layout DFTracer writes: its keys in a fixed
-/// order, without spaces. Each key is tested where it must be, so none is searched for.
-pub(crate) struct Ordered<'a> {
+/// A cursor for the paths that read the layout DFTracer writes: its keys in a fixed order, without
+/// spaces. Each key is tested where it must be, so none is searched for. The reader's paths use it
+/// over a checked line ([`plain_object_line`]: one object of ASCII without escapes or control
+/// characters); on other bytes it validates nothing beyond the layout (a string may then hold a
+/// backslash, which the caller checks), and never panics.
+pub struct Ordered<'a> {
     bytes: &'a [u8],
     /// The next byte to read.
     pub(crate) at: usize,
@@ -418,16 +420,16 @@ pub(crate) struct Ordered<'a> {
 }
 
 impl<'a> Ordered<'a> {
-    /// A cursor after the opening brace of `bytes`.
+    /// A cursor after the opening brace of `bytes` (whose first byte the caller checked).
     #[inline]
-    pub(crate) fn new(bytes: &'a [u8]) -> Ordered<'a> {
+    pub fn new(bytes: &'a [u8]) -> Ordered<'a> {
         Ordered { bytes, at: 1, comma: false }
     }
 
     /// Steps over the key `word` (its quotes and colon, and the quote of a string value when
     /// given) if it comes next, after a comma unless it is the first key.
     #[inline]
-    pub(crate) fn key(&mut self, word: &[u8]) -> bool {
+    pub fn key(&mut self, word: &[u8]) -> bool {
         if self.comma && self.bytes.get(self.at) != Some(&b',') {
             return false;
         }
@@ -442,13 +444,26 @@ impl<'a> Ordered<'a> {
 
     /// Whether the next byte is `byte`.
     #[inline]
-    pub(crate) fn next_is(&self, byte: u8) -> bool {
+    pub fn next_is(&self, byte: u8) -> bool {
         self.bytes.get(self.at) == Some(&byte)
+    }
+
+    /// Steps over the next byte if it is `byte`.
+    #[inline]
+    pub fn step_over(&mut self, byte: u8) -> bool {
+        let next = self.next_is(byte);
+        self.at += usize::from(next);
+        next
+    }
+
+    /// The index of the next byte.
+    pub fn position(&self) -> usize {
+        self.at
     }
 
     /// A plain integer ([`scan_plain_integer`]) next: its value.
     #[inline]
-    pub(crate) fn integer(&mut self) -> Option<i64> {
+    pub fn integer(&mut self) -> Option<i64> {
         let end = scan_plain_integer(self.bytes, self.at)?;
         let value =
             self.bytes[self.at..end].iter().fold(0i64, |value, digit| value * 10 + i64::from(digit - b'0'));
@@ -458,7 +473,7 @@ impl<'a> Ordered<'a> {
 
     /// The content of a string whose opening quote was stepped over; steps over its closing one.
     #[inline]
-    pub(crate) fn rest_of_string(&mut self) -> Option<&'a [u8]> {
+    pub fn rest_of_string(&mut self) -> Option<&'a [u8]> {
         let end = find_quote(self.bytes, self.at)?;
         let content = &self.bytes[self.at..end];
         self.at = end + 1;
@@ -467,7 +482,7 @@ impl<'a> Ordered<'a> {
 
     /// Whether the next byte is the line's last, a closing brace.
     #[inline]
-    pub(crate) fn at_last_brace(&self) -> bool {
+    pub fn at_last_brace(&self) -> bool {
         self.at + 1 == self.bytes.len() && self.bytes[self.at] == b'}'
     }
 }
