@@ -9,8 +9,9 @@
 //! each process's parent (`ppid` on DFTracer 2.x `start` events), and the compute and epoch
 //! intervals of every candidate preset.
 //!
-//! The pass skims ([`Decode::Skim`](ioscout_read::Decode::Skim)): most lines are only searched for `ts`, `dur`, `cat`,
-//! `name` and `pid` ahead of their `args`, and only metadata lines, `start` events, compute and epoch
+//! The pass skims ([`Decode::Skim`](ioscout_read::Decode::Skim)): most lines are only read for `ts`, `dur`, `cat`,
+//! `name` and `pid` ahead of their `args` (in place when the line has DFTracer's key order, else
+//! by searching for each key, with the same answer), and only metadata lines, `start` events, compute and epoch
 //! events, lines that would move the time origin, and lines the skim cannot read are decoded in
 //! full (so a garbled line never sets the time origin: the second pass would reject it).
 //! [`Prepared::new`] turns the merged result into the read-only context of the second pass.

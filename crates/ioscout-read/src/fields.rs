@@ -10,6 +10,10 @@
 //! `None`) anything else, including every invalid line and every metadata or `C` event, and the
 //! caller falls back to [`crate::event::decode_line`] and [`EventFields::from_event`]. The
 //! differential tests and the fuzz target check that both routes give the same fields.
+//!
+//! Inside [`decode_fields`] a line is first read in the layout DFTracer writes (its keys in one
+//! order, no spaces: [`crate::json::Ordered`]), each key checked in place; a line laid out any
+//! other way is walked key by key. The differential checks hold the two walks to one answer.
 
 use ioscout_model::{Event, Phase, RawValue};
 
