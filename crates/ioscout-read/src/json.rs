@@ -408,7 +408,7 @@ pub(crate) enum Layout<T> {
 
 /// A cursor for the paths that read the layout DFTracer writes: its keys in a fixed order, without
 /// spaces. Each key is tested where it must be, so none is searched for. The reader's paths use it
-/// over a checked line ([`plain_object_line`]: one object of ASCII without escapes or control
+/// over a checked line (`plain_object_line`: one object of ASCII without escapes or control
 /// characters); on other bytes it validates nothing beyond the layout (a string may then hold a
 /// backslash, which the caller checks), and never panics.
 pub struct Ordered<'a> {
@@ -461,7 +461,7 @@ impl<'a> Ordered<'a> {
         self.at
     }
 
-    /// A plain integer ([`scan_plain_integer`]) next: its value.
+    /// A plain integer next (1 to 18 digits, no leading zero, no fraction or exponent): its value.
     #[inline]
     pub fn integer(&mut self) -> Option<i64> {
         let end = scan_plain_integer(self.bytes, self.at)?;
