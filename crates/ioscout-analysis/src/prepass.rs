@@ -433,24 +433,14 @@ fn skim_ordered<'a>(line: &'a [u8], keys: &Keys) -> Option<Skimmed<'a>> {
     }
     // The line is not checked: a string with a backslash is left to the search, as it skips it.
     let plain = |text: &'a [u8]| (!text.contains(&b'\\')).then_some(text);
+    let checked = |part: Option<&'a [u8]>| match part {
+        Some(text) => plain(text).map(Some),
+        None => Some(None),
+    };
     let mut cursor = Ordered::new(line);
-    if cursor.key(b"\"id\":") {
-        cursor.integer()?;
-    }
-    let name = if cursor.key(b"\"name\":\"") { Some(plain(cursor.rest_of_string()?)?) } else { None };
-    let category = if cursor.key(b"\"cat\":\"") { Some(plain(cursor.rest_of_string()?)?) } else { None };
-    if cursor.key(b"\"type\":") {
-        cursor.integer()?;
-    }
-    let pid = if cursor.key(b"\"pid\":") { Some(cursor.integer()?) } else { None };
-    if cursor.key(b"\"tid\":") {
-        cursor.integer()?;
-    }
-    let ts = if cursor.key(b"\"ts\":") { Some(cursor.integer()?) } else { None };
-    let dur = if cursor.key(b"\"dur\":") { cursor.integer()? } else { 0 };
-    if !cursor.key(b"\"ph\":") {
-        return None;
-    }
+    let head = cursor.head()?;
+    let (name, category) = (checked(head.name)?, checked(head.cat)?);
+    let (pid, ts, dur) = (head.pid, head.ts, head.dur.unwrap_or(0));
     let phase_at = cursor.position();
     let phase_is_args = if cursor.step_over(b'"') {
         plain(cursor.rest_of_string()?)? == b"args"

@@ -213,36 +213,8 @@ fn ordered_phase(bytes: &[u8]) -> json::Layout<Option<LinePhase>> {
 #[allow(clippy::option_option)]
 fn ordered_phase_in(bytes: &[u8]) -> Option<Option<LinePhase>> {
     let mut cursor = json::Ordered::new(bytes);
-    // Written out key by key, so that each comparison is of a known length (no memcmp call).
-    if cursor.key(b"\"id\":") {
-        cursor.integer()?;
-    }
-    if cursor.key(b"\"name\":\"") {
-        cursor.rest_of_string()?;
-    }
-    if cursor.key(b"\"cat\":\"") {
-        cursor.rest_of_string()?;
-    }
-    if cursor.key(b"\"type\":") {
-        cursor.integer()?;
-    }
-    if cursor.key(b"\"pid\":") {
-        cursor.integer()?;
-    }
-    if cursor.key(b"\"tid\":") {
-        cursor.integer()?;
-    }
-    if cursor.key(b"\"ts\":") {
-        cursor.integer()?;
-    }
-    if cursor.key(b"\"dur\":") {
-        cursor.integer()?;
-    }
-    if !cursor.key(b"\"ph\":") {
-        return None;
-    }
-    let (phase, integer_phase) = if cursor.next_is(b'"') {
-        cursor.at += 1;
+    cursor.head()?;
+    let (phase, integer_phase) = if cursor.step_over(b'"') {
         let phase = match cursor.rest_of_string()? {
             b"X" => Phase::Complete,
             b"M" => Phase::Metadata,

@@ -332,61 +332,39 @@ enum Ordered {
     Other,
 }
 
-/// The fast path for the layout DFTracer writes, without whitespace: the keys `id`, `name`, `cat`,
-/// `type`, `pid`, `tid`, `ts`, `dur`, `ph`, `args` in this order, each but `ph` optional, and the
-/// numbers plain integers:
+/// The fast path for the layout DFTracer writes, without whitespace (the keys read by
+/// [`json::Ordered::head`], then `ph` and `args`, and nothing after them):
 /// `{"id":I,"name":"S","cat":"S","type":I,"pid":I,"tid":I,"ts":I,"dur":I,"ph":P,"args":{...}}`.
 /// Each key is checked where DFTracer puts it, so no key is searched for or compared against the
 /// others. Any other layout or value is [`Ordered::Other`], which the general path
 /// ([`decode_any_order`]) then reads; on a line it takes, it gives exactly what the general path
 /// gives (held so by [`crate::event::decoders_agree`]).
-#[inline]
 fn decode_ordered<'a>(text: &'a str, fields: &mut EventFields<'a>) -> Ordered {
-    match ordered_layout(text, fields) {
-        Some(outcome) => outcome,
-        None => Ordered::Other,
-    }
+    ordered_layout(text, fields).unwrap_or(Ordered::Other)
 }
 
 fn ordered_layout<'a>(text: &'a str, fields: &mut EventFields<'a>) -> Option<Ordered> {
     let bytes = text.as_bytes();
-    // The cursor returns byte ranges between ASCII quotes of an ASCII line: every `get` below
-    // succeeds, and costs no second check of the bytes.
-    let string = |cursor: &mut json::Ordered<'a>| {
-        let start = cursor.at;
-        cursor.rest_of_string()?;
-        text.get(start..cursor.at - 1)
-    };
     let mut cursor = json::Ordered::new(bytes);
-    if cursor.key(b"\"id\":") {
-        fields.id = Some(cursor.integer()?);
-    }
-    if cursor.key(b"\"name\":\"") {
-        fields.name = Some(string(&mut cursor)?);
-    }
-    if cursor.key(b"\"cat\":\"") {
-        fields.cat = Some(string(&mut cursor)?);
-    }
-    if cursor.key(b"\"type\":") {
-        fields.kind = Some(cursor.integer()?);
-    }
-    if cursor.key(b"\"pid\":") {
-        fields.pid = Some(cursor.integer()?);
-    }
-    if cursor.key(b"\"tid\":") {
-        fields.tid = Some(cursor.integer()?);
-    }
-    if cursor.key(b"\"ts\":") {
-        fields.ts = Some(cursor.integer()?);
-    }
-    if cursor.key(b"\"dur\":") {
-        fields.dur = Some(cursor.integer()?);
-    }
-    if !cursor.key(b"\"ph\":") {
-        return None;
-    }
-    if cursor.next_is(b'"') {
-        cursor.at += 1;
+    let head = cursor.head()?;
+    // The parts are ranges of `bytes` between ASCII quotes of a line checked ASCII: the same
+    // range of `text` is the string, with no second check of its bytes.
+    let string = |part: Option<&'a [u8]>| match part {
+        Some(part) => {
+            let start = part.as_ptr() as usize - bytes.as_ptr() as usize;
+            text.get(start..start + part.len()).map(Some)
+        }
+        None => Some(None),
+    };
+    fields.id = head.id;
+    fields.name = string(head.name)?;
+    fields.cat = string(head.cat)?;
+    fields.kind = head.kind;
+    fields.pid = head.pid;
+    fields.tid = head.tid;
+    fields.ts = head.ts;
+    fields.dur = head.dur;
+    if cursor.step_over(b'"') {
         fields.phase = match cursor.rest_of_string()? {
             b"X" => Phase::Complete,
             b"A" => Phase::Aggregated,
