@@ -75,6 +75,11 @@ pub struct PrepassFold<'p> {
     last_category: Vec<u8>,
     /// The (category, name) [`PrepassFold::interval_row`] answered last, and its answer.
     last_interval_row: (Vec<u8>, Vec<u8>, bool),
+    /// Every answer of [`PrepassFold::interval_row`], by the category's length, the category and
+    /// the name (one lookup per line where the candidates' classifiers would take one each).
+    interval_rows: FxHashMap<Box<[u8]>, bool>,
+    /// The key of the lookup, reused.
+    interval_key: Vec<u8>,
     keys: Keys,
 }
 
@@ -224,10 +229,11 @@ impl<'p> PrepassFold<'p> {
         }
     }
 
-    fn category(&mut self, category: &str) {
-        if self.last_category == category.as_bytes() {
+    fn category(&mut self, category: &[u8]) {
+        if self.last_category == category {
             return;
         }
+        let Ok(category) = std::str::from_utf8(category) else { return };
         self.last_category.clear();
         self.last_category.extend_from_slice(category.as_bytes());
         if category.bytes().any(|byte| byte.is_ascii_uppercase()) {
@@ -240,25 +246,39 @@ impl<'p> PrepassFold<'p> {
         }
     }
 
-    /// Whether any candidate puts a row of this category and name in its compute or epoch layer
-    /// (the answer for the last pair is kept: calls come in runs).
-    fn interval_row(&mut self, category: &str, name: &str) -> bool {
+    /// Whether any candidate puts a row of this category and name in its compute or epoch layer,
+    /// `None` when either is not UTF-8 (every answer is kept, and the last one checked first:
+    /// calls come in runs).
+    fn interval_row(&mut self, category: &[u8], name: &[u8]) -> Option<bool> {
         let (last_category, last_name, last_answer) = &self.last_interval_row;
-        if last_category.as_slice() == category.as_bytes() && last_name.as_slice() == name.as_bytes() {
-            return *last_answer;
+        if last_category.as_slice() == category && last_name.as_slice() == name {
+            return Some(*last_answer);
         }
-        let answer = self.classifiers.iter_mut().any(|classifier| {
-            let id = classifier.classify(category, name, 0);
-            let class = classifier.class(id);
-            class.compute || class.epoch
-        });
+        self.interval_key.clear();
+        self.interval_key.extend_from_slice(&category.len().to_le_bytes());
+        self.interval_key.extend_from_slice(category);
+        self.interval_key.extend_from_slice(name);
+        let answer = if let Some(&answer) = self.interval_rows.get(self.interval_key.as_slice()) {
+            answer
+        } else {
+            let (Ok(category), Ok(name)) = (std::str::from_utf8(category), std::str::from_utf8(name)) else {
+                return None;
+            };
+            let answer = self.classifiers.iter_mut().any(|classifier| {
+                let id = classifier.classify(category, name, 0);
+                let class = classifier.class(id);
+                class.compute || class.epoch
+            });
+            self.interval_rows.insert(self.interval_key.as_slice().into(), answer);
+            answer
+        };
         let (last_category, last_name, last_answer) = &mut self.last_interval_row;
         last_category.clear();
-        last_category.extend_from_slice(category.as_bytes());
+        last_category.extend_from_slice(category);
         last_name.clear();
-        last_name.extend_from_slice(name.as_bytes());
+        last_name.extend_from_slice(name);
         *last_answer = answer;
-        answer
+        Some(answer)
     }
 
     /// Decodes a line fully and takes what it says.
@@ -277,7 +297,7 @@ impl<'p> PrepassFold<'p> {
 
     fn complete(&mut self, fields: &EventFields<'_>) {
         let category = fields.cat.unwrap_or_default();
-        self.category(category);
+        self.category(category.as_bytes());
         let Some(ts) = fields.ts else { return };
         let end = ts.saturating_add(fields.dur.unwrap_or(0).max(0));
         self.first_ts = min_option(self.first_ts, Some(ts));
@@ -350,14 +370,12 @@ impl Fold for PrepassFold<'_> {
             }
             return;
         };
-        let (Ok(category), Ok(name)) = (std::str::from_utf8(category), std::str::from_utf8(name)) else {
-            return self.decode(line);
-        };
         // A line that would move the time origin is decoded first (the origin must come from a
         // valid line; lines arrive in end order, so this is rare); the end is taken as skimmed.
+        // So is a line whose category or name is not UTF-8.
         if self.first_ts.is_none_or(|first| ts < first)
-            || name == "start"
-            || self.interval_row(category, name)
+            || name == b"start"
+            || self.interval_row(category, name) != Some(false)
         {
             return self.decode(line);
         }
