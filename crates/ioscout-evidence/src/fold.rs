@@ -3,7 +3,7 @@
 //! could not be tied to a file), and [`Replay`] takes the filled folds in file order and replays
 //! every op into the (process, file) state of [`crate::posix`] and [`crate::stdio`], so positions
 //! carry across units exactly as the calls were made. Memory: the ops of the units in flight,
-//! then one state per (process, file).
+//! packed ([`crate::packed`], about 20 bytes each), then one state per (process, file).
 
 use std::path::PathBuf;
 
@@ -14,6 +14,7 @@ use rustc_hash::FxHashMap;
 
 use crate::metadata::OperationTable;
 use crate::op::{self, FileKey, KeyRef, Op, OpKind, Unusable};
+use crate::packed::{self, CHUNK_BYTES, MAX_OP_BYTES, Previous};
 use crate::posix::PosixFile;
 use crate::stdio::StdioFile;
 
@@ -133,7 +134,14 @@ pub struct UnusableCall {
 pub struct EvidenceFold {
     names: Interner<Box<str>>,
     files: FileInterner,
-    ops: Vec<Op>,
+    /// The unit's ops, packed ([`crate::packed`]) into chunks that are never reallocated: the
+    /// full ones, then the one being filled.
+    ops: Vec<Vec<u8>>,
+    filling: Vec<u8>,
+    /// The op packed last (the base of the next one's differences).
+    previous: Previous,
+    /// Where chunks come from and go back to.
+    buffers: Buffers,
     metadata: TraceMetadata,
     unusable: Vec<(LinePosition, Option<i64>, String, Unusable)>,
     unusable_count: u64,
@@ -148,29 +156,49 @@ pub struct EvidenceFold {
     kinds: Vec<[Option<OpKind>; 2]>,
 }
 
-/// The op buffers of replayed units, handed to new units: a scan reuses a few buffers instead
-/// of mapping fresh memory for every unit (which cost more than the replay itself).
+/// The op chunks of replayed units, handed to new units: a scan reuses chunks instead of
+/// mapping fresh memory for every unit (which cost more than the replay itself).
 #[derive(Clone, Debug, Default)]
-pub struct Buffers(std::sync::Arc<std::sync::Mutex<Vec<Vec<Op>>>>);
+pub struct Buffers(std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>);
 
-/// How many buffers are kept for reuse (the units in flight of two windows on a small machine;
-/// beyond that a buffer is dropped, as without reuse).
-const KEEP_BUFFERS: usize = 8;
+/// How many free chunks are kept for reuse (8 MB; beyond that a chunk is dropped, as without
+/// reuse).
+const KEEP_CHUNKS: usize = 128;
 
 impl Buffers {
-    /// A fold for a new unit, with a buffer of an earlier unit when one is free.
+    /// A fold for a new unit, taking its chunks from here.
     pub fn fold(&self) -> EvidenceFold {
-        let ops = self.0.lock().ok().and_then(|mut free| free.pop()).unwrap_or_default();
-        EvidenceFold { ops, ..EvidenceFold::default() }
+        EvidenceFold { buffers: self.clone(), ..EvidenceFold::default() }
     }
 
-    fn give_back(&self, mut ops: Vec<Op>) {
-        ops.clear();
-        if let Ok(mut free) = self.0.lock()
-            && free.len() < KEEP_BUFFERS
-        {
-            free.push(ops);
+    /// An empty chunk: a free one, else a new one.
+    fn chunk(&self) -> Vec<u8> {
+        self.0.lock().ok().and_then(|mut free| free.pop()).unwrap_or_else(|| Vec::with_capacity(CHUNK_BYTES))
+    }
+
+    fn give_back(&self, chunks: Vec<Vec<u8>>) {
+        let Ok(mut free) = self.0.lock() else { return };
+        // A unit's unused first chunk has no room: it is not worth keeping.
+        for mut chunk in chunks.into_iter().filter(|chunk| chunk.capacity() >= CHUNK_BYTES) {
+            if free.len() >= KEEP_CHUNKS {
+                break;
+            }
+            chunk.clear();
+            free.push(chunk);
         }
+    }
+}
+
+impl EvidenceFold {
+    /// Packs `op` into the last chunk, starting a chunk when the op might not fit.
+    fn push(&mut self, op: &Op) {
+        if self.filling.capacity() - self.filling.len() < MAX_OP_BYTES {
+            let full = std::mem::replace(&mut self.filling, self.buffers.chunk());
+            if !full.is_empty() {
+                self.ops.push(full);
+            }
+        }
+        packed::pack(&mut self.filling, op, &mut self.previous);
     }
 }
 
@@ -235,7 +263,8 @@ impl Fold for EvidenceFold {
                 let name = name_index;
                 let file = self.files.intern_ref(&call.key);
                 let target = call.target.as_ref().map(|target| self.files.intern_ref(target));
-                self.ops.push(Op { name, file, target, line: self.line, ..call.op });
+                let op = Op { name, file, target, line: self.line, ..call.op };
+                self.push(&op);
             }
             &Err(reason) => {
                 self.unusable_count += 1;
@@ -349,7 +378,8 @@ impl Replay {
         let EvidenceFold {
             names,
             files,
-            ops,
+            mut ops,
+            filling,
             metadata,
             unusable,
             unusable_count,
@@ -359,6 +389,8 @@ impl Replay {
             commands,
             line: _,
             kinds: _,
+            buffers: _,
+            previous: _,
         } = fold;
         for command in commands {
             if !self.commands.contains(&command) {
@@ -391,12 +423,16 @@ impl Replay {
                 self.pids.push(pid);
             }
         }
-        for op in &ops {
-            let mut op = *op;
-            op.name = name_map[op.name as usize];
-            op.file = file_map[op.file as usize];
-            op.target = op.target.map(|target| file_map[target as usize]);
-            self.apply(trace, line_base, &op);
+        ops.push(filling);
+        let mut previous = Previous::default();
+        for chunk in &ops {
+            let mut bytes = chunk.as_slice();
+            while let Some(mut op) = packed::unpack(&mut bytes, &mut previous) {
+                op.name = name_map[op.name as usize];
+                op.file = file_map[op.file as usize];
+                op.target = op.target.map(|target| file_map[target as usize]);
+                self.apply(trace, line_base, &op);
+            }
         }
         self.buffers.give_back(ops);
     }

@@ -34,6 +34,7 @@ pub mod common;
 pub mod fold;
 pub mod metadata;
 pub mod op;
+mod packed;
 pub mod posix;
 pub mod reduce;
 pub mod sample;

@@ -147,6 +147,16 @@ impl LinePosition {
     pub fn line(self, line_base: u64) -> u64 {
         if self.0 & Self::ABSOLUTE != 0 { self.0 & !Self::ABSOLUTE } else { line_base + self.0 + 1 }
     }
+
+    /// The position as one word (for packing; [`LinePosition::from_bits`] gives it back).
+    pub fn to_bits(self) -> u64 {
+        self.0
+    }
+
+    /// The position [`LinePosition::to_bits`] gave.
+    pub fn from_bits(bits: u64) -> LinePosition {
+        LinePosition(bits)
+    }
 }
 
 /// A fold that ignores events (for counting, which [`FileSummary`] already does).
