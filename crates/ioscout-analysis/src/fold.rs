@@ -195,17 +195,26 @@ pub struct Interner {
     ids: FxHashMap<Box<str>, u32>,
     /// Texts by id.
     pub texts: Vec<Box<str>>,
+    /// The id returned last (rows come in runs: one host per file, calls in runs on one file).
+    last: Option<u32>,
 }
 
 impl Interner {
     /// The id of `text`, and whether it is new.
     pub fn intern(&mut self, text: &str) -> (u32, bool) {
-        if let Some(id) = self.ids.get(text) {
-            return (*id, false);
+        if let Some(last) = self.last
+            && self.texts.get(last as usize).is_some_and(|known| known.as_ref() == text)
+        {
+            return (last, false);
+        }
+        if let Some(&id) = self.ids.get(text) {
+            self.last = Some(id);
+            return (id, false);
         }
         let id = self.texts.len() as u32;
         self.texts.push(text.into());
         self.ids.insert(text.into(), id);
+        self.last = Some(id);
         (id, true)
     }
 
@@ -256,6 +265,8 @@ pub struct AnalysisFold<'a> {
     /// What is known about each file.
     pub file_facts: Vec<FileFacts>,
     process_ids: FxHashMap<ProcessKey, u32>,
+    /// The process [`AnalysisFold::process`] returned last, and its id.
+    last_process: Option<(ProcessKey, u32)>,
     /// Processes, by id.
     pub processes: Vec<ProcessKey>,
     /// The process tree (compute group) of each process.
@@ -280,6 +291,8 @@ pub struct AnalysisFold<'a> {
     pub sizes: FxHashMap<u32, [u64; SIZE_BIN_COUNT]>,
     /// (file, class) pairs seen (for the files each layer touched).
     pub file_classes: rustc_hash::FxHashSet<(u32, u32)>,
+    /// The (file, class) pair put in `file_classes` last.
+    last_file_class: Option<(u32, u32)>,
 }
 
 impl std::fmt::Debug for AnalysisFold<'_> {
@@ -310,6 +323,7 @@ impl<'a> AnalysisFold<'a> {
             files: Interner::default(),
             file_facts: Vec::new(),
             process_ids: FxHashMap::default(),
+            last_process: None,
             processes: Vec::new(),
             groups: Vec::new(),
             complete_events: 0,
@@ -322,6 +336,7 @@ impl<'a> AnalysisFold<'a> {
             by_step: Cells::default(),
             sizes: FxHashMap::default(),
             file_classes: rustc_hash::FxHashSet::default(),
+            last_file_class: None,
         }
     }
 
@@ -335,10 +350,17 @@ impl<'a> AnalysisFold<'a> {
     }
 
     fn process(&mut self, key: ProcessKey) -> u32 {
-        if let Some(id) = self.process_ids.get(&key) {
-            return *id;
+        if let Some((last, id)) = self.last_process
+            && last == key
+        {
+            return id;
+        }
+        if let Some(&id) = self.process_ids.get(&key) {
+            self.last_process = Some((key, id));
+            return id;
         }
         let id = self.processes.len() as u32;
+        self.last_process = Some((key, id));
         self.processes.push(key);
         let host = &self.hosts.texts[key.host as usize];
         self.groups.push(self.prepared.group(host, key.pid));
@@ -400,7 +422,10 @@ impl<'a> AnalysisFold<'a> {
         let duration = duration as u64;
         self.by_time.entry((bin, process, class_id)).or_default().add(ts, duration, size, uncovered);
         if let Some(file) = file {
-            self.file_classes.insert((file, class_id));
+            if self.last_file_class != Some((file, class_id)) {
+                self.file_classes.insert((file, class_id));
+                self.last_file_class = Some((file, class_id));
+            }
             if self.keep.files {
                 self.by_file.entry((file, process, class_id)).or_default().add(ts, duration, size, uncovered);
             }

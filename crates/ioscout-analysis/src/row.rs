@@ -171,6 +171,9 @@ pub struct Classifier<'p> {
     cache: FxHashMap<Box<[u8]>, [u32; 16]>,
     /// The key of the last call, reused so that a lookup allocates nothing.
     key: Vec<u8>,
+    /// The key, path flags and class ids of the last call that was looked up (rows come in runs
+    /// of one call), so that a repeat costs a comparison instead of a hash.
+    last: (Vec<u8>, [u32; 16]),
     classes: Vec<Class>,
     keys: Vec<ClassKey>,
 }
@@ -200,6 +203,7 @@ impl<'p> Classifier<'p> {
             slot_layers,
             cache: FxHashMap::default(),
             key: Vec::new(),
+            last: (Vec::new(), [UNSET; 16]),
             classes: Vec::new(),
             keys: Vec::new(),
         }
@@ -210,6 +214,12 @@ impl<'p> Classifier<'p> {
     pub fn classify(&mut self, category: &str, name: &str, flags: u8) -> u32 {
         let flags = flags & 15;
         class_key(&mut self.key, category, name);
+        if self.last.0 == self.key {
+            let known = self.last.1[usize::from(flags)];
+            if known != UNSET {
+                return known;
+            }
+        }
         let ids = match self.cache.get_mut(self.key.as_slice()) {
             Some(ids) => ids,
             None => self.cache.entry(self.key.as_slice().into()).or_insert([UNSET; 16]),
@@ -220,7 +230,10 @@ impl<'p> Classifier<'p> {
             self.classes.push(compute_class(self.preset, &self.slot_layers, category, name, flags));
             self.keys.push((category.into(), name.into(), flags));
         }
-        *slot
+        let id = *slot;
+        self.last.0.clone_from(&self.key);
+        self.last.1 = *ids;
+        id
     }
 
     /// The class with id `id`.
