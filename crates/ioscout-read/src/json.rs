@@ -225,6 +225,26 @@ pub(crate) fn scan_number(bytes: &[u8], mut index: usize) -> Option<usize> {
     Some(index)
 }
 
+/// The value of eight ASCII digits (the first in the lowest byte), or `None` when any byte is not
+/// a digit: checked and converted as one word (SWAR), each step pairing neighbouring lanes.
+#[inline]
+fn eight_digits(chunk: [u8; 8]) -> Option<u64> {
+    const HIGH_NIBBLES: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    let word = u64::from_le_bytes(chunk);
+    // Every byte is 0x30-0x3F, and stays so with 6 added (no carry can cross: each is below 0x40).
+    let digits =
+        word & HIGH_NIBBLES == ZEROS && word.wrapping_add(0x0606_0606_0606_0606) & HIGH_NIBBLES == ZEROS;
+    if !digits {
+        return None;
+    }
+    let mut value = word & 0x0F0F_0F0F_0F0F_0F0F;
+    value = value.wrapping_mul(10).wrapping_add(value >> 8) & 0x00FF_00FF_00FF_00FF;
+    value = value.wrapping_mul(100).wrapping_add(value >> 16) & 0x0000_FFFF_0000_FFFF;
+    value = value.wrapping_mul(10_000).wrapping_add(value >> 32) & 0xFFFF_FFFF;
+    Some(value)
+}
+
 /// The end of a run of one or more digits at `index`.
 #[inline]
 fn some_digits(bytes: &[u8], index: usize) -> Option<usize> {
@@ -520,13 +540,34 @@ impl<'a> Ordered<'a> {
     }
 
     /// A plain integer next (1 to 18 digits, no leading zero, no fraction or exponent): its value.
+    /// The digits are read and summed in one pass, eight at a time while they last (a `ts` has
+    /// sixteen), then one at a time.
     #[inline]
     pub fn integer(&mut self) -> Option<i64> {
-        let end = scan_plain_integer(self.bytes, self.at)?;
-        let value =
-            self.bytes[self.at..end].iter().fold(0i64, |value, digit| value * 10 + i64::from(digit - b'0'));
+        let (bytes, start) = (self.bytes, self.at);
+        let mut end = start;
+        let mut value = 0u64;
+        while let Some(eight) =
+            bytes.get(end..end + 8).and_then(|chunk| <[u8; 8]>::try_from(chunk).ok()).and_then(eight_digits)
+        {
+            value = value.wrapping_mul(100_000_000).wrapping_add(eight);
+            end += 8;
+        }
+        while let Some(digit) = bytes.get(end).map(|byte| byte.wrapping_sub(b'0')).filter(|digit| *digit <= 9)
+        {
+            value = value.wrapping_mul(10).wrapping_add(u64::from(digit));
+            end += 1;
+        }
+        let length = end - start;
+        let valid = length > 0 && length <= 18 && (bytes.get(start) != Some(&b'0') || length == 1);
+        let terminated = !matches!(bytes.get(end), Some(b'.' | b'e' | b'E'));
+        if !(valid && terminated) {
+            return None;
+        }
         self.at = end;
-        Some(value)
+        // At most 18 digits, so below 2^63: the cast is exact (and a caller that drops the value,
+        // as the counting path does, leaves its arithmetic to be optimised away).
+        Some(value as i64)
     }
 
     /// The content of a string whose opening quote was stepped over; steps over its closing one.
@@ -677,6 +718,42 @@ impl<'de> Visitor<'de> for KeyVisitor {
 
 #[cfg(test)]
 mod tests {
+    /// Eight digits read as one word give the number they spell, and any other byte among them
+    /// gives `None`.
+    #[test]
+    fn eight_digits_read_as_one_word() {
+        for value in [0u64, 1, 9, 10, 12_345_678, 99_999_999, 10_000_000, 40_302_010] {
+            let text = format!("{value:08}");
+            let chunk = <[u8; 8]>::try_from(text.as_bytes()).ok();
+            assert_eq!(chunk.and_then(eight_digits), Some(value), "{text}");
+        }
+        for bad in
+            [*b"1234567a", *b"/2345678", *b":2345678", *b"1234 678", *b"\xff2345678", *b"\xfa\xfa345678"]
+        {
+            assert_eq!(eight_digits(bad), None, "{bad:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// `Ordered::integer` reads what `str::parse` reads from a plain integer (1 to 18 digits, no
+        /// leading zero) and then stands after it; any other form is refused and the cursor stays.
+        #[test]
+        fn ordered_integers_read_as_parse_reads(
+            digits in "[0-9]{1,22}",
+            after in proptest::sample::select(vec!["", ",", "}", ".5", "e3", "E", "x", "\"", "-"]),
+        ) {
+            let text = format!("{{{digits}{after}");
+            let mut cursor = Ordered::new(text.as_bytes());
+            let plain = digits.len() <= 18 && (digits.len() == 1 || !digits.starts_with('0'));
+            let fraction = after.starts_with(['.', 'e', 'E']);
+            let expected = if plain && !fraction { digits.parse::<i64>().ok() } else { None };
+            let read = cursor.integer();
+            proptest::prop_assert_eq!(read, expected);
+            let position = if read.is_some() { 1 + digits.len() } else { 1 };
+            proptest::prop_assert_eq!(cursor.position(), position);
+        }
+    }
+
     use super::*;
 
     fn both(text: &str) -> (Option<Vec<Field<'_>>>, Option<Vec<Field<'_>>>) {
