@@ -263,10 +263,16 @@ pub(crate) fn scan_plain_integer(bytes: &[u8], index: usize) -> Option<usize> {
     while let Some(b'0'..=b'9') = bytes.get(end) {
         end += 1;
     }
-    let length = end - index;
-    let valid = length > 0 && length <= 18 && (bytes[index] != b'0' || length == 1);
-    let terminated = !matches!(bytes.get(end), Some(b'.' | b'e' | b'E'));
-    (valid && terminated).then_some(end)
+    plain_integer_spans(bytes, index, end).then_some(end)
+}
+
+/// Whether the digits `bytes[start..end]` are a plain integer as [`scan_plain_integer`] takes
+/// one: 1 to 18 of them, no leading zero, and no fraction or exponent after them.
+#[inline]
+fn plain_integer_spans(bytes: &[u8], start: usize, end: usize) -> bool {
+    let length = end - start;
+    let valid = length > 0 && length <= 18 && (bytes.get(start) != Some(&b'0') || length == 1);
+    valid && !matches!(bytes.get(end), Some(b'.' | b'e' | b'E'))
 }
 
 /// Validates the object or array starting at `index` (strings hold no escapes); returns the
@@ -558,10 +564,7 @@ impl<'a> Ordered<'a> {
             value = value.wrapping_mul(10).wrapping_add(u64::from(digit));
             end += 1;
         }
-        let length = end - start;
-        let valid = length > 0 && length <= 18 && (bytes.get(start) != Some(&b'0') || length == 1);
-        let terminated = !matches!(bytes.get(end), Some(b'.' | b'e' | b'E'));
-        if !(valid && terminated) {
+        if !plain_integer_spans(bytes, start, end) {
             return None;
         }
         self.at = end;
