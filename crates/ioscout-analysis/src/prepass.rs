@@ -28,7 +28,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::overlap::IntervalUnion;
 use crate::preset::Preset;
-use crate::row::Classifier;
+use crate::row::{Classifier, class_key};
 
 /// The text of a hash or name value (string or number), without allocating.
 pub fn token<'a>(value: Option<&'a RawValue<'_>>) -> Option<&'a str> {
@@ -75,8 +75,9 @@ pub struct PrepassFold<'p> {
     last_category: Vec<u8>,
     /// The (category, name) [`PrepassFold::interval_row`] answered last, and its answer.
     last_interval_row: (Vec<u8>, Vec<u8>, bool),
-    /// Every answer of [`PrepassFold::interval_row`], by the category's length, the category and
-    /// the name (one lookup per line where the candidates' classifiers would take one each).
+    /// Every answer of [`PrepassFold::interval_row`], by the classifiers' key of the pair
+    /// ([`crate::row::class_key`]; one lookup per line where the candidates' classifiers would
+    /// take one each).
     interval_rows: FxHashMap<Box<[u8]>, bool>,
     /// The key of the lookup, reused.
     interval_key: Vec<u8>,
@@ -254,10 +255,7 @@ impl<'p> PrepassFold<'p> {
         if last_category.as_slice() == category && last_name.as_slice() == name {
             return Some(*last_answer);
         }
-        self.interval_key.clear();
-        self.interval_key.extend_from_slice(&category.len().to_le_bytes());
-        self.interval_key.extend_from_slice(category);
-        self.interval_key.extend_from_slice(name);
+        class_key(&mut self.interval_key, category, name);
         let answer = if let Some(&answer) = self.interval_rows.get(self.interval_key.as_slice()) {
             answer
         } else {

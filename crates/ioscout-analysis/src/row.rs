@@ -180,11 +180,11 @@ pub struct Classifier<'p> {
 
 /// The lookup key of (`category`, `name`) into `key`: the category's length, the category, the
 /// name. One key, so that a row costs one hash and one comparison.
-fn class_key(key: &mut Vec<u8>, category: &str, name: &str) {
+pub(crate) fn class_key(key: &mut Vec<u8>, category: &[u8], name: &[u8]) {
     key.clear();
     key.extend_from_slice(&category.len().to_le_bytes());
-    key.extend_from_slice(category.as_bytes());
-    key.extend_from_slice(name.as_bytes());
+    key.extend_from_slice(category);
+    key.extend_from_slice(name);
 }
 
 /// No class yet.
@@ -213,7 +213,7 @@ impl<'p> Classifier<'p> {
     /// `flags`.
     pub fn classify(&mut self, category: &str, name: &str, flags: u8) -> u32 {
         let flags = flags & 15;
-        class_key(&mut self.key, category, name);
+        class_key(&mut self.key, category.as_bytes(), name.as_bytes());
         if self.last.0 == self.key {
             let known = self.last.1[usize::from(flags)];
             if known != UNSET {
