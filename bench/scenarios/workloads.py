@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""The scenario suite's workloads: each has one known I/O bottleneck (`baseline`) and the change
+that removes it (`fix`), written as a user would write them, in plain POSIX calls (no DFTracer API
+calls: they are traced by DFTracer's LD_PRELOAD library, as a user's job would be).
+
+    workloads.py SCENARIO baseline|fix DATA_DIR [SCALE]
+
+SCALE (default 1.0) multiplies the number of calls: the committed traces are made at a small
+scale, the timings at 1.0. `scenarios.json` names each scenario's bottleneck and the strategy of
+ioscout's catalog its fix implements; `run.sh` traces, advises and times them.
+"""
+import os
+import random
+import sys
+import threading
+import time
+
+MIB = 1 << 20
+
+
+def scaled(count, scale):
+    return max(1, int(count * scale))
+
+
+def compute(seconds):
+    """Work that is not I/O: a busy loop of `seconds`."""
+    end = time.perf_counter() + seconds
+    total = 0
+    while time.perf_counter() < end:
+        total += sum(range(200))
+    return total
+
+
+def tiny_writes(variant, data, scale):
+    """2,000 files of 4 KiB, each written in 64-byte write() calls; fix: one write per file."""
+    record = b"r" * 64
+    for index in range(scaled(2000, scale)):
+        fd = os.open(os.path.join(data, f"t{index:05d}.dat"), os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+        if variant == "fix":
+            os.write(fd, record * 64)
+        else:
+            for _ in range(64):
+                os.write(fd, record)
+        os.close(fd)
+
+
+def random_reads(variant, data, scale):
+    """20,000 pread()s of 4 KiB at random offsets of a 64 MiB file; fix: the same reads sorted by
+    offset (the same bytes and calls, in file order)."""
+    path = os.path.join(data, "table.bin")
+    with open(path, "wb") as file:
+        for _ in range(64):
+            file.write(os.urandom(MIB))
+    rng = random.Random(7)
+    offsets = [rng.randrange(0, (64 * MIB) // 4096) * 4096 for _ in range(scaled(20000, scale))]
+    if variant == "fix":
+        offsets.sort()
+    os.posix_fadvise(os.open(path, os.O_RDONLY), 0, 0, os.POSIX_FADV_DONTNEED)
+    fd = os.open(path, os.O_RDONLY)
+    total = 0
+    for offset in offsets:
+        total += len(os.pread(fd, 4096, offset))
+    os.close(fd)
+
+
+def metadata_storm(variant, data, scale):
+    """stat() then open()/read()/close() of 2,000 small files, 30 passes; fix: stat results and
+    open handles cached after the first pass."""
+    names = [os.path.join(data, f"m{index:05d}") for index in range(scaled(2000, scale))]
+    for name in names:
+        with open(name, "wb") as file:
+            file.write(b"m" * 64)
+    passes = max(2, scaled(30, scale))
+    if variant == "fix":
+        sizes = {name: os.stat(name).st_size for name in names}
+        handles = {name: os.open(name, os.O_RDONLY) for name in names}
+        for _ in range(passes):
+            for name in names:
+                os.pread(handles[name], sizes[name], 0)
+        for fd in handles.values():
+            os.close(fd)
+    else:
+        for _ in range(passes):
+            for name in names:
+                size = os.stat(name).st_size
+                fd = os.open(name, os.O_RDONLY)
+                os.pread(fd, size, 0)
+                os.close(fd)
+
+
+def serial_read_compute(variant, data, scale):
+    """A loop that reads a 4 MiB sample, then computes on it for 10 ms, one after the other;
+    fix: a reader thread reads the next sample while the current one is computed on."""
+    path = os.path.join(data, "samples.bin")
+    count = scaled(100, scale)
+    with open(path, "wb") as file:
+        for _ in range(count):
+            file.write(os.urandom(4 * MIB))
+    os.posix_fadvise(os.open(path, os.O_RDONLY), 0, 0, os.POSIX_FADV_DONTNEED)
+    fd = os.open(path, os.O_RDONLY)
+    if variant == "fix":
+        slots = [None] * count
+
+        def reader():
+            for index in range(count):
+                slots[index] = os.pread(fd, 4 * MIB, index * 4 * MIB)
+                ready[index].set()
+
+        ready = [threading.Event() for _ in range(count)]
+        thread = threading.Thread(target=reader)
+        thread.start()
+        for index in range(count):
+            ready[index].wait()
+            slots[index] = None
+            compute(0.01)
+        thread.join()
+    else:
+        for index in range(count):
+            os.pread(fd, 4 * MIB, index * 4 * MIB)
+            compute(0.01)
+    os.close(fd)
+
+
+def sync_storm(variant, data, scale):
+    """A log of 2,000 records of 4 KiB, each followed by fsync(); fix: one fsync at the end (the
+    records are durable at the end, not one by one)."""
+    fd = os.open(os.path.join(data, "journal.log"), os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+    record = b"j" * 4096
+    for _ in range(scaled(2000, scale)):
+        os.write(fd, record)
+        if variant != "fix":
+            os.fsync(fd)
+    os.fsync(fd)
+    os.close(fd)
+
+
+def many_small_files(variant, data, scale):
+    """4 processes, each writes 1,000 files of 8 KiB whole and reads them back; fix: each process
+    writes one shard holding its files (an index of offsets) and reads it back."""
+    per_rank = scaled(1000, scale)
+    payload = b"s" * 8192
+    children = []
+    for rank in range(4):
+        pid = os.fork()
+        if pid == 0:
+            if variant == "fix":
+                shard = os.path.join(data, f"shard{rank}.bin")
+                fd = os.open(shard, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+                os.write(fd, payload * per_rank)
+                os.close(fd)
+                fd = os.open(shard, os.O_RDONLY)
+                for index in range(per_rank):
+                    os.pread(fd, 8192, index * 8192)
+                os.close(fd)
+            else:
+                names = [os.path.join(data, f"r{rank}-{index:05d}.bin") for index in range(per_rank)]
+                for name in names:
+                    fd = os.open(name, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+                    os.write(fd, payload)
+                    os.close(fd)
+                for name in names:
+                    fd = os.open(name, os.O_RDONLY)
+                    os.read(fd, 8192)
+                    os.close(fd)
+            os._exit(0)
+        children.append(pid)
+    for pid in children:
+        os.waitpid(pid, 0)
+
+
+def checkpoint_blocking(variant, data, scale):
+    """A training loop of 20 ms steps that writes a 64 MiB checkpoint (fsync'd) every 10 steps and
+    waits for it; fix: the checkpoint is written by a background thread while training goes on."""
+    state = os.urandom(8 * MIB)
+    steps = scaled(60, scale)
+    pending = []
+
+    def save(step):
+        path = os.path.join(data, f"ckpt{step:04d}.pt")
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+        for _ in range(8):
+            os.write(fd, state)
+        os.fsync(fd)
+        os.close(fd)
+
+    for step in range(1, steps + 1):
+        compute(0.02)
+        if step % 10 == 0:
+            if variant == "fix":
+                for thread in pending:
+                    thread.join()
+                thread = threading.Thread(target=save, args=(step,))
+                thread.start()
+                pending = [thread]
+            else:
+                save(step)
+    for thread in pending:
+        thread.join()
+
+
+def compute_bound(variant, data, scale):
+    """The control: 2 s of computation and one 8 MiB result written in 1 MiB writes. No I/O
+    bottleneck: nothing to fix."""
+    compute(2.0 * min(1.0, max(scale, 0.25)))
+    fd = os.open(os.path.join(data, "result.bin"), os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
+    block = b"c" * MIB
+    for _ in range(8):
+        os.write(fd, block)
+    os.close(fd)
+
+
+SCENARIOS = {
+    "tiny_writes": tiny_writes,
+    "random_reads": random_reads,
+    "metadata_storm": metadata_storm,
+    "serial_read_compute": serial_read_compute,
+    "sync_storm": sync_storm,
+    "many_small_files": many_small_files,
+    "checkpoint_blocking": checkpoint_blocking,
+    "compute_bound": compute_bound,
+}
+
+
+def main():
+    if len(sys.argv) < 4 or sys.argv[1] not in SCENARIOS or sys.argv[2] not in ("baseline", "fix"):
+        sys.exit(__doc__ + "\nscenarios: " + ", ".join(SCENARIOS))
+    scenario, variant, data = sys.argv[1], sys.argv[2], sys.argv[3]
+    scale = float(sys.argv[4]) if len(sys.argv) > 4 else 1.0
+    os.makedirs(data, exist_ok=True)
+    SCENARIOS[scenario](variant, data, scale)
+
+
+if __name__ == "__main__":
+    main()
