@@ -15,6 +15,8 @@ python=$(python3 -c 'import sys; print(sys.executable)')
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
 rm -rf "$out"; mkdir -p "$out"
+# The input data first, untraced (input generation is not the job).
+"$python" "$here/workloads.py" "$scenario" prepare "$data/work" "$scale"
 LD_PRELOAD=$preload DFTRACER_ENABLE=1 DFTRACER_INIT=PRELOAD DFTRACER_INC_METADATA=1 DFTRACER_DATA_DIR=all \
   DFTRACER_TRACE_COMPRESSION=1 DFTRACER_LOG_FILE="$(cd "$out" && pwd)/trace" \
   "$python" "$here/workloads.py" "$scenario" "$variant" "$data/work" "$scale"

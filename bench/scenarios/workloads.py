@@ -3,7 +3,10 @@
 that removes it (`fix`), written as a user would write them, in plain POSIX calls (no DFTracer API
 calls: they are traced by DFTracer's LD_PRELOAD library, as a user's job would be).
 
-    workloads.py SCENARIO baseline|fix DATA_DIR [SCALE]
+    workloads.py SCENARIO prepare|baseline|fix DATA_DIR [SCALE]
+
+`prepare` makes the scenario's input data (run untraced, before the job: input generation is not
+the job); `baseline` and `fix` are the job.
 
 SCALE (default 1.0) multiplies the number of calls: the committed traces are made at a small
 scale, the timings at 1.0. `scenarios.json` names each scenario's bottleneck and the strategy of
@@ -48,9 +51,11 @@ def random_reads(variant, data, scale):
     """20,000 pread()s of 4 KiB at random offsets of a 64 MiB file; fix: the same reads sorted by
     offset (the same bytes and calls, in file order)."""
     path = os.path.join(data, "table.bin")
-    with open(path, "wb") as file:
-        for _ in range(64):
-            file.write(os.urandom(MIB))
+    if variant == "prepare":
+        with open(path, "wb") as file:
+            for _ in range(64):
+                file.write(os.urandom(MIB))
+        return
     rng = random.Random(7)
     offsets = [rng.randrange(0, (64 * MIB) // 4096) * 4096 for _ in range(scaled(20000, scale))]
     if variant == "fix":
@@ -67,9 +72,11 @@ def metadata_storm(variant, data, scale):
     """stat() then open()/read()/close() of 2,000 small files, 30 passes; fix: stat results and
     open handles cached after the first pass."""
     names = [os.path.join(data, f"m{index:05d}") for index in range(scaled(2000, scale))]
-    for name in names:
-        with open(name, "wb") as file:
-            file.write(b"m" * 64)
+    if variant == "prepare":
+        for name in names:
+            with open(name, "wb") as file:
+                file.write(b"m" * 64)
+        return
     passes = max(2, scaled(30, scale))
     if variant == "fix":
         sizes = {name: os.stat(name).st_size for name in names}
@@ -93,9 +100,11 @@ def serial_read_compute(variant, data, scale):
     fix: a reader thread reads the next sample while the current one is computed on."""
     path = os.path.join(data, "samples.bin")
     count = scaled(100, scale)
-    with open(path, "wb") as file:
-        for _ in range(count):
-            file.write(os.urandom(4 * MIB))
+    if variant == "prepare":
+        with open(path, "wb") as file:
+            for _ in range(count):
+                file.write(os.urandom(4 * MIB))
+        return
     os.posix_fadvise(os.open(path, os.O_RDONLY), 0, 0, os.POSIX_FADV_DONTNEED)
     fd = os.open(path, os.O_RDONLY)
     if variant == "fix":
@@ -220,13 +229,18 @@ SCENARIOS = {
     "compute_bound": compute_bound,
 }
 
+# The scenarios whose input data `prepare` makes.
+PREPARED = {"random_reads", "metadata_storm", "serial_read_compute"}
+
 
 def main():
-    if len(sys.argv) < 4 or sys.argv[1] not in SCENARIOS or sys.argv[2] not in ("baseline", "fix"):
+    if len(sys.argv) < 4 or sys.argv[1] not in SCENARIOS or sys.argv[2] not in ("prepare", "baseline", "fix"):
         sys.exit(__doc__ + "\nscenarios: " + ", ".join(SCENARIOS))
     scenario, variant, data = sys.argv[1], sys.argv[2], sys.argv[3]
     scale = float(sys.argv[4]) if len(sys.argv) > 4 else 1.0
     os.makedirs(data, exist_ok=True)
+    if variant == "prepare" and scenario not in PREPARED:
+        return
     SCENARIOS[scenario](variant, data, scale)
 
 

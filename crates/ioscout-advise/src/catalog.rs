@@ -93,6 +93,14 @@ pub enum Basis {
     SmallWrite,
     /// I/O time not hidden behind computation.
     Unoverlapped,
+    /// Time in `fsync`/`fdatasync` (a Darshan log: the write time, which holds it).
+    Sync,
+    /// Metadata time of the calls that repeat on a file already opened or stat'ed.
+    RepeatedMetadata,
+    /// Read time the gaps between a process's calls could hide: min(read time, other work).
+    OverlappableRead,
+    /// Write time the gaps between a process's calls could hide: min(write time, other work).
+    OverlappableWrite,
 }
 
 /// The file-system load a strategy removes.
@@ -141,6 +149,12 @@ pub struct Strategy {
     pub rollback: String,
     /// Who may apply it.
     pub privilege: Privilege,
+    /// Evidence of the run it needs: a condition that does not hold stops it.
+    #[serde(default)]
+    pub needs: Vec<crate::profile::Condition>,
+    /// Evidence that rules it out (it would not help, or would hurt, the diagnosed pattern).
+    #[serde(default)]
+    pub ruled_out_by: Vec<crate::profile::Condition>,
     /// Whether it changes what the application does (request size, order): such entries are
     /// diagnostic bounds, never recommendations.
     pub changes_access_pattern: bool,

@@ -20,6 +20,7 @@ pub mod compare;
 pub mod filesystem;
 pub mod kb;
 pub mod measure;
+pub mod profile;
 pub mod proposal_table;
 
 use serde::Serialize;
@@ -178,10 +179,10 @@ fn op_count_bound(measurements: &Measurements, strategy: &catalog::Strategy) -> 
         return None;
     }
     let classes: &[&str] = match strategy.basis {
-        Basis::Read | Basis::SmallRead => &["posix_read"],
-        Basis::Write | Basis::SmallWrite => &["posix_write"],
+        Basis::Read | Basis::SmallRead | Basis::OverlappableRead => &["posix_read"],
+        Basis::Write | Basis::SmallWrite | Basis::OverlappableWrite => &["posix_write"],
         Basis::Io | Basis::SmallIo | Basis::Unoverlapped => &["posix_read", "posix_write"],
-        Basis::Metadata => return None,
+        Basis::Metadata | Basis::RepeatedMetadata | Basis::Sync => return None,
     };
     let shapes: Vec<&ioscout_evidence::shape::Shape> =
         measurements.shapes.iter().filter(|shape| classes.contains(&shape.class.as_str())).collect();
@@ -208,8 +209,12 @@ fn op_count_bound(measurements: &Measurements, strategy: &catalog::Strategy) -> 
     ))
 }
 
+/// The time a strategy can remove, and what it is: its basis measured on this run, never above
+/// the I/O time on the critical path (a change to the I/O cannot remove more than the I/O).
 fn basis_time(measurements: &Measurements, basis: catalog::Basis) -> (f64, &'static str) {
-    match basis {
+    let profile = &measurements.profile;
+    let gaps = profile.gaps.as_ref();
+    let (seconds, said) = match basis {
         catalog::Basis::Io => (measurements.io_time_s, "I/O time on the critical path"),
         catalog::Basis::Read => (measurements.read_time_s, "read time"),
         catalog::Basis::Write => (measurements.write_time_s, "write time"),
@@ -221,7 +226,33 @@ fn basis_time(measurements: &Measurements, basis: catalog::Basis) -> (f64, &'sta
             Some(seconds) => (seconds, "I/O time not hidden behind computation"),
             None => (measurements.io_time_s, "I/O time on the critical path (overlap not measured)"),
         },
-    }
+        catalog::Basis::Sync => match profile.sync_time_s {
+            Some(seconds) => (seconds, "time in fsync/fdatasync"),
+            None => (measurements.write_time_s, "write time (which holds the fsync time in a Darshan log)"),
+        },
+        catalog::Basis::RepeatedMetadata => {
+            let calls = profile.opens + profile.stats.unwrap_or(0);
+            let repeated = if calls > 0 {
+                calls.saturating_sub(profile.files_opened) as f64 / calls as f64
+            } else {
+                0.0
+            };
+            (
+                measurements.metadata_time_s * repeated,
+                "metadata time of the opens and stats that repeat on a file",
+            )
+        }
+        catalog::Basis::OverlappableRead => (
+            gaps.map_or(0.0, |gaps| gaps.read_time_s.min(gaps.other_work_s)),
+            "read time the gaps between the busiest process's calls could hide (min of read time and other work)",
+        ),
+        catalog::Basis::OverlappableWrite => (
+            gaps.map_or(0.0, |gaps| gaps.write_time_s.min(gaps.other_work_s)),
+            "write time the gaps between the busiest process's calls could hide (min of write time and other work)",
+        ),
+    };
+    let ceiling = measurements.io_time_s.max(0.0);
+    (seconds.max(0.0).min(if ceiling > 0.0 { ceiling } else { seconds }), said)
 }
 
 fn system_impact(measurements: &Measurements, strategy: &Strategy) -> f64 {
@@ -302,7 +333,30 @@ fn gate(strategy: &Strategy, measurements: &Measurements, filesystem: &Detection
     {
         return reject("requires", format!("it needs {missing}, which the run does not use"));
     }
-    op_count_bound(measurements, strategy).and_then(|reason| reject("shape", reason))
+    if let Some(reason) = op_count_bound(measurements, strategy) {
+        return reject("shape", reason);
+    }
+    evidence_gate(strategy, &measurements.profile).and_then(|reason| reject("evidence", reason))
+}
+
+/// Why the run's own evidence stops `strategy`: a condition it needs does not hold, or one that
+/// rules it out does (it would not help, or would hurt, this access). A condition the run cannot
+/// decide stops nothing.
+fn evidence_gate(strategy: &Strategy, profile: &profile::Profile) -> Option<String> {
+    for condition in &strategy.needs {
+        if let (Some(false), said) = profile.holds(*condition) {
+            return Some(format!("it needs {}, and this run does not show it: {said}", condition.name()));
+        }
+    }
+    for condition in &strategy.ruled_out_by {
+        if let (Some(true), said) = profile.holds(*condition) {
+            return Some(format!(
+                "{} rules it out (it would not help, or would hurt, this access): {said}",
+                condition.name()
+            ));
+        }
+    }
+    None
 }
 
 /// The citation of `strategy` as a proposal shows it (its catalog entry, or its citation text).

@@ -61,6 +61,8 @@ pub struct Measurements {
     /// The run's Darshan counters (a log's, or those derived from a trace), for the detector.
     #[serde(skip)]
     pub facts: Option<DarshanFacts>,
+    /// The access evidence the strategies' conditions are decided on.
+    pub profile: crate::profile::Profile,
     /// The learned detector's decisions, once [`Measurements::detect`] ran.
     #[serde(skip)]
     pub detection: Option<ioscout_diagnose::detector::Detection>,
@@ -170,6 +172,20 @@ impl Measurements {
         }) {
             uses.insert("hdf5".to_string());
         }
+        let sync_time_s = records.map(|derived| {
+            derived
+                .operations
+                .iter()
+                .filter(|operation| operation.family == ioscout_evidence::metadata::Family::Sync)
+                .map(|operation| operation.time_s)
+                .sum::<f64>()
+        });
+        // DFTracer 2.2 does not see glibc's `stat` (it calls the system directly): a trace's zero
+        // stat count is not a count.
+        let profile = facts
+            .as_ref()
+            .map(|facts| crate::profile::Profile::of(facts, false, sync_time_s, uses.contains("mpi")))
+            .unwrap_or_default();
         Measurements {
             source: "trace",
             job_time_s: context.job_time_s(),
@@ -192,6 +208,7 @@ impl Measurements {
             findings,
             shapes,
             facts,
+            profile,
             detection: None,
         }
     }
@@ -254,6 +271,7 @@ impl Measurements {
                 Some((path.to_string(), *bytes, mount))
             })
             .collect();
+        let profile = crate::profile::Profile::of(&facts, true, None, uses.contains("mpi"));
         let opens = positive(context.total(module, "POSIX_OPENS"));
         let stats = positive(context.total(module, "POSIX_STATS"));
         let seeks = positive(context.total(module, "POSIX_SEEKS"));
@@ -280,6 +298,7 @@ impl Measurements {
             findings,
             shapes: Vec::new(),
             facts: Some(facts),
+            profile,
             detection: None,
         }
     }

@@ -18,6 +18,7 @@ mod index;
 mod info;
 mod live;
 mod mcp;
+mod scenarios;
 mod view;
 
 use std::path::{Path, PathBuf};

@@ -44,6 +44,7 @@ mod iosage_metadata;
 mod iosage_parallelism;
 mod iosage_throughput;
 mod pairs;
+mod pipeline_io_gaps;
 mod pipeline_redundant_reads;
 mod pipeline_redundant_writes;
 #[cfg(test)]
@@ -93,6 +94,7 @@ pub use iosage_interface::Interface;
 pub use iosage_metadata::Metadata;
 pub use iosage_parallelism::Parallelism;
 pub use iosage_throughput::Throughput;
+pub use pipeline_io_gaps::{IoGaps, IoGapsRule, MIN_GAP_S, io_gaps};
 pub use pipeline_redundant_reads::RedundantReadTraffic;
 pub use pipeline_redundant_writes::RedundantWriteTraffic;
 pub use wisio_metadata::MetadataTime as WisioMetadataTime;
@@ -138,6 +140,7 @@ pub fn all() -> &'static [&'static dyn DarshanRule] {
         &IndividualWriteImbalance,
         &IndividualReadImbalance,
         &StdioShare,
+        &IoGapsRule,
         &RedundantReadTraffic,
         &AccessPattern,
         &FileStrategy,

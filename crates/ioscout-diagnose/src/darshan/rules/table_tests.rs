@@ -10,13 +10,14 @@
 
 use crate::darshan::rules::{
     AccessPattern, BlockingReads, BlockingWrites, CollectiveReads, CollectiveWrites, FileStrategy,
-    Granularity, Healthy, IndividualReadImbalance, IndividualWriteImbalance, Interface, LongMetadata,
-    Metadata, MisalignedFile, MisalignedMemory, NoCollectiveReads, NoCollectiveWrites, NoMpiIo, Parallelism,
-    RandomReads, RandomWrites, RankOutliers, RankZeroHeavy, ReadCountIntensive, ReadSizeIntensive,
-    RedundantReadTraffic, RedundantReads, RedundantWriteTraffic, RedundantWrites, SequentialReads,
-    SequentialWrites, SharedDataImbalance, SharedSmallReads, SharedSmallWrites, SharedTimeImbalance,
-    SmallReads, SmallWrites, StdioShare, Throughput, WisioMetadataTime, WisioOperationMix, WisioSizeMix,
-    WisioSmallReads, WisioSmallWrites, WriteCountIntensive, WriteSizeIntensive,
+    Granularity, Healthy, IndividualReadImbalance, IndividualWriteImbalance, Interface, IoGapsRule,
+    LongMetadata, Metadata, MisalignedFile, MisalignedMemory, NoCollectiveReads, NoCollectiveWrites, NoMpiIo,
+    Parallelism, RandomReads, RandomWrites, RankOutliers, RankZeroHeavy, ReadCountIntensive,
+    ReadSizeIntensive, RedundantReadTraffic, RedundantReads, RedundantWriteTraffic, RedundantWrites,
+    SequentialReads, SequentialWrites, SharedDataImbalance, SharedSmallReads, SharedSmallWrites,
+    SharedTimeImbalance, SmallReads, SmallWrites, StdioShare, Throughput, WisioMetadataTime,
+    WisioOperationMix, WisioSizeMix, WisioSmallReads, WisioSmallWrites, WriteCountIntensive,
+    WriteSizeIntensive,
 };
 use crate::darshan::testing::{codes, dxt, facts, facts_single, record};
 use crate::darshan::{DarshanContext, DarshanFacts, DarshanRule, Direction, DrishtiThresholds, Module};
@@ -538,8 +539,50 @@ fn pipeline() -> Vec<Row> {
     [
         mirrored(redundant, "repeated", |d| extent(d, true)),
         mirrored(redundant, "sparse", |d| extent(d, false)),
+        single(&IoGapsRule, "alternating", steps(true)),
+        single(&IoGapsRule, "back_to_back", steps(false)),
+        single(&IoGapsRule, "files_reopened", reopened()),
     ]
     .concat()
+}
+
+/// PIPE-IO-GAPS: one process of a 10 s job reads a file in 10 reads taking 3 s in all, spread
+/// over 8 s with work between them (`alternating`), or one after the other over 3 s.
+fn steps(alternating: bool) -> DarshanFacts {
+    let end = if alternating { 9.0 } else { 4.0 };
+    let values = [
+        ("POSIX_READS", 10.0),
+        ("POSIX_BYTES_READ", 40e6),
+        ("POSIX_F_OPEN_START_TIMESTAMP", 1.0),
+        ("POSIX_F_READ_START_TIMESTAMP", 1.0),
+        ("POSIX_F_READ_END_TIMESTAMP", end),
+        ("POSIX_F_CLOSE_END_TIMESTAMP", end),
+        ("POSIX_F_READ_TIME", 3.0),
+    ];
+    with(facts(1, 10.0, &["POSIX"]), vec![(Module::Posix, record(Module::Posix, 1, 0, &values))])
+}
+
+/// PIPE-IO-GAPS: 50 files each opened and read 4 times over the same 8 s, one after the other:
+/// each record's window spans the others', so no record's idle time is other work.
+fn reopened() -> DarshanFacts {
+    let records = (0..50_u32)
+        .map(|id| {
+            let start = 1.0 + f64::from(id) * 0.01;
+            let values = [
+                ("POSIX_OPENS", 4.0),
+                ("POSIX_READS", 4.0),
+                ("POSIX_BYTES_READ", 256.0),
+                ("POSIX_F_OPEN_START_TIMESTAMP", start),
+                ("POSIX_F_READ_START_TIMESTAMP", start),
+                ("POSIX_F_READ_END_TIMESTAMP", start + 7.5),
+                ("POSIX_F_CLOSE_END_TIMESTAMP", start + 7.5),
+                ("POSIX_F_READ_TIME", 0.05),
+                ("POSIX_F_META_TIME", 0.1),
+            ];
+            (Module::Posix, record(Module::Posix, u64::from(id) + 1, 0, &values))
+        })
+        .collect();
+    with(facts(1, 10.0, &["POSIX"]), records)
 }
 
 /// The builder of a table's rows.

@@ -1,0 +1,177 @@
+//! `PIPE-IO-GAPS`: a process alternates I/O with other work and waits for each, inferred from
+//! the gaps between its calls (any trace or log with per-rank timestamps: no compute events or
+//! asynchronous layers needed). [`io_gaps`] measures them; the advice bounds overlap with it.
+
+use crate::darshan::{DarshanContext, DarshanRule, Module};
+use crate::{Finding, RuleDoc, clip01, rule};
+
+/// A gap between two I/O intervals of one process shorter than this is the caller's own cost
+/// per call (an interpreter loop, a format library), not other work that could run beside I/O.
+pub const MIN_GAP_S: f64 = 0.001;
+
+/// What the gaps between one process's calls say: the process with the most I/O time.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct IoGaps {
+    /// The rank (the process, for a trace's derived records).
+    pub rank: i64,
+    /// Its I/O time (reads, writes and metadata of the records that moved data), seconds.
+    pub io_time_s: f64,
+    /// Its read part.
+    pub read_time_s: f64,
+    /// Its write part (Darshan counts `fsync` time here).
+    pub write_time_s: f64,
+    /// Time between its I/O intervals in gaps of at least [`MIN_GAP_S`]: other work, seconds.
+    pub other_work_s: f64,
+    /// From its first I/O to its last, seconds.
+    pub window_s: f64,
+    /// The time overlapping I/O with that work could hide at most: min(I/O, other work).
+    pub overlappable_s: f64,
+}
+
+/// One I/O interval of a record: start, end, busy seconds inside, calls inside.
+struct Interval {
+    start: f64,
+    end: f64,
+    busy: f64,
+    calls: i64,
+}
+
+/// The gaps between the I/O of the process with the most I/O time, from its POSIX records' first
+/// and last timestamps and times (a shared record, rank -1, has no one process's timeline and is
+/// left out). `None` when no record with reads or writes has timestamps.
+pub fn io_gaps(context: &DarshanContext<'_>) -> Option<IoGaps> {
+    let mut by_rank: std::collections::BTreeMap<i64, (Vec<Interval>, f64, f64)> =
+        std::collections::BTreeMap::new();
+    for record in context.records(Module::Posix) {
+        if record.rank < 0 {
+            continue;
+        }
+        let calls =
+            context.value(record, "POSIX_READS").max(0) + context.value(record, "POSIX_WRITES").max(0);
+        if calls == 0 {
+            continue;
+        }
+        let starts =
+            ["POSIX_F_OPEN_START_TIMESTAMP", "POSIX_F_READ_START_TIMESTAMP", "POSIX_F_WRITE_START_TIMESTAMP"];
+        let ends =
+            ["POSIX_F_CLOSE_END_TIMESTAMP", "POSIX_F_READ_END_TIMESTAMP", "POSIX_F_WRITE_END_TIMESTAMP"];
+        let start = starts
+            .iter()
+            .map(|name| context.fvalue(record, name))
+            .filter(|value| *value > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        let end = ends.iter().map(|name| context.fvalue(record, name)).fold(0.0, f64::max);
+        if !start.is_finite() || end < start {
+            continue;
+        }
+        let read = context.fvalue(record, "POSIX_F_READ_TIME").max(0.0);
+        let write = context.fvalue(record, "POSIX_F_WRITE_TIME").max(0.0);
+        let meta = context.fvalue(record, "POSIX_F_META_TIME").max(0.0);
+        let entry = by_rank.entry(record.rank).or_default();
+        entry.0.push(Interval { start, end, busy: read + write + meta, calls });
+        entry.1 += read;
+        entry.2 += write;
+    }
+    by_rank
+        .into_iter()
+        .map(|(rank, (mut intervals, read, write))| {
+            intervals.sort_by(|a, b| a.start.total_cmp(&b.start));
+            let io: f64 = intervals.iter().map(|interval| interval.busy).sum();
+            let window =
+                intervals.first().zip(intervals.iter().map(|interval| interval.end).reduce(f64::max));
+            let window_s = window.map_or(0.0, |(first, last)| (last - first.start).max(0.0));
+            // Records whose windows overlap form one stretch of I/O; the time between stretches is
+            // other work, and so is the idle time inside a stretch of one record whose calls are on
+            // average a gap apart (a file read a block per step). Inside a stretch of several
+            // records nothing is counted: their windows cover each other's idle time.
+            let mut other = 0.0;
+            let mut stretch: Option<(f64, f64, usize, f64)> = None;
+            let mut lone_idle = 0.0;
+            for interval in &intervals {
+                let idle = (interval.end - interval.start - interval.busy).max(0.0);
+                match stretch.as_mut() {
+                    Some((_, end, records, _)) if interval.start < *end => {
+                        *end = end.max(interval.end);
+                        *records += 1;
+                    }
+                    _ => {
+                        if let Some((_, end, records, idle_of_lone)) = stretch {
+                            if records == 1 {
+                                lone_idle += idle_of_lone;
+                            }
+                            if interval.start - end >= MIN_GAP_S {
+                                other += interval.start - end;
+                            }
+                        }
+                        let sparse = if idle / interval.calls as f64 >= MIN_GAP_S { idle } else { 0.0 };
+                        stretch = Some((interval.start, interval.end, 1, sparse));
+                    }
+                }
+            }
+            if let Some((_, _, 1, idle_of_lone)) = stretch {
+                lone_idle += idle_of_lone;
+            }
+            let other = (other + lone_idle).min((window_s - io).max(0.0));
+            IoGaps {
+                rank,
+                io_time_s: io,
+                read_time_s: read,
+                write_time_s: write,
+                other_work_s: other,
+                window_s,
+                overlappable_s: io.min(other),
+            }
+        })
+        .max_by(|a, b| a.io_time_s.total_cmp(&b.io_time_s))
+}
+
+rule! {
+    pub struct IoGapsRule {
+        code: "PIPE-IO-GAPS",
+        family: Pipeline,
+        title: "I/O and other work take turns: the process waits for its I/O between stretches of work (inferred from the gaps between its calls)",
+        detects: "The process with the most I/O time whose I/O is separated by gaps of 1 ms or more (time in no I/O call: computation, communication, anything else), so that min(its I/O time, its gap time), the time overlapping the two could hide, is at least 5 % of the job. Inferred from each (process, file) record's first and last timestamps and its read, write and metadata times: it needs no compute events and no asynchronous layer, so it holds on a plain LD_PRELOAD trace and on a Darshan log.",
+        why: "A loop that reads, then computes, then reads again (or computes, then writes a checkpoint and waits for it) leaves the storage idle during the work and the work idle during the I/O; a reader thread one step ahead, a data loader's workers or an asynchronous checkpoint hides the smaller of the two.",
+        evidence: "the process, its I/O time (read and write parts), its gap time, the window from its first to its last I/O, the overlappable time and its share of the job.",
+        thresholds: "fires when the overlappable time is at least 5 % of the job and the gaps are at least 10 % of the window; score = clip01(overlappable / job / 0.25). Gaps under 1 ms are the caller's cost per call, not other work.",
+        references: "The optimisation pipeline's overlap rule (OVERLAP-1) and its D12 dimension (shared/research/seeds/000_*); CheckFreq (Mohan et al., FAST 2021) for asynchronous checkpoints.",
+    }
+}
+
+impl DarshanRule for IoGapsRule {
+    fn doc(&self) -> &'static RuleDoc {
+        &Self::DOC
+    }
+
+    fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
+        let run_time = context.facts.run_time;
+        let Some(gaps) = io_gaps(context) else { return Vec::new() };
+        if run_time <= 0.0 || gaps.window_s <= 0.0 {
+            return Vec::new();
+        }
+        let share = gaps.overlappable_s / run_time;
+        if share < 0.05 || gaps.other_work_s < 0.1 * gaps.window_s {
+            return Vec::new();
+        }
+        let waits_on = if gaps.read_time_s >= gaps.write_time_s { "reads" } else { "writes" };
+        let why = format!(
+            "rank {} spends {:.3} s in I/O (mostly {waits_on}) and {:.3} s between its calls in gaps of 1 ms or more, one after the other: overlapping them could hide up to {:.3} s ({:.0} % of the job); inferred from the gaps between calls",
+            gaps.rank,
+            gaps.io_time_s,
+            gaps.other_work_s,
+            gaps.overlappable_s,
+            share * 100.0
+        );
+        vec![
+            Finding::new(&Self::DOC, clip01(share / 0.25), "POSIX", why)
+                .with("io_time", gaps.io_time_s, "s")
+                .with("read_time", gaps.read_time_s, "s")
+                .with("write_time", gaps.write_time_s, "s")
+                .with("other_work", gaps.other_work_s, "s")
+                .with("overlappable_time", gaps.overlappable_s, "s")
+                .with("overlappable_share", share, "fraction")
+                .crossing("overlappable time >= 5% of the job")
+                .crossing("gaps >= 10% of the I/O window"),
+        ]
+    }
+}
