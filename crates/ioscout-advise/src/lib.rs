@@ -458,6 +458,23 @@ pub fn advise(
         |a: &Proposal, b: &Proposal| b.weighted_score.total_cmp(&a.weighted_score).then(a.id.cmp(&b.id));
     proposals.sort_by(order);
     bounds.sort_by(order);
+    // A strategy measured as a regression on this system and workload goes below the rest, with
+    // its measurement quoted (the knowledge base's non-degradation guard).
+    for proposal in &mut proposals {
+        if let Some((verdict, delta, _)) =
+            measured.get(&proposal.id).filter(|(verdict, _, _)| verdict == "regression")
+        {
+            let delta = delta.map_or_else(|| "not computable".to_string(), |delta| format!("{delta:+.1} %"));
+            proposal.basis = format!(
+                "{}; measured before on this system and workload: {verdict}, {delta}: ranked last",
+                proposal.basis
+            );
+        }
+    }
+    let regressed = |proposal: &Proposal| {
+        measured.get(&proposal.id).is_some_and(|(verdict, _, _)| verdict == "regression")
+    };
+    proposals.sort_by_key(regressed);
     for (index, proposal) in proposals.iter_mut().enumerate() {
         proposal.rank = index + 1;
     }
@@ -761,6 +778,30 @@ mod tests {
             advice.rejected.iter().any(
                 |rejection| rejection.id == "l2-hdf5-collective-metadata" && rejection.gate == "requires"
             )
+        );
+    }
+
+    #[test]
+    fn a_strategy_measured_as_a_regression_is_ranked_last() {
+        let catalog = Catalog::bundled().unwrap_or_else(|error| panic!("{error}"));
+        let fresh = advise(
+            &catalog,
+            measured_run(&["P06", "IOS-FILE-STRATEGY"]),
+            on(FsType::Lustre),
+            &Measured::new(),
+        );
+        let first = fresh.proposals.first().map(|proposal| proposal.id.clone()).unwrap_or_default();
+        assert!(fresh.proposals.len() > 1, "{:?}", fresh.proposals);
+        let mut measured = Measured::new();
+        measured.insert(first.clone(), ("regression".into(), Some(-40.0), "drishti22".into()));
+        let advice =
+            advise(&catalog, measured_run(&["P06", "IOS-FILE-STRATEGY"]), on(FsType::Lustre), &measured);
+        let last = advice.proposals.last().unwrap_or_else(|| panic!("no proposals"));
+        assert_eq!(last.id, first);
+        assert!(last.basis.contains("regression, -40.0 %"), "{}", last.basis);
+        assert_eq!(
+            advice.proposals.iter().map(|proposal| proposal.rank).collect::<Vec<_>>(),
+            (1..=advice.proposals.len()).collect::<Vec<_>>()
         );
     }
 
