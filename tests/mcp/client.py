@@ -105,7 +105,7 @@ async def stdio_checks(workspace):
                 check(name in tools, f"tool {name} missing")
                 check(tools[name].input_schema.get("type") == "object", f"{name}: schema")
             check("trace_path" in tools["analyze"].input_schema.get("properties", {}), "analyze schema")
-            for name in ["index", "tune"]:
+            for name in ["index", "tune", "optimize"]:
                 check(name in tools, f"tool {name} missing")
 
             # index: a copy of the sample under the workspace root, indexed, then queried from it.
@@ -261,6 +261,17 @@ async def stdio_checks(workspace):
             tuned = structured(await session.call_tool("tune", {"spec": str(spec), "budget": 12, "seed": 1}), "tune")
             check(tuned.get("best") and tuned["best"]["params"] and tuned["evaluations"] >= 2 and tuned["history"], f"tune: {str(tuned)[:300]}")
             await refused(session, "tune", {"spec": "/etc/passwd"}, "a spec outside the roots")
+            # optimize: the mock spec, its evidence named by absolute path; the measured win first,
+            # the measured regression last.
+            optimize_spec = workspace / "optimize-mock.toml"
+            optimize_spec.write_text((REPO / "examples" / "optimize" / "mock.toml").read_text().replace(
+                'traces = "../../testdata/scenarios/tiny_writes"',
+                f'traces = "{REPO / "testdata" / "scenarios" / "tiny_writes"}"'))
+            optimized = structured(await session.call_tool("optimize", {"spec": str(optimize_spec)}), "optimize")
+            ranked = optimized.get("ranked", [])
+            check(ranked and ranked[0]["id"] == "l1-buffer-small-writes" and ranked[0]["verdict"] == "win", f"optimize: {str(ranked)[:300]}")
+            check(ranked and ranked[-1]["verdict"] == "regression", f"optimize regression last: {str(ranked)[:300]}")
+            await refused(session, "optimize", {"spec": "/etc/passwd"}, "a spec outside the roots")
             table = structured(
                 await session.call_tool("opt_proposal_table", {"proposals_json": [
                     {"level": "L2", "change": "read_threads 1 -> 8", "citation": "https://docs.example.org/dlio", "app_impact_pct": 20},

@@ -203,6 +203,22 @@ Examples:
   ioscout tune examples/tune/mock.toml --strategy tpe --budget 16 --seed 3 --json
   ioscout tune examples/tune/dlio-resnet50.toml --kb kb.jsonl")]
     Tune(TuneArguments),
+    /// Measure the advice: diagnose and advise the baseline, run each proposal the spec can
+    /// express against it in alternated pairs, keep only measured wins, rank again.
+    #[command(after_help = "\
+The spec is `ioscout tune`'s with an [optimize] section: the baseline's evidence (`traces`, or
+`preload`: DFTracer's LD_PRELOAD library, to trace one baseline run), `pairs` (at least 5), an
+optional `prepare` command for the input data ({work_dir} in any command is the work directory),
+and [[optimize.variant]]s: a command (a code change), environment variables or parameter values,
+each with the catalog strategies it `implements`; a [[parameter]] with `implements` is measured at
+each of its other values too. A variant wins only when the interval of its pair ratios lies above
+1 plus the objective's noise margin; every measurement goes to the knowledge base, and the
+opt<n>/ artifacts (with opt_measured.json) to the work directory. Exit 1 when nothing won.
+
+Examples:
+  ioscout optimize examples/optimize/mock.toml
+  ioscout optimize bench/scenarios/specs/tiny_writes.toml --pairs 7 --json")]
+    Optimize(OptimizeArguments),
     /// Write a self-contained HTML report: summary, layer breakdown, per-process timeline of
     /// compute and I/O, bandwidth and operations over time, bytes by directory and process, the
     /// transfer-size histogram, findings and proposals.
@@ -319,6 +335,29 @@ pub(crate) struct TuneArguments {
     /// Skip the full-size validation of the best configuration.
     #[arg(long)]
     pub(crate) no_validate: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct OptimizeArguments {
+    /// The spec, with an [optimize] section.
+    #[arg(value_name = "SPEC")]
+    pub(crate) spec: PathBuf,
+    /// Pairs of runs per variant, overriding the spec's (at least 5).
+    #[arg(long, value_name = "N")]
+    pub(crate) pairs: Option<u32>,
+    /// Record every measurement in this knowledge base (default: kb.jsonl in the work directory).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) kb: Option<PathBuf>,
+    /// Do not record measurements in a knowledge base.
+    #[arg(long, conflicts_with = "kb")]
+    pub(crate) no_kb: bool,
+    /// File system, overriding detection: lustre, gpfs, beegfs, nfs, vast, daos, xfs, ext4,
+    /// tmpfs, other.
+    #[arg(long, value_name = "TYPE")]
+    pub(crate) fs_type: Option<String>,
     /// Print the report as JSON.
     #[arg(long)]
     pub(crate) json: bool,

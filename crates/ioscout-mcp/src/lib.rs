@@ -151,9 +151,9 @@ pub fn tool_schema(name: &str) -> Option<Value> {
 fn registry() -> Vec<Entry> {
     use tools::{
         advise, analyze, comparator, darshan_summary, diagnose, event_count, explain_rule, export, index,
-        offline, opt_kb_lookup, opt_kb_record, opt_kb_render, opt_proposal_table, query, rag_search, reader,
-        report, session_analyze_traces, session_reorganize_structure, session_search_optimization_context,
-        session_validate_structure, tune,
+        offline, opt_kb_lookup, opt_kb_record, opt_kb_render, opt_proposal_table, optimize, query,
+        rag_search, reader, report, session_analyze_traces, session_reorganize_structure,
+        session_search_optimization_context, session_validate_structure, tune,
     };
     vec![
         entry(
@@ -287,6 +287,12 @@ fn registry() -> Vec<Entry> {
             "Run a TOML tuning spec that lies under a root: search its parameter space (ofat, grid, random or tpe) within the budget, validate the best configuration, record every evaluation in the knowledge base. Returns the best parameters, every evaluation and the history.",
             false,
             tune,
+        ),
+        entry(
+            "optimize",
+            "Run the optimisation loop of a TOML spec with an [optimize] section that lies under a root: diagnose and advise the baseline (from its traces, or one run under DFTracer's preload library), measure every proposal the spec expresses as a variant against the baseline in at least 5 alternated pairs, keep as wins only those whose interval of pair speedups lies above 1 plus the noise margin, record every measurement in the knowledge base. Returns the advice, every measurement, the proposals ranked by what was measured, and the fixes the advice missed.",
+            false,
+            optimize,
         ),
         entry(
             "search_arxiv",

@@ -340,6 +340,21 @@ pub struct TuneParams {
     pub no_validate: bool,
 }
 
+/// `optimize`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OptimizeParams {
+    /// The TOML spec with an `[optimize]` section, under a root (its commands run in the spec's
+    /// runs directory; `objective.source = "mock"` evaluates a synthetic surface).
+    pub spec: String,
+    /// Pairs of runs per variant, overriding the spec's (at least 5).
+    #[serde(default)]
+    pub pairs: Option<u32>,
+    /// File system, overriding detection.
+    #[serde(default)]
+    pub fs_type: Option<String>,
+}
+
 fn default_ofat() -> String {
     "ofat".into()
 }
@@ -683,6 +698,20 @@ pub fn tune(context: &Context, params: TuneParams) -> Result<Outcome, ToolError>
         no_kb: false,
     };
     Ok(ioscout_service::tune::tune(&request)?)
+}
+
+/// `optimize`: runs the optimisation loop of a spec that lies under a root, recording into the
+/// server's knowledge base.
+pub fn optimize(context: &Context, params: OptimizeParams) -> Result<Outcome, ToolError> {
+    let spec = context.roots.resolve(&params.spec, true)?;
+    let request = ioscout_service::optimize::OptimizeRequest {
+        spec,
+        kb: Some(kb_path(context)?),
+        no_kb: false,
+        pairs: params.pairs,
+        fs_type: params.fs_type,
+    };
+    Ok(ioscout_service::optimize::optimize(&request)?)
 }
 
 /// The network tools: a clear refusal that names the local alternative.

@@ -83,8 +83,41 @@ fn warnings_of(path: &Path, skipped: &[(usize, String)]) -> Vec<String> {
         .collect()
 }
 
+/// The typed advice for one run, the metric to optimise, the scan's report and warnings: what
+/// [`advise`] renders and `optimize` measures.
+pub struct Computed {
+    /// The advice.
+    pub advice: Advice,
+    /// The metric to optimise.
+    pub metric: ioscout_diagnose::Dimension,
+    /// The scan's report when traces were read.
+    pub report: Option<ioscout_read::ScanReport>,
+    /// Unreadable knowledge-base entries.
+    pub warnings: Vec<String>,
+}
+
 /// The checklist verdicts and the ranked, cited proposals for one run.
 pub fn advise(input: &Input, request: &AdviseRequest) -> Result<Outcome> {
+    let Computed { advice, metric, report, warnings } = compute(input, request)?;
+    let written = match &request.run_dir {
+        Some(directory) => Some(
+            artifacts::write(directory, &advice, metric)
+                .map_err(|error| ServiceError::io(directory, error))?,
+        ),
+        None => None,
+    };
+    let mut value = serde_json::to_value(&advice).map_err(|error| ServiceError::output("advice", error))?;
+    value["metric_to_optimise"] = json!(metric);
+    let mut text = render(&advice, metric);
+    if let Some(directory) = &written {
+        value["artifacts"] = json!(display_path(directory));
+        let _ = writeln!(text, "Artifacts: {}", display_path(directory));
+    }
+    Ok(Outcome { value, text, report, flagged: false, warnings })
+}
+
+/// The advice for one run, typed (see [`advise`]).
+pub fn compute(input: &Input, request: &AdviseRequest) -> Result<Computed> {
     let catalog = Catalog::bundled()?;
     let user_fs = match &request.fs_type {
         Some(name) => Some(FsType::parse(name).ok_or_else(|| {
@@ -124,21 +157,7 @@ pub fn advise(input: &Input, request: &AdviseRequest) -> Result<Outcome> {
     }
     let metric = ioscout_diagnose::choose_metric(&measurements.findings).metric;
     let advice = ioscout_advise::advise(&catalog, measurements, filesystem, &measured);
-    let written = match &request.run_dir {
-        Some(directory) => Some(
-            artifacts::write(directory, &advice, metric)
-                .map_err(|error| ServiceError::io(directory, error))?,
-        ),
-        None => None,
-    };
-    let mut value = serde_json::to_value(&advice).map_err(|error| ServiceError::output("advice", error))?;
-    value["metric_to_optimise"] = json!(metric);
-    let mut text = render(&advice, metric);
-    if let Some(directory) = &written {
-        value["artifacts"] = json!(display_path(directory));
-        let _ = writeln!(text, "Artifacts: {}", display_path(directory));
-    }
-    Ok(Outcome { value, text, report, flagged: false, warnings })
+    Ok(Computed { advice, metric, report, warnings })
 }
 
 fn render(advice: &Advice, metric: ioscout_diagnose::Dimension) -> String {

@@ -27,6 +27,7 @@ mod error;
 pub mod evidence;
 pub mod index;
 pub mod info;
+pub mod optimize;
 pub mod organize;
 pub mod query;
 pub mod report;

@@ -20,6 +20,7 @@
 //! as failed and the search goes on.
 
 pub mod executor;
+pub mod optimize;
 pub mod spec;
 pub mod strategy;
 

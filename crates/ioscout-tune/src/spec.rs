@@ -53,8 +53,12 @@ pub struct Spec {
     /// What is measured.
     pub objective: Objective,
     /// The parameters, tuned in this order within each layer (L1, then L2, then L3).
-    #[serde(rename = "parameter")]
+    #[serde(rename = "parameter", default)]
     pub parameters: Vec<Parameter>,
+    /// What `ioscout optimize` measures: the variants that implement advice strategies, the
+    /// number of pairs, where the baseline's evidence comes from.
+    #[serde(default)]
+    pub optimize: Option<Optimize>,
     /// The representative-subset knob.
     #[serde(default)]
     pub subset: Option<Subset>,
@@ -108,7 +112,8 @@ fn default_one() -> u32 {
 #[serde(deny_unknown_fields)]
 pub struct Objective {
     /// `json` (a key of a JSON file the workload writes, e.g. DLIO's `summary.json`), `trace`
-    /// (a metric of the DFTracer trace of the run, analysed by ioscout), or `mock`.
+    /// (a metric of the DFTracer trace of the run, analysed by ioscout), `wall_time` (the run's
+    /// wall seconds, measured by ioscout; direction `minimize`), or `mock`.
     pub source: String,
     /// For `json`: the file, relative to the run directory (`{run_dir}` allowed).
     #[serde(default)]
@@ -154,6 +159,55 @@ pub struct Parameter {
     /// never recommended.
     #[serde(default)]
     pub changes_access_pattern: bool,
+    /// The advice strategies (catalog ids) setting it away from its default implements: `ioscout
+    /// optimize` measures each of its other values as a variant of those strategies.
+    #[serde(default)]
+    pub implements: Vec<String>,
+}
+
+/// `[optimize]`: how `ioscout optimize` closes the loop from advice to measured wins.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Optimize {
+    /// Pairs of runs (baseline, variant, alternated) per variant; at least 5.
+    #[serde(default = "default_pairs")]
+    pub pairs: u32,
+    /// The baseline's DFTracer traces to diagnose (relative to the spec), instead of tracing it.
+    #[serde(default)]
+    pub traces: Option<PathBuf>,
+    /// DFTracer's `LD_PRELOAD` library: the baseline is run once under it for its evidence.
+    #[serde(default)]
+    pub preload: Option<PathBuf>,
+    /// Run once before everything, in the work directory (`{work_dir}`): the input data.
+    #[serde(default)]
+    pub prepare: Option<Vec<String>>,
+    /// The variants: a command (a code change the user made), environment variables, parameter
+    /// values, each implementing strategies of the catalog.
+    #[serde(default, rename = "variant")]
+    pub variants: Vec<Variant>,
+}
+
+fn default_pairs() -> u32 {
+    5
+}
+
+/// One change to measure against the baseline.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    /// Its name in reports.
+    pub name: String,
+    /// The catalog strategies it implements.
+    pub implements: Vec<String>,
+    /// The command it runs instead of the workload's (the same placeholders).
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+    /// Environment variables it adds (an MPI-IO hints file, an MCA setting, ...).
+    #[serde(default)]
+    pub environment: BTreeMap<String, String>,
+    /// Parameter values it sets.
+    #[serde(default)]
+    pub params: BTreeMap<String, Value>,
 }
 
 impl Parameter {
@@ -247,8 +301,25 @@ impl Spec {
     }
 
     fn check(&self) -> Result<(), String> {
-        if self.parameters.is_empty() {
+        // An [optimize] spec may have nothing to measure (a control, or advice alone).
+        if self.parameters.is_empty() && self.optimize.is_none() {
             return Err("no [[parameter]]".into());
+        }
+        if let Some(optimize) = &self.optimize {
+            if optimize.pairs < 5 {
+                return Err(format!(
+                    "optimize.pairs is {}: at least 5 pairs make a measurement",
+                    optimize.pairs
+                ));
+            }
+            for variant in &optimize.variants {
+                if variant.implements.is_empty() {
+                    return Err(format!("variant {:?} implements no strategy", variant.name));
+                }
+                if let Some(unknown) = variant.params.keys().find(|name| self.parameter(name).is_none()) {
+                    return Err(format!("variant {:?} sets unknown parameter {unknown:?}", variant.name));
+                }
+            }
         }
         let mut names = std::collections::BTreeSet::new();
         for parameter in &self.parameters {
@@ -339,7 +410,12 @@ impl Spec {
                     return Err("objective source trace needs a [workload]".into());
                 }
             }
-            other => return Err(format!("objective source {other:?} is not json, trace or mock")),
+            "wall_time" => {
+                if self.workload.is_none() {
+                    return Err("objective source wall_time needs a [workload]".into());
+                }
+            }
+            other => return Err(format!("objective source {other:?} is not json, trace, wall_time or mock")),
         }
         if let Some(subset) = &self.subset
             && (subset.minimum == 0

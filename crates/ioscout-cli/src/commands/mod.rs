@@ -52,6 +52,7 @@ pub(crate) fn run(arguments: &Arguments) -> anyhow::Result<ExitCode> {
         Command::Runs(command) => advise::runs(command),
         Command::Mcp(arguments) => mcp::run(arguments),
         Command::Tune(arguments) => tune::run(arguments),
+        Command::Optimize(arguments) => tune::optimize(arguments),
         Command::Report(arguments) => report::run(arguments),
         Command::Export(arguments) => export::run(arguments),
         Command::Organize(arguments) => organize::run(arguments),

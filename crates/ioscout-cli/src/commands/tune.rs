@@ -1,12 +1,12 @@
 //! `ioscout tune`: autotuning with the mock surface or local processes (the work is
-//! `ioscout_service::tune`).
+//! `ioscout_service::tune`); `ioscout optimize`: advice measured (`ioscout_service::optimize`).
 
 use std::process::ExitCode;
 
 use ioscout_service::tune::TuneRequest;
 use ioscout_tune::TuneOptions;
 
-use crate::cli::TuneArguments;
+use crate::cli::{OptimizeArguments, TuneArguments};
 use crate::common;
 
 pub(crate) fn run(arguments: &TuneArguments) -> anyhow::Result<ExitCode> {
@@ -24,6 +24,19 @@ pub(crate) fn run(arguments: &TuneArguments) -> anyhow::Result<ExitCode> {
         no_kb: arguments.no_kb,
     };
     let outcome = ioscout_service::tune::tune(&request)?;
+    common::print(&outcome, arguments.json, false)?;
+    Ok(if outcome.flagged { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+pub(crate) fn optimize(arguments: &OptimizeArguments) -> anyhow::Result<ExitCode> {
+    let request = ioscout_service::optimize::OptimizeRequest {
+        spec: arguments.spec.clone(),
+        kb: arguments.kb.clone(),
+        no_kb: arguments.no_kb,
+        pairs: arguments.pairs,
+        fs_type: arguments.fs_type.clone(),
+    };
+    let outcome = ioscout_service::optimize::optimize(&request)?;
     common::print(&outcome, arguments.json, false)?;
     Ok(if outcome.flagged { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

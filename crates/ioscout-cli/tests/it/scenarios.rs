@@ -105,3 +105,51 @@ fn app_impact_never_exceeds_the_io_share() {
         }
     }
 }
+
+/// `ioscout optimize` on the mock spec: the measured win is ranked first, the measured
+/// regression last (and never called a win), the change within the noise is no change; every
+/// measurement is in the knowledge base, and a second run marks the measured dimensions
+/// `applied_measured` and ranks the regression's proposal last in the advice itself.
+#[test]
+fn optimize_keeps_only_measured_wins() {
+    let directory = crate::temp_dir("optimize-mock");
+    let text = std::fs::read_to_string(root().join("examples/optimize/mock.toml"))
+        .unwrap_or_else(|error| panic!("{error}"))
+        .replace(
+            "traces = \"../../testdata/scenarios/tiny_writes\"",
+            &format!("traces = {:?}", root().join("testdata/scenarios/tiny_writes").display().to_string()),
+        );
+    let spec = directory.join("mock.toml");
+    std::fs::write(&spec, text).unwrap_or_else(|error| panic!("{error}"));
+    let spec = spec.display().to_string();
+    let report = json(&["optimize", "--json", &spec], 0);
+    let ranked = report["ranked"].as_array().cloned().unwrap_or_default();
+    let verdict_of = |id: &str| {
+        ranked
+            .iter()
+            .find(|ranked| ranked["id"] == id)
+            .map(|ranked| ranked["verdict"].as_str().unwrap_or("").to_string())
+    };
+    assert_eq!(ranked[0]["id"], "l1-buffer-small-writes", "{ranked:#?}");
+    assert_eq!(ranked[0]["verdict"], "win");
+    assert!((ranked[0]["measured_impact_pct"].as_f64().unwrap_or(0.0) - 60.0).abs() < 1e-6);
+    assert_eq!(verdict_of("l3-vm-dirty").as_deref(), Some("regression"));
+    assert_eq!(ranked.last().map(|last| last["id"].clone()), Some(serde_json::json!("l3-vm-dirty")));
+    assert_eq!(verdict_of("l1-metadata-pack-files").as_deref(), Some("no_change"));
+    let kb = directory.join("tune-runs/optimize/kb.jsonl");
+    let lines = std::fs::read_to_string(&kb).unwrap_or_else(|error| panic!("{}: {error}", kb.display()));
+    assert_eq!(lines.lines().count(), 3, "{lines}");
+    assert!(directory.join("tune-runs/optimize/opt1/opt_measured.json").exists());
+    let again = json(&["optimize", "--json", &spec], 0);
+    let advice = &again["advice"];
+    let applied: Vec<&str> = advice["checklist"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|item| item["verdict"] == "applied_measured")
+        .filter_map(|item| item["dimension"].as_str())
+        .collect();
+    assert!(applied.contains(&"D1") && applied.contains(&"D10"), "{applied:?}");
+    let proposals = advice["proposals"].as_array().cloned().unwrap_or_default();
+    assert_eq!(proposals.last().map(|last| last["id"].clone()), Some(serde_json::json!("l3-vm-dirty")));
+}

@@ -1,0 +1,454 @@
+//! `optimize`: the optimisation pipeline's loop in one command (the command line and the MCP
+//! `optimize` tool alike). From a spec (`ioscout tune`'s, with an `[optimize]` section): make the
+//! input data, get the baseline's evidence (its traces, or one run under DFTracer's preload
+//! library), diagnose and advise, turn every proposal the spec can express into a variant (a
+//! parameter that `implements` strategies, or a `[[optimize.variant]]`: a command, environment
+//! variables), measure each against the baseline in alternated pairs
+//! ([`ioscout_tune::optimize`]), record every measurement in the knowledge base, and rank the
+//! proposals again by what was measured: wins first, by measured App Impact; a regression last,
+//! its measurement quoted. Variants of strategies the advice did not propose are measured too,
+//! so a fix the advice missed shows.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use ioscout_advise::{Advice, Proposal, kb};
+use ioscout_tune::executor::{Executor, Local, MockSurface};
+use ioscout_tune::optimize::{Candidate, MeasuredVerdict, Paired, candidates, measure};
+use ioscout_tune::spec::Spec;
+use serde::Serialize;
+
+use crate::advise::{AdviseRequest, Computed};
+use crate::table::Table;
+use crate::text::display_path;
+use crate::{Input, Outcome, Result, ServiceError};
+
+/// What to optimise.
+#[derive(Clone, Debug, Default)]
+pub struct OptimizeRequest {
+    /// The TOML spec (with `[optimize]`).
+    pub spec: PathBuf,
+    /// The knowledge base (default: `kb.jsonl` in the spec's runs directory).
+    pub kb: Option<PathBuf>,
+    /// Record nothing in a knowledge base.
+    pub no_kb: bool,
+    /// Pairs per variant, overriding the spec's.
+    pub pairs: Option<u32>,
+    /// File system, overriding detection.
+    pub fs_type: Option<String>,
+}
+
+/// One change measured against the baseline.
+#[derive(Clone, Debug, Serialize)]
+pub struct Measured {
+    /// The variant.
+    pub variant: String,
+    /// The strategies it implements.
+    pub implements: Vec<String>,
+    /// The proposal it measured (its id), when the advice proposed one of its strategies.
+    pub proposal: Option<String>,
+    /// The measurement.
+    pub measurement: Paired,
+}
+
+/// A proposal after measurement.
+#[derive(Clone, Debug, Serialize)]
+pub struct Ranked {
+    /// Rank after measurement.
+    pub rank: usize,
+    /// Rank the advice gave it.
+    pub advised_rank: usize,
+    /// Strategy id.
+    pub id: String,
+    /// Strategy name.
+    pub strategy: String,
+    /// Predicted App Impact, percent (the advice's bound).
+    pub predicted_impact_pct: f64,
+    /// Measured App Impact, percent (1 - 1 / median speedup), when measured.
+    pub measured_impact_pct: Option<f64>,
+    /// Median speedup and its interval, when measured.
+    pub speedup: Option<f64>,
+    /// The interval of the median speedup.
+    pub interval: Option<(f64, f64, f64)>,
+    /// `win`, `regression`, `no_change`, `not_measured`, or `not_expressible` (no variant of the
+    /// spec implements it).
+    pub verdict: &'static str,
+    /// The variant that measured it.
+    pub variant: Option<String>,
+}
+
+/// The whole result.
+#[derive(Clone, Debug, Serialize)]
+pub struct OptimizeReport {
+    /// The spec.
+    pub spec: PathBuf,
+    /// Where the runs went.
+    pub work_dir: PathBuf,
+    /// The traces the advice came from.
+    pub evidence: PathBuf,
+    /// Pairs per variant.
+    pub pairs: u32,
+    /// The noise margin.
+    pub noise_margin: f64,
+    /// The advice before measurement.
+    pub advice: Advice,
+    /// Every measured variant.
+    pub measured: Vec<Measured>,
+    /// The proposals ranked by what was measured.
+    pub ranked: Vec<Ranked>,
+    /// Variants of strategies the advice did not propose that measured as wins: fixes it missed.
+    pub missed_wins: Vec<String>,
+    /// The knowledge base written.
+    pub kb: Option<PathBuf>,
+    /// The `opt<n>/` artifacts.
+    pub artifacts: Option<PathBuf>,
+}
+
+fn bad(error: &dyn std::fmt::Display) -> ServiceError {
+    ServiceError::BadRequest(error.to_string())
+}
+
+/// `{work_dir}` replaced in every command of the spec.
+fn with_work_dir(spec: &mut Spec, work_dir: &Path) {
+    let work = work_dir.display().to_string();
+    let replace = |parts: &mut Vec<String>| {
+        for part in parts.iter_mut() {
+            *part = part.replace("{work_dir}", &work);
+        }
+    };
+    if let Some(workload) = spec.workload.as_mut() {
+        replace(&mut workload.command);
+    }
+    if let Some(optimize) = spec.optimize.as_mut() {
+        if let Some(prepare) = optimize.prepare.as_mut() {
+            replace(prepare);
+        }
+        for variant in &mut optimize.variants {
+            if let Some(command) = variant.command.as_mut() {
+                replace(command);
+            }
+        }
+    }
+}
+
+/// Runs `command` once in `directory` (the input data), failing on a non-zero exit.
+fn prepare(command: &[String], directory: &Path) -> Result<()> {
+    let Some((program, arguments)) = command.split_first() else { return Ok(()) };
+    let status = std::process::Command::new(program)
+        .args(arguments)
+        .current_dir(directory)
+        .status()
+        .map_err(|error| ServiceError::BadRequest(format!("optimize.prepare: {program}: {error}")))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(ServiceError::BadRequest(format!("optimize.prepare: {program} exited with {status}")))
+    }
+}
+
+/// The baseline's traces: the spec's, or one run of the baseline under DFTracer's preload library.
+fn evidence(spec: &Spec, work_dir: &Path, executor: &dyn Executor) -> Result<PathBuf> {
+    let Some(optimize) = &spec.optimize else { return Err(bad(&"no [optimize] section")) };
+    if let Some(traces) = &optimize.traces {
+        let traces = spec.directory.join(traces);
+        return Ok(traces.canonicalize().unwrap_or(traces));
+    }
+    let Some(preload) = &optimize.preload else {
+        return Err(bad(
+            &"[optimize] needs `traces` (the baseline's DFTracer traces) or `preload` (DFTracer's LD_PRELOAD library, to trace the baseline once)",
+        ));
+    };
+    let traces = work_dir.join("baseline-trace");
+    let _ = std::fs::remove_dir_all(&traces);
+    std::fs::create_dir_all(&traces).map_err(|error| ServiceError::io(&traces, error))?;
+    let mut traced = spec.clone();
+    if let Some(workload) = traced.workload.as_mut() {
+        let preload = spec.directory.join(preload);
+        for (name, value) in [
+            ("LD_PRELOAD", preload.display().to_string()),
+            ("DFTRACER_ENABLE", "1".into()),
+            ("DFTRACER_INIT", "PRELOAD".into()),
+            ("DFTRACER_INC_METADATA", "1".into()),
+            ("DFTRACER_DATA_DIR", "all".into()),
+            ("DFTRACER_TRACE_COMPRESSION", "1".into()),
+            ("DFTRACER_LOG_FILE", traces.join("trace").display().to_string()),
+        ] {
+            workload.environment.insert(name.into(), value);
+        }
+    }
+    let evaluation = executor.evaluate(&traced, &ioscout_tune::optimize::baseline_params(spec), None, 0);
+    if evaluation.status != ioscout_tune::executor::Status::Ok {
+        return Err(bad(&format!("the traced baseline run failed: {}", evaluation.message)));
+    }
+    Ok(traces)
+}
+
+/// The knowledge-base entry of one measurement.
+fn entry(
+    spec: &Spec,
+    candidate: &Candidate,
+    proposal: Option<&Proposal>,
+    measurement: &Paired,
+    strategy: &str,
+) -> kb::EntryInput {
+    let before =
+        ioscout_tune::optimize::median(&measurement.pairs.iter().map(|pair| pair.0).collect::<Vec<_>>());
+    let after =
+        ioscout_tune::optimize::median(&measurement.pairs.iter().map(|pair| pair.1).collect::<Vec<_>>());
+    let interval = measurement.interval.map_or_else(
+        || "no interval".to_string(),
+        |(low, high, confidence)| format!("{low:.2}x-{high:.2}x at {:.1} %", confidence * 100.0),
+    );
+    kb::EntryInput {
+        system: spec.system.clone(),
+        workload: spec.name.clone(),
+        layer: proposal.map_or_else(|| strategy_layer(strategy), |proposal| proposal.layer.clone()),
+        metric_scope: "app".into(),
+        metric: spec.objective.metric.clone(),
+        before: before.unwrap_or(0.0),
+        after: after.unwrap_or(0.0),
+        higher_is_better: spec.maximize(),
+        change: candidate.name.clone(),
+        citation: proposal.map(|proposal| proposal.citation.title.clone()).unwrap_or_default(),
+        caveats: format!(
+            "ioscout optimize: median of {} alternated pairs, speedup {}, interval {interval}: {}",
+            measurement.ratios.len(),
+            measurement.median.map_or_else(|| "-".to_string(), |median| format!("{median:.2}x")),
+            measurement.verdict.name()
+        ),
+        strategy: Some(strategy.to_string()),
+        bottleneck: proposal.map(|proposal| proposal.answers.join(",")).unwrap_or_default(),
+        ..kb::EntryInput::default()
+    }
+}
+
+fn strategy_layer(id: &str) -> String {
+    ioscout_advise::Catalog::bundled()
+        .ok()
+        .and_then(|catalog| catalog.strategies.into_iter().find(|strategy| strategy.id == id))
+        .map_or_else(|| "L1".to_string(), |strategy| strategy.layer)
+}
+
+/// Runs the loop of `request.spec`.
+pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
+    let mut spec = Spec::load(&request.spec).map_err(|error| bad(&error))?;
+    let Some(options) = spec.optimize.clone() else {
+        return Err(bad(&format!("{}: no [optimize] section", request.spec.display())));
+    };
+    let pairs = request.pairs.unwrap_or(options.pairs);
+    if pairs < 5 {
+        return Err(bad(&format!("{pairs} pairs: at least 5 make a measurement")));
+    }
+    let runs = spec
+        .workload
+        .as_ref()
+        .map_or_else(|| PathBuf::from("tune-runs"), |workload| workload.runs_dir.clone());
+    let work_dir = spec.directory.join(runs).join("optimize");
+    std::fs::create_dir_all(&work_dir).map_err(|error| ServiceError::io(&work_dir, error))?;
+    let work_dir = work_dir.canonicalize().unwrap_or(work_dir);
+    with_work_dir(&mut spec, &work_dir);
+    if let Some(command) = spec.optimize.as_ref().and_then(|optimize| optimize.prepare.clone()) {
+        let spec_dir = spec.directory.canonicalize().unwrap_or_else(|_| spec.directory.clone());
+        let command: Vec<String> =
+            command.iter().map(|part| part.replace("{spec_dir}", &spec_dir.display().to_string())).collect();
+        prepare(&command, &work_dir)?;
+    }
+    let executor: &dyn Executor = if spec.objective.source == "mock" { &MockSurface } else { &Local };
+    let traces = evidence(&spec, &work_dir, executor)?;
+    let kb_path = if request.no_kb {
+        None
+    } else {
+        Some(request.kb.clone().unwrap_or_else(|| work_dir.join("kb.jsonl")))
+    };
+    let advise_request = AdviseRequest {
+        fs_type: request.fs_type.clone(),
+        system: Some(spec.system.clone()),
+        workload: Some(spec.name.clone()),
+        kb: kb_path.clone().filter(|path| path.exists()),
+        ..AdviseRequest::default()
+    };
+    let Computed { advice, metric, report, mut warnings } =
+        crate::advise::compute(&Input::of(vec![traces.clone()]), &advise_request)?;
+    // Measure: the variants of each proposal in the advice's order, then the rest.
+    let mut next_run = 0;
+    let mut measured: Vec<Measured> = Vec::new();
+    let mut kb_entries = Vec::new();
+    let all = candidates(&spec);
+    let mut order: Vec<(&Candidate, Option<&Proposal>)> = Vec::new();
+    for proposal in &advice.proposals {
+        for candidate in all.iter().filter(|candidate| candidate.implements.contains(&proposal.id)) {
+            if !order.iter().any(|(done, _)| std::ptr::eq(*done, candidate)) {
+                order.push((candidate, Some(proposal)));
+            }
+        }
+    }
+    for candidate in &all {
+        if !order.iter().any(|(done, _)| std::ptr::eq(*done, candidate)) {
+            order.push((candidate, None));
+        }
+    }
+    for (candidate, proposal) in order {
+        let measurement = measure(&spec, executor, candidate, pairs, &mut next_run);
+        let strategy = proposal.map_or_else(
+            || candidate.implements.first().cloned().unwrap_or_default(),
+            |proposal| proposal.id.clone(),
+        );
+        kb_entries.push(entry(&spec, candidate, proposal, &measurement, &strategy));
+        measured.push(Measured {
+            variant: candidate.name.clone(),
+            implements: candidate.implements.clone(),
+            proposal: proposal.map(|proposal| proposal.id.clone()),
+            measurement,
+        });
+    }
+    if let Some(path) = &kb_path {
+        let ts = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_secs());
+        for input in kb_entries {
+            match kb::evaluate(input, ts) {
+                Ok(entry) => kb::append(path, &entry).map_err(|error| bad(&error))?,
+                Err(error) => warnings.push(format!("knowledge base: {error}")),
+            }
+        }
+    }
+    let ranked = rank(&advice, &measured);
+    let missed_wins = measured
+        .iter()
+        .filter(|found| found.proposal.is_none() && found.measurement.verdict == MeasuredVerdict::Win)
+        .map(|found| format!("{} ({})", found.variant, found.implements.join(", ")))
+        .collect();
+    let artifacts = ioscout_advise::artifacts::write(&work_dir, &advice, metric)
+        .map_err(|error| ServiceError::io(&work_dir, error))?;
+    let result = OptimizeReport {
+        spec: request.spec.clone(),
+        work_dir,
+        evidence: traces,
+        pairs,
+        noise_margin: spec.objective.noise_margin,
+        advice,
+        measured,
+        ranked,
+        missed_wins,
+        kb: kb_path,
+        artifacts: Some(artifacts.clone()),
+    };
+    let value =
+        serde_json::to_value(&result).map_err(|error| ServiceError::output("the optimize report", error))?;
+    let written = artifacts.join("opt_measured.json");
+    std::fs::write(&written, format!("{value:#}\n")).map_err(|error| ServiceError::io(&written, error))?;
+    let text = render(&result);
+    let flagged = !result.ranked.iter().any(|ranked| ranked.verdict == "win");
+    Ok(Outcome { value, text, report, flagged, warnings })
+}
+
+/// The proposals ranked by what was measured: wins by measured App Impact, then those not
+/// measured (by predicted App Impact), then no change, then regressions.
+fn rank(advice: &Advice, measured: &[Measured]) -> Vec<Ranked> {
+    let mut ranked: Vec<Ranked> = advice
+        .proposals
+        .iter()
+        .map(|proposal| {
+            let best = measured
+                .iter()
+                .filter(|found| found.proposal.as_deref() == Some(proposal.id.as_str()))
+                .max_by(|a, b| {
+                    let key = |found: &Measured| found.measurement.median.unwrap_or(0.0);
+                    key(a).total_cmp(&key(b))
+                });
+            let verdict = best.map_or("not_expressible", |found| found.measurement.verdict.name());
+            Ranked {
+                rank: 0,
+                advised_rank: proposal.rank,
+                id: proposal.id.clone(),
+                strategy: proposal.strategy.clone(),
+                predicted_impact_pct: proposal.app_impact_pct,
+                measured_impact_pct: best.and_then(|found| found.measurement.measured_impact_pct),
+                speedup: best.and_then(|found| found.measurement.median),
+                interval: best.and_then(|found| found.measurement.interval),
+                verdict,
+                variant: best.map(|found| found.variant.clone()),
+            }
+        })
+        .collect();
+    let class = |verdict: &str| match verdict {
+        "win" => 0,
+        "not_expressible" | "not_measured" => 1,
+        "no_change" => 2,
+        _ => 3,
+    };
+    ranked.sort_by(|a, b| {
+        class(a.verdict).cmp(&class(b.verdict)).then_with(|| {
+            let impact = |ranked: &Ranked| ranked.measured_impact_pct.unwrap_or(ranked.predicted_impact_pct);
+            impact(b).total_cmp(&impact(a))
+        })
+    });
+    for (index, ranked) in ranked.iter_mut().enumerate() {
+        ranked.rank = index + 1;
+    }
+    ranked
+}
+
+fn render(result: &OptimizeReport) -> String {
+    let mut out = format!(
+        "Evidence: {} · {} pairs per variant, baseline and variant alternated · noise margin {:.0} %\n\n",
+        display_path(&result.evidence),
+        result.pairs,
+        result.noise_margin * 100.0
+    );
+    let mut table = Table::new(
+        "Proposals, ranked by what was measured",
+        &["#", "Advised", "Strategy", "Predicted", "Measured", "Speedup (interval)", "Verdict"],
+        &[true, true, false, true, true, false, false],
+    );
+    for ranked in &result.ranked {
+        table.row(vec![
+            ranked.rank.to_string(),
+            ranked.advised_rank.to_string(),
+            ranked.id.clone(),
+            format!("{:.1} %", ranked.predicted_impact_pct),
+            ranked.measured_impact_pct.map_or_else(|| "-".to_string(), |impact| format!("{impact:.1} %")),
+            match (ranked.speedup, ranked.interval) {
+                (Some(speedup), Some((low, high, _))) => format!("{speedup:.2}x ({low:.2}-{high:.2})"),
+                (Some(speedup), None) => format!("{speedup:.2}x"),
+                _ => "-".to_string(),
+            },
+            ranked.verdict.to_string(),
+        ]);
+    }
+    if result.ranked.is_empty() {
+        out.push_str("No proposals: the advice found nothing to change, so nothing was measured.\n");
+    } else {
+        out.push_str(&table.render());
+    }
+    let others: Vec<&Measured> = result.measured.iter().filter(|found| found.proposal.is_none()).collect();
+    if !others.is_empty() {
+        out.push_str("\nVariants of strategies the advice did not propose\n");
+        for found in others {
+            let _ = writeln!(
+                out,
+                "  {} ({}): {}{}",
+                found.variant,
+                found.implements.join(", "),
+                found
+                    .measurement
+                    .median
+                    .map_or_else(|| "not measured".to_string(), |median| format!("{median:.2}x, ")),
+                found.measurement.verdict.name()
+            );
+        }
+    }
+    for found in result.measured.iter().filter(|found| !found.measurement.failures.is_empty()) {
+        let _ = writeln!(out, "  {}: {}", found.variant, found.measurement.failures.join("; "));
+    }
+    if !result.missed_wins.is_empty() {
+        let _ = writeln!(out, "\nMissed by the advice (measured wins): {}", result.missed_wins.join(", "));
+    }
+    if let Some(kb) = &result.kb {
+        let _ = writeln!(out, "\nKnowledge base: {}", display_path(kb));
+    }
+    if let Some(artifacts) = &result.artifacts {
+        let _ = writeln!(out, "Artifacts: {}", display_path(artifacts));
+    }
+    out
+}
