@@ -32,7 +32,7 @@ pub enum Condition {
     SequentialReads,
     /// At least 10 `fsync`/`fdatasync` calls, one every 16 writes or more often.
     FrequentSyncs,
-    /// Opens and stats repeat on the same files: at least 4 per file opened, over 10 files or more.
+    /// Opens and stats repeat on the same files: at least 3 per file opened, over 10 files or more.
     RepeatedMetadata,
     /// At least 100 files that moved data, under 1 MiB each on average.
     ManySmallFiles,
@@ -219,7 +219,7 @@ impl Profile {
                     None => "stat calls not visible in this trace".to_string(),
                 };
                 (
-                    Some(self.files_opened >= 10 && calls >= 4 * self.files_opened),
+                    Some(self.files_opened >= 10 && calls >= 3 * self.files_opened),
                     format!("{} opens and {stats} on {} files", self.opens, self.files_opened),
                 )
             }

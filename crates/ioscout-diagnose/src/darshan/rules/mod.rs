@@ -47,6 +47,7 @@ mod pairs;
 mod pipeline_io_gaps;
 mod pipeline_redundant_reads;
 mod pipeline_redundant_writes;
+mod pipeline_repeated_metadata;
 #[cfg(test)]
 mod table_tests;
 mod wisio_metadata;
@@ -97,6 +98,7 @@ pub use iosage_throughput::Throughput;
 pub use pipeline_io_gaps::{IoGaps, IoGapsRule, MIN_GAP_S, io_gaps};
 pub use pipeline_redundant_reads::RedundantReadTraffic;
 pub use pipeline_redundant_writes::RedundantWriteTraffic;
+pub use pipeline_repeated_metadata::RepeatedMetadata;
 pub use wisio_metadata::MetadataTime as WisioMetadataTime;
 pub use wisio_operation_mix::OperationMix as WisioOperationMix;
 pub use wisio_size_mix::SizeMix as WisioSizeMix;
@@ -141,6 +143,7 @@ pub fn all() -> &'static [&'static dyn DarshanRule] {
         &IndividualReadImbalance,
         &StdioShare,
         &IoGapsRule,
+        &RepeatedMetadata,
         &RedundantReadTraffic,
         &AccessPattern,
         &FileStrategy,

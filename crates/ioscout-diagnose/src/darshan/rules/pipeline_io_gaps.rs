@@ -26,6 +26,18 @@ pub struct IoGaps {
     pub window_s: f64,
     /// The time overlapping I/O with that work could hide at most: min(I/O, other work).
     pub overlappable_s: f64,
+    /// Time between its calls in gaps under [`MIN_GAP_S`]: the caller's own cost per call
+    /// (an interpreter loop, a format library), which a change issuing fewer calls saves too.
+    pub short_gaps_s: f64,
+    /// Its calls in those records: reads, writes, opens, stats, seeks and syncs.
+    pub calls: i64,
+}
+
+impl IoGaps {
+    /// The caller's own time per call, seconds: its short gaps over its calls.
+    pub fn overhead_per_call_s(&self) -> f64 {
+        if self.calls > 0 { self.short_gaps_s / self.calls as f64 } else { 0.0 }
+    }
 }
 
 /// One I/O interval of a record: start, end, busy seconds inside, calls inside.
@@ -68,7 +80,16 @@ pub fn io_gaps(context: &DarshanContext<'_>) -> Option<IoGaps> {
         let write = context.fvalue(record, "POSIX_F_WRITE_TIME").max(0.0);
         let meta = context.fvalue(record, "POSIX_F_META_TIME").max(0.0);
         let entry = by_rank.entry(record.rank).or_default();
-        entry.0.push(Interval { start, end, busy: read + write + meta, calls });
+        let other_calls: i64 = ["POSIX_OPENS", "POSIX_STATS", "POSIX_SEEKS", "POSIX_FSYNCS", "POSIX_FDSYNCS"]
+            .iter()
+            .map(|name| context.value(record, name).max(0))
+            .fold(0, i64::saturating_add);
+        entry.0.push(Interval {
+            start,
+            end,
+            busy: read + write + meta,
+            calls: calls.saturating_add(other_calls),
+        });
         entry.1 += read;
         entry.2 += write;
     }
@@ -89,6 +110,7 @@ pub fn io_gaps(context: &DarshanContext<'_>) -> Option<IoGaps> {
             let mut lone_idle = 0.0;
             for interval in &intervals {
                 let idle = (interval.end - interval.start - interval.busy).max(0.0);
+                let data_calls = interval.calls.max(1);
                 match stretch.as_mut() {
                     Some((_, end, records, _)) if interval.start < *end => {
                         *end = end.max(interval.end);
@@ -103,7 +125,7 @@ pub fn io_gaps(context: &DarshanContext<'_>) -> Option<IoGaps> {
                                 other += interval.start - end;
                             }
                         }
-                        let sparse = if idle / interval.calls as f64 >= MIN_GAP_S { idle } else { 0.0 };
+                        let sparse = if idle / data_calls as f64 >= MIN_GAP_S { idle } else { 0.0 };
                         stretch = Some((interval.start, interval.end, 1, sparse));
                     }
                 }
@@ -112,7 +134,10 @@ pub fn io_gaps(context: &DarshanContext<'_>) -> Option<IoGaps> {
                 lone_idle += idle_of_lone;
             }
             let other = (other + lone_idle).min((window_s - io).max(0.0));
+            let calls = intervals.iter().map(|interval| interval.calls).fold(0, i64::saturating_add);
             IoGaps {
+                short_gaps_s: (window_s - io - other).max(0.0),
+                calls,
                 rank,
                 io_time_s: io,
                 read_time_s: read,

@@ -14,10 +14,10 @@ use crate::darshan::rules::{
     LongMetadata, Metadata, MisalignedFile, MisalignedMemory, NoCollectiveReads, NoCollectiveWrites, NoMpiIo,
     Parallelism, RandomReads, RandomWrites, RankOutliers, RankZeroHeavy, ReadCountIntensive,
     ReadSizeIntensive, RedundantReadTraffic, RedundantReads, RedundantWriteTraffic, RedundantWrites,
-    SequentialReads, SequentialWrites, SharedDataImbalance, SharedSmallReads, SharedSmallWrites,
-    SharedTimeImbalance, SmallReads, SmallWrites, StdioShare, Throughput, WisioMetadataTime,
-    WisioOperationMix, WisioSizeMix, WisioSmallReads, WisioSmallWrites, WriteCountIntensive,
-    WriteSizeIntensive,
+    RepeatedMetadata, SequentialReads, SequentialWrites, SharedDataImbalance, SharedSmallReads,
+    SharedSmallWrites, SharedTimeImbalance, SmallReads, SmallWrites, StdioShare, Throughput,
+    WisioMetadataTime, WisioOperationMix, WisioSizeMix, WisioSmallReads, WisioSmallWrites,
+    WriteCountIntensive, WriteSizeIntensive,
 };
 use crate::darshan::testing::{codes, dxt, facts, facts_single, record};
 use crate::darshan::{DarshanContext, DarshanFacts, DarshanRule, Direction, DrishtiThresholds, Module};
@@ -542,6 +542,8 @@ fn pipeline() -> Vec<Row> {
         single(&IoGapsRule, "alternating", steps(true)),
         single(&IoGapsRule, "back_to_back", steps(false)),
         single(&IoGapsRule, "files_reopened", reopened()),
+        single(&RepeatedMetadata, "files_reopened", reopened()),
+        single(&RepeatedMetadata, "opened_once", steps(true)),
     ]
     .concat()
 }
