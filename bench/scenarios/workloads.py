@@ -220,6 +220,32 @@ def checkpoint_blocking(variant, data, scale):
         thread.join()
 
 
+def hdf5_chunk_cache(variant, data, scale):
+    """A chunked, compressed HDF5 dataset (chunks of 128 rows of 16 KiB: 2 MiB) read one row at a
+    time with HDF5's default chunk cache (1 MiB, smaller than a chunk: every row reads and
+    inflates its whole chunk again); fix: a chunk cache that holds a chunk
+    (h5py.File(..., rdcc_nbytes=64 MiB))."""
+    import h5py
+    import numpy
+
+    path = os.path.join(data, "field.h5")
+    rows = max(128, scaled(256, scale) // 128 * 128)
+    if variant == "prepare":
+        with h5py.File(path, "w") as file:
+            dataset = file.create_dataset(
+                "field", (rows, 4096), dtype="f4", chunks=(128, 4096), compression="gzip", compression_opts=1
+            )
+            for start in range(0, rows, 128):
+                dataset[start:start + 128] = numpy.random.default_rng(start).random((128, 4096), dtype="f4")
+        return
+    cache = 64 * MIB if variant == "fix" else 1 * MIB
+    total = 0.0
+    with h5py.File(path, "r", rdcc_nbytes=cache) as file:
+        dataset = file["field"]
+        for row in range(rows):
+            total += float(dataset[row].sum())
+
+
 def compute_bound(variant, data, scale):
     """The control: 2 s of computation and one 8 MiB result written in 1 MiB writes. No I/O
     bottleneck: nothing to fix."""
@@ -239,11 +265,12 @@ SCENARIOS = {
     "sync_storm": sync_storm,
     "many_small_files": many_small_files,
     "checkpoint_blocking": checkpoint_blocking,
+    "hdf5_chunk_cache": hdf5_chunk_cache,
     "compute_bound": compute_bound,
 }
 
 # The scenarios whose input data `prepare` makes.
-PREPARED = {"random_reads", "metadata_storm", "serial_read_compute"}
+PREPARED = {"random_reads", "metadata_storm", "serial_read_compute", "hdf5_chunk_cache"}
 
 
 def main():

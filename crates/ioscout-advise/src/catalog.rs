@@ -101,6 +101,9 @@ pub enum Basis {
     OverlappableRead,
     /// Write time the gaps between a process's calls could hide: min(write time, other work).
     OverlappableWrite,
+    /// The share of the bytes read that were read before, of the read time and of the work
+    /// between the reads (decoding the same data again is repeated work too).
+    Reread,
 }
 
 /// The file-system load a strategy removes.

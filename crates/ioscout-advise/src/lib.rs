@@ -148,6 +148,10 @@ pub struct Advice {
     pub rejected: Vec<Rejection>,
 }
 
+/// A proposal whose App Impact is bounded under this share of the run (percent) cannot make the
+/// job noticeably faster: it is ranked after every one that can, whatever its System Impact.
+const NEGLIGIBLE_APP_IMPACT_PCT: f64 = 1.0;
+
 /// Words that mark a mechanism of doing less work (the pipeline's forbidden class: fewer
 /// checkpoints, less data, fewer epochs).
 const DOING_LESS: [&str; 10] = [
@@ -179,7 +183,7 @@ fn op_count_bound(measurements: &Measurements, strategy: &catalog::Strategy) -> 
         return None;
     }
     let classes: &[&str] = match strategy.basis {
-        Basis::Read | Basis::SmallRead | Basis::OverlappableRead => &["posix_read"],
+        Basis::Read | Basis::SmallRead | Basis::OverlappableRead | Basis::Reread => &["posix_read"],
         Basis::Write | Basis::SmallWrite | Basis::OverlappableWrite => &["posix_write"],
         Basis::Io | Basis::SmallIo | Basis::Unoverlapped => &["posix_read", "posix_write"],
         Basis::Metadata | Basis::RepeatedMetadata | Basis::Sync => return None,
@@ -250,6 +254,18 @@ fn basis_time(measurements: &Measurements, basis: catalog::Basis) -> (f64, Strin
             gaps.map_or(0.0, |gaps| gaps.write_time_s.min(gaps.other_work_s)),
             "write time the gaps between the busiest process's calls could hide (min of write time and other work)",
         ),
+        catalog::Basis::Reread => {
+            let share = if profile.bytes_read > 0 {
+                (profile.reread_bytes as f64 / profile.bytes_read as f64).min(1.0)
+            } else {
+                0.0
+            };
+            let work = gaps.map_or(0.0, |gaps| gaps.other_work_s);
+            (
+                share * (measurements.read_time_s + work),
+                "the re-read share of the read time and of the work between the reads (decoding the same bytes again)",
+            )
+        }
     };
     // A change that issues fewer calls also saves the caller's own time around each call (the
     // short gaps between the busiest process's calls), per process.
@@ -279,8 +295,11 @@ fn basis_time(measurements: &Measurements, basis: catalog::Basis) -> (f64, Strin
         (seconds, said.to_string())
     };
     // Never above what the I/O costs on the critical path: its time, and the caller's own time
-    // around its calls.
-    let ceiling = measurements.io_time_s.max(0.0) + gaps.map_or(0.0, |gaps| gaps.short_gaps_s);
+    // around its calls (for re-reads: and the work on the bytes read again).
+    let repeated_work =
+        if basis == catalog::Basis::Reread { gaps.map_or(0.0, |gaps| gaps.other_work_s) } else { 0.0 };
+    let ceiling =
+        measurements.io_time_s.max(0.0) + gaps.map_or(0.0, |gaps| gaps.short_gaps_s) + repeated_work;
     (seconds.max(0.0).min(if ceiling > 0.0 { ceiling } else { seconds }), said)
 }
 
@@ -483,8 +502,15 @@ pub fn advise(
             proposals.push(proposal);
         }
     }
-    let order =
-        |a: &Proposal, b: &Proposal| b.weighted_score.total_cmp(&a.weighted_score).then(a.id.cmp(&b.id));
+    // By the 50/50 weighted score, except that a change bounded under 1 % of the run (it only
+    // relieves the file system) comes after every change that can make the job faster.
+    let negligible = |proposal: &Proposal| proposal.app_impact_pct < NEGLIGIBLE_APP_IMPACT_PCT;
+    let order = |a: &Proposal, b: &Proposal| {
+        negligible(a)
+            .cmp(&negligible(b))
+            .then(b.weighted_score.total_cmp(&a.weighted_score))
+            .then(a.id.cmp(&b.id))
+    };
     proposals.sort_by(order);
     bounds.sort_by(order);
     // A strategy measured as a regression on this system and workload goes below the rest, with
