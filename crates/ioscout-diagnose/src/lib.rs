@@ -602,6 +602,8 @@ pub fn diagnose_trace(
 /// the critical path from the analysis (what the Darshan rules and the detector read).
 pub fn trace_facts(context: &Context<'_>, derived: &ioscout_evidence::Derived) -> darshan::DarshanFacts {
     let mut facts = darshan::DarshanFacts::from_log(&derived.log);
+    // DFTracer records POSIX and STDIO calls, not MPI-IO ones: a trace says nothing of MPI-IO.
+    facts.not_visible.insert("MPI-IO".to_string());
     facts.run_time = context.job_time_s();
     facts.io_time_by_slowest = match context.layer("posix") {
         Some(layer) => Some(layer.u_time_s.unwrap_or(layer.time_s).min(layer.time_s)),

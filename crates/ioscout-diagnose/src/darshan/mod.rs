@@ -54,6 +54,9 @@ pub struct DarshanFacts {
     pub modules: BTreeSet<String>,
     /// Modules the log has a region for but whose records could not be read at all.
     pub unread_modules: BTreeSet<String>,
+    /// Modules whose calls the source cannot see at all (a DFTracer trace records no MPI-IO
+    /// calls): no rule reasons on their absence.
+    pub not_visible: BTreeSet<String>,
     /// POSIX records.
     pub posix: Vec<CounterRecord>,
     /// MPI-IO records.

@@ -7,7 +7,7 @@ rule! {
         code: "DFA-READ-CONTENTION",
         family: DfanalyzerFacts,
         title: "Read contention: the reader's reads take far longer on average than the fastest one",
-        detects: "POSIX reads of the data reader (reader_posix, else all POSIX) whose mean call time is more than 10 times the shortest call, over at least 100 reads.",
+        detects: "POSIX reads of the data reader (reader_posix, else all POSIX) whose mean call time is more than 10 times the shortest call, over at least 100 reads by at least two processes: one process does not contend with itself (and its shortest read is often a 0-byte read at the end of a file).",
         why: "The same read costing ten times more on average than at best points at queueing: concurrent readers contending for the same storage targets, the metadata server or a saturated link, rather than at the size of the requests.",
         evidence: "mean, shortest and longest read call, their ratio, read count.",
         thresholds: "fires when mean / min > 10 (DFAnalyzer dlio.yaml read_contention); score = clip01((ratio - 5) / 40).",
@@ -29,7 +29,7 @@ impl Rule for ReadContention {
             },
         };
         let Some(mean) = reads.mean_call_s() else { return Vec::new() };
-        if reads.count < 100 || reads.call_min_s <= 0.0 {
+        if reads.count < 100 || reads.call_min_s <= 0.0 || reads.process_times.len() < 2 {
             return Vec::new();
         }
         let ratio = mean / reads.call_min_s;

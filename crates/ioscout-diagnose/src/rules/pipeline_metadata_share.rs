@@ -32,8 +32,15 @@ impl Rule for MetadataShare {
         }
         let opens = context.slot("posix_open").map_or(0, |totals| totals.count);
         let stats = context.slot("posix_stat").map_or(0, |totals| totals.count);
+        // DFTracer 2.2 does not intercept glibc's stat (glibc 2.33 and later call the system
+        // directly): a trace's zero is "not visible", not "none".
+        let stats = if stats == 0 {
+            "stat calls not visible in this trace".to_string()
+        } else {
+            format!("{stats} stats")
+        };
         let why = format!(
-            "{} metadata calls ({opens} opens, {stats} stats); the busiest process spends {:.3} s in them, {:.0}% of the job",
+            "{} metadata calls ({opens} opens, {stats}); the busiest process spends {:.3} s in them, {:.0}% of the job",
             metadata.count,
             metadata.max_process_time_s(),
             share * 100.0
@@ -44,7 +51,11 @@ impl Rule for MetadataShare {
                 .with("posix_metadata_count", metadata.count as f64, "count")
                 .with("posix_metadata_job_share", share, "fraction")
                 .with("posix_open_count", opens as f64, "count")
-                .with("posix_stat_count", stats as f64, "count")
+                .with(
+                    "posix_stat_count",
+                    context.slot("posix_stat").map_or(0, |totals| totals.count) as f64,
+                    "count",
+                )
                 .crossing("metadata time / job time >= 0.05"),
         ]
     }

@@ -264,12 +264,13 @@ fn worker_loop(name: &str, call: i64, bytes: i64, compute: i64) -> Vec<String> {
     lines
 }
 
-/// 200 reads of 1 MiB, the first of 2 µs and the others of `slow` µs.
-fn reads_after_a_fast_one(slow: i64) -> Vec<String> {
+/// 200 reads of 1 MiB spread over `processes` readers, the first of 2 µs and the others of
+/// `slow` µs.
+fn reads_after_a_fast_one(slow: i64, processes: i64) -> Vec<String> {
     let mut lines = header();
     for index in 0..200 {
         let dur = if index == 0 { 2 } else { slow };
-        lines.push(posix(7, "read", 1_000_000 + index * 1000, dur, 1 << 20));
+        lines.push(posix(7 + index % processes, "read", 1_000_000 + index * 1000, dur, 1 << 20));
     }
     lines
 }
@@ -390,8 +391,9 @@ fn dfanalyzer() -> Vec<Row> {
         Row::new(&MetadataDominance, "mostly_reads", "dlio", opens_and_reads(20)),
         Row::new(&OpenPressure, "opens_outweigh_compute", "dlio", worker_loop("open64", 30_000, 0, 10_000)),
         Row::new(&OpenPressure, "compute_outweighs_opens", "dlio", worker_loop("open64", 1_000, 0, 30_000)),
-        Row::new(&ReadContention, "contended", "posix", reads_after_a_fast_one(200)),
-        Row::new(&ReadContention, "steady", "posix", reads_after_a_fast_one(3)),
+        Row::new(&ReadContention, "contended", "posix", reads_after_a_fast_one(200, 2)),
+        Row::new(&ReadContention, "steady", "posix", reads_after_a_fast_one(3, 2)),
+        Row::new(&ReadContention, "one_process", "posix", reads_after_a_fast_one(200, 1)),
         Row::new(
             &ReadPressure,
             "reads_outweigh_compute",

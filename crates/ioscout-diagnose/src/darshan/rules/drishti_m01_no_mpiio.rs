@@ -8,7 +8,7 @@ rule! {
         code: "M01",
         family: Drishti,
         title: "The job does not use MPI-IO",
-        detects: "A log without an MPI-IO module.",
+        detects: "A log without an MPI-IO module; never on a DFTracer trace, which records no MPI-IO calls (their absence there is not visible, not absent).",
         why: "Without MPI-IO a parallel job cannot use collective buffering or data sieving; Drishti recommends MPI-IO (or a library over it). For a single process (a Python data loader, a serial tool) the advice does not apply: ioscout still reports the fact, at INFO level, and says so.",
         evidence: "processes.",
         thresholds: "fires when MPI-IO is absent; Drishti level WARN for parallel jobs, INFO for a single process (Drishti warns on every non-MPI job: shared/research/diagnosis.md 1.5 defect 5).",
@@ -22,8 +22,12 @@ impl DarshanRule for NoMpiIo {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        // An MPI-IO region that could not be read is not "no MPI-IO".
-        if context.has_module("MPI-IO") || context.facts.unread_modules.contains("MPI-IO") {
+        // An MPI-IO region that could not be read is not "no MPI-IO", nor is a source that
+        // cannot see MPI-IO calls (a DFTracer trace).
+        if context.has_module("MPI-IO")
+            || context.facts.unread_modules.contains("MPI-IO")
+            || context.facts.not_visible.contains("MPI-IO")
+        {
             return Vec::new();
         }
         let processes = context.facts.nprocs;
@@ -57,5 +61,13 @@ mod tests {
             NoMpiIo.evaluate(&DarshanContext::new(&facts, DrishtiThresholds::default()))[0].score
         };
         assert!(score(facts_single()) < score(facts(64, 10.0, &["POSIX"])));
+    }
+
+    /// A DFTracer trace cannot see MPI-IO calls: its derived records never say "without MPI-IO".
+    #[test]
+    fn a_source_that_cannot_see_mpi_io_gets_no_finding() {
+        let mut traced = facts(64, 10.0, &["POSIX"]);
+        traced.not_visible.insert("MPI-IO".to_string());
+        assert!(NoMpiIo.evaluate(&DarshanContext::new(&traced, DrishtiThresholds::default())).is_empty());
     }
 }
