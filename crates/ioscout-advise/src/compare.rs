@@ -162,6 +162,13 @@ pub struct Comparison {
     pub verdict: String,
 }
 
+/// Whether a layer holds I/O calls (a POSIX, STDIO or MPI-IO layer of a trace preset, or a
+/// Darshan module), whose work is the bytes they move, not how many calls move them.
+fn is_io_layer(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["posix", "stdio", "mpiio", "mpi-io"].iter().any(|io| name.contains(io))
+}
+
 fn ratio(before: f64, after: f64) -> Option<f64> {
     (after > 0.0 && before > 0.0).then(|| before / after)
 }
@@ -181,17 +188,21 @@ pub fn compare(before: &RunSummary, after: &RunSummary) -> Comparison {
         .iter()
         .map(|name| {
             let (b, a) = (find(before, name), find(after, name));
+            // The work of an I/O layer is the bytes it moved: fewer calls for the same bytes
+            // (coalesced writes, cached stat results, fewer syncs) is the optimisation, not less
+            // work. An application layer without bytes (epochs, steps, compute, fetches) does
+            // less when it has fewer events.
             let dropped = |old: u64, new: u64| old > 0 && (new as f64) < old as f64 * 0.95;
+            let less = dropped(b.bytes, a.bytes)
+                || (!is_io_layer(name) && b.bytes == 0 && dropped(b.count, a.count));
             LayerChange {
                 name: name.clone(),
                 speedup: ratio(b.time_s, a.time_s),
-                did_less: dropped(b.bytes, a.bytes) || (b.bytes == 0 && dropped(b.count, a.count)),
+                did_less: less,
                 work: match (b.count > 0, a.count > 0) {
                     (false, true) => Work::New,
                     (true, false) => Work::Gone,
-                    _ if dropped(b.bytes, a.bytes) || (b.bytes == 0 && dropped(b.count, a.count)) => {
-                        Work::Less
-                    }
+                    _ if less => Work::Less,
                     _ => Work::Same,
                 },
                 before: b,
@@ -210,6 +221,89 @@ pub fn compare(before: &RunSummary, after: &RunSummary) -> Comparison {
         (None, true) => "job time not comparable".to_string(),
     };
     Comparison { job_speedup, layers, doing_less, verdict }
+}
+
+/// The runs given one label (repeated runs of one configuration): their job times and what they
+/// say together against the baseline's.
+#[derive(Clone, Debug, Serialize)]
+pub struct Replicates {
+    /// The label.
+    pub label: String,
+    /// Whether these are the baseline's runs.
+    pub baseline: bool,
+    /// Each run's job time, seconds, in the order given.
+    pub job_times_s: Vec<f64>,
+    /// Their median.
+    pub median_s: f64,
+    /// Their shortest and longest.
+    pub range_s: (f64, f64),
+    /// The baseline's median over this label's.
+    pub speedup: Option<f64>,
+    /// Every ratio of a baseline run to a run of this label lies in here.
+    pub interval: Option<(f64, f64)>,
+    /// The verdict in one line.
+    pub verdict: String,
+}
+
+/// Fewer runs than this per label cannot tell a change from the noise.
+pub const MIN_REPLICATES: usize = 3;
+
+/// The replicates of every label (`groups`: label and its runs' job times, in order) against the
+/// baseline's: medians, the range of every baseline-to-run ratio, and a verdict that calls a
+/// label faster only when the whole range lies above 1 plus `margin`.
+pub fn replicates(groups: &[(String, Vec<f64>)], baseline: &str, margin: f64) -> Vec<Replicates> {
+    let summary = |times: &[f64]| {
+        let mut sorted: Vec<f64> = times.iter().copied().filter(|time| *time > 0.0).collect();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let median = match n {
+            0 => 0.0,
+            _ if n % 2 == 1 => sorted[n / 2],
+            _ => f64::midpoint(sorted[n / 2 - 1], sorted[n / 2]),
+        };
+        (median, sorted.first().copied().unwrap_or(0.0), sorted.last().copied().unwrap_or(0.0), n)
+    };
+    let base = groups.iter().find(|(label, _)| label == baseline).map(|(_, times)| summary(times));
+    groups
+        .iter()
+        .map(|(label, times)| {
+            let (median, low, high, n) = summary(times);
+            let is_baseline = label == baseline;
+            let (speedup, interval) = match base {
+                Some((base_median, base_low, base_high, _)) if !is_baseline && median > 0.0 && low > 0.0 => {
+                    (Some(base_median / median), Some((base_low / high, base_high / low)))
+                }
+                _ => (None, None),
+            };
+            let base_runs = base.map_or(0, |(_, _, _, runs)| runs);
+            let verdict = match (is_baseline, speedup, interval) {
+                (true, _, _) => "baseline".to_string(),
+                (false, Some(_), Some(_)) if n < MIN_REPLICATES || base_runs < MIN_REPLICATES => format!(
+                    "too few runs to tell ({n} here, {base_runs} of the baseline; {MIN_REPLICATES} or more each)"
+                ),
+                (false, Some(speedup), Some((low, high))) if low > 1.0 + margin => {
+                    format!("faster: {speedup:.2}x (every run pair {low:.2}x-{high:.2}x)")
+                }
+                (false, Some(speedup), Some((low, high))) if high < 1.0 / (1.0 + margin) => {
+                    format!("slower: {speedup:.2}x (every run pair {low:.2}x-{high:.2}x)")
+                }
+                (false, Some(speedup), Some((low, high))) => {
+                    format!("no change the spread lets us tell: {speedup:.2}x (run pairs {low:.2}x-{high:.2}x)")
+                }
+                _ => "job time not comparable".to_string(),
+            };
+            Replicates {
+                label: label.clone(),
+                baseline: is_baseline,
+                job_times_s: times.clone(),
+                median_s: median,
+                range_s: (low, high),
+                speedup,
+                interval,
+                verdict,
+            }
+        })
+        .collect()
 }
 
 /// What the runs of a campaign are sorted by. Time is best first (least first), speedup and
@@ -438,6 +532,42 @@ mod tests {
         assert!(comparison.doing_less.is_empty());
         assert!(comparison.verdict.starts_with("faster"));
         assert!(comparison.layers[0].speedup.is_some_and(|speedup| (speedup - 2.5).abs() < 1e-9));
+    }
+
+    /// The work is the bytes: fewer calls for the same bytes (coalesced writes, cached stat
+    /// results, fewer syncs) is credited; a metadata-only layer with fewer calls is the same work.
+    #[test]
+    fn fewer_calls_for_the_same_bytes_is_not_doing_less() {
+        let coalesced = compare(&run(10.0, 5.0, 100_000, 1 << 30), &run(3.0, 1.0, 256, 1 << 30));
+        assert!(coalesced.doing_less.is_empty(), "{coalesced:?}");
+        assert!(coalesced.verdict.starts_with("faster"));
+        let cached = compare(&run(10.0, 5.0, 60_000, 0), &run(2.0, 0.5, 2_000, 0));
+        assert!(cached.doing_less.is_empty(), "{cached:?}");
+        assert_eq!(cached.layers[0].work, Work::Same);
+        // An application layer without bytes that has fewer events (fewer epochs) did less.
+        let mut fewer_epochs = (run(10.0, 5.0, 2, 0), run(5.0, 2.5, 1, 0));
+        fewer_epochs.0.layers[0].name = "epoch".into();
+        fewer_epochs.1.layers[0].name = "epoch".into();
+        assert_eq!(compare(&fewer_epochs.0, &fewer_epochs.1).doing_less, ["epoch"]);
+    }
+
+    /// Replicates: a faster label is called faster only when every run pair says so; one noisy
+    /// pair makes it "no change"; two runs are too few.
+    #[test]
+    fn replicates_give_medians_and_a_verdict_only_the_spread_allows() {
+        let groups = vec![
+            ("base".to_string(), vec![10.0, 10.4, 9.8, 10.1]),
+            ("fix".to_string(), vec![3.0, 3.1, 2.9]),
+            ("noisy".to_string(), vec![8.0, 10.5, 7.5]),
+            ("two".to_string(), vec![3.0, 3.1]),
+        ];
+        let found = replicates(&groups, "base", 0.03);
+        assert_eq!(found[0].verdict, "baseline");
+        assert!((found[0].median_s - 10.05).abs() < 1e-9);
+        assert!(found[1].verdict.starts_with("faster"), "{}", found[1].verdict);
+        assert!(found[1].interval.is_some_and(|(low, high)| low > 3.0 && high < 3.7));
+        assert!(found[2].verdict.starts_with("no change"), "{}", found[2].verdict);
+        assert!(found[3].verdict.starts_with("too few runs"), "{}", found[3].verdict);
     }
 
     #[test]

@@ -249,7 +249,28 @@ pub fn compare_runs(request: &CompareRequest) -> Result<Compared> {
             }
         }
     }
-    let text = text_of(&campaign);
+    let mut text = text_of(&campaign);
+    // Runs given the same label are replicates of one configuration: medians and their spread.
+    let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
+    for (spec, run) in request.runs.iter().zip(&runs) {
+        let wanted = spec.label.clone().unwrap_or_else(|| display_path(&spec.path));
+        match groups.iter_mut().find(|(label, _)| *label == wanted) {
+            Some((_, times)) => times.push(run.summary.job_time_s),
+            None => groups.push((wanted, vec![run.summary.job_time_s])),
+        }
+    }
+    if groups.iter().any(|(_, times)| times.len() > 1) {
+        let baseline_spec = &request.runs[baseline];
+        let baseline_label = baseline_spec.label.clone().unwrap_or_else(|| display_path(&baseline_spec.path));
+        let found = ioscout_advise::compare::replicates(&groups, &baseline_label, REPLICATE_MARGIN);
+        text.push_str(&replicates_text(&found, !runs[0].darshan));
+        if let Some(object) = value.as_object_mut() {
+            object.insert(
+                "replicates".into(),
+                serde_json::to_value(&found).map_err(|error| ServiceError::output("replicates", error))?,
+            );
+        }
+    }
     let names = runs
         .iter()
         .map(|run| {
@@ -257,6 +278,35 @@ pub fn compare_runs(request: &CompareRequest) -> Result<Compared> {
         })
         .collect();
     Ok(Compared { outcome: Outcome { warnings, ..Outcome::new(value, text) }, campaign, names })
+}
+
+/// Changes within this share of the baseline's median are noise for replicates.
+const REPLICATE_MARGIN: f64 = 0.03;
+
+/// The replicates table, with the tracer's overhead noted for traces.
+fn replicates_text(found: &[ioscout_advise::compare::Replicates], traces: bool) -> String {
+    let mut table = Table::new(
+        "Replicates (runs given one label)",
+        &["Label", "Runs", "Median (s)", "Range (s)", "Speedup", "Verdict"],
+        &[false, true, true, false, true, false],
+    );
+    for group in found {
+        table.row(vec![
+            group.label.clone(),
+            group.job_times_s.len().to_string(),
+            format!("{:.3}", group.median_s),
+            format!("{:.3}-{:.3}", group.range_s.0, group.range_s.1),
+            group.speedup.map_or_else(|| "-".to_string(), |speedup| format!("{speedup:.2}x")),
+            group.verdict.clone(),
+        ]);
+    }
+    let mut out = format!("\n{}", table.render());
+    if traces {
+        out.push_str(
+            "Traced runs: the tracer's cost per call makes call-heavy runs slower than they are, so a change that removes calls reads faster here than untraced; time untraced runs for the effect (ioscout optimize does).\n",
+        );
+    }
+    out
 }
 
 fn seconds(value: f64) -> String {

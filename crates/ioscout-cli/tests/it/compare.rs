@@ -301,3 +301,39 @@ fn two_darshan_logs_compare_by_module() {
     assert_eq!(run(&campaign, older)["kind"], "darshan");
     assert!(run(&campaign, older).get("scan").is_none());
 }
+
+/// Runs given one label are replicates: medians, the range of run ratios and a verdict, with the
+/// tracer's overhead noted for traces; without a repeated label there is no `replicates` key.
+#[test]
+fn runs_given_one_label_are_replicates() {
+    let tiny = "testdata/scenarios/tiny_writes";
+    let control = "testdata/scenarios/compute_bound";
+    let arguments = [
+        "compare",
+        "--json",
+        "--labels",
+        "base,base,base,other,other,other",
+        tiny,
+        tiny,
+        tiny,
+        control,
+        control,
+        control,
+    ];
+    let value = crate::json(&arguments, 0);
+    let replicates = value["replicates"].as_array().cloned().unwrap_or_default();
+    assert_eq!(replicates.len(), 2, "{value}");
+    assert_eq!(replicates[0]["verdict"], "baseline");
+    assert_eq!(replicates[1]["job_times_s"].as_array().map(Vec::len), Some(3));
+    assert!(
+        replicates[1]["verdict"].as_str().is_some_and(|verdict| verdict.starts_with("slower")),
+        "{}",
+        replicates[1]
+    );
+    let text = crate::stdout(&crate::ioscout(
+        &arguments[..1].iter().chain(&arguments[2..]).copied().collect::<Vec<_>>(),
+    ));
+    assert!(text.contains("Replicates") && text.contains("tracer's cost per call"), "{text}");
+    let single = crate::json(&["compare", "--json", tiny, control], 0);
+    assert!(single.get("replicates").is_none(), "{single}");
+}
