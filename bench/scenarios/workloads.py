@@ -76,6 +76,36 @@ def random_reads(variant, data, scale):
     os.close(fd)
 
 
+def small_sequential_reads(variant, data, scale):
+    """A 64 MiB file read front to back in 512-byte read() calls (a record parser); fix: the file
+    read in 4 MiB blocks and the records served from memory (the same bytes, in order)."""
+    path = os.path.join(data, "records.bin")
+    size = scaled(64, scale) * MIB
+    if variant == "prepare":
+        with open(path, "wb") as file:
+            for _ in range(size // MIB):
+                file.write(os.urandom(MIB))
+        return
+    os.posix_fadvise(os.open(path, os.O_RDONLY), 0, 0, os.POSIX_FADV_DONTNEED)
+    fd = os.open(path, os.O_RDONLY)
+    records = 0
+    if variant == "fix":
+        while True:
+            block = os.read(fd, 4 * MIB)
+            if not block:
+                break
+            view = memoryview(block)
+            for start in range(0, len(block), 512):
+                records += len(view[start:start + 512]) > 0
+    else:
+        while True:
+            record = os.read(fd, 512)
+            if not record:
+                break
+            records += 1
+    os.close(fd)
+
+
 def metadata_storm(variant, data, scale):
     """stat() then open()/read()/close() of 2,000 small files, 30 passes; fix: stat results and
     open handles cached after the first pass."""
@@ -260,6 +290,7 @@ def compute_bound(variant, data, scale):
 SCENARIOS = {
     "tiny_writes": tiny_writes,
     "random_reads": random_reads,
+    "small_sequential_reads": small_sequential_reads,
     "metadata_storm": metadata_storm,
     "serial_read_compute": serial_read_compute,
     "sync_storm": sync_storm,
@@ -270,7 +301,7 @@ SCENARIOS = {
 }
 
 # The scenarios whose input data `prepare` makes.
-PREPARED = {"random_reads", "metadata_storm", "serial_read_compute", "hdf5_chunk_cache"}
+PREPARED = {"random_reads", "small_sequential_reads", "metadata_storm", "serial_read_compute", "hdf5_chunk_cache"}
 
 
 def main():
