@@ -10,7 +10,7 @@ rule! {
         code: "PIPE-METADATA-REPEAT",
         family: Pipeline,
         title: "Repeated metadata: the same files opened and stat'ed again and again",
-        detects: "Opens and stats (POSIX and STDIO) at least 3 per file opened, over 10 files or more, whose repeats cost at least 5 % of the job: their share of the metadata time, and the caller's own time around each call (the short gaps between the busiest process's calls, per call), per process.",
+        detects: "Opens and stats (POSIX and STDIO) at least 3 per file opened, over 10 files or more, whose repeats cost at least 5 % of the job: their share of the metadata time, and the caller's own time around each call saved (a repeated open and its close, a stat; from the short gaps between the busiest process's calls, per call), per process.",
         why: "A loop that stats and opens the same files on every pass pays the path lookup, the permission check and (on a parallel file system) a metadata-server round trip each time, and the caller's own cost per call besides; caching the stat results and keeping the handles open removes the repeats without changing the files. Counting calls alone misses it when each call is cheap: the caller's time around the calls is where it goes.",
         evidence: "opens, stats, files opened, the repeated calls, their estimated cost and its share of the job. A DFTracer 2.2 trace does not see glibc's stat (glibc 2.33 and later call the system directly), so a trace's stat count is a lower bound.",
         thresholds: "fires when calls >= 3 x files opened, files >= 10 and the repeats' cost >= 5 % of the job; score = clip01(cost / job / 0.25).",
@@ -55,7 +55,10 @@ impl DarshanRule for RepeatedMetadata {
             + context.ftotal(Module::Stdio, "STDIO_F_META_TIME").max(0.0);
         let processes = context.facts.nprocs.max(1) as f64;
         let overhead = io_gaps(context).map_or(0.0, |gaps| gaps.overhead_per_call_s());
-        let cost = (metadata_time * repeated as f64 / calls as f64 + repeated as f64 * overhead) / processes;
+        // Each repeated open comes with its close (Darshan counts no closes): both are saved.
+        let saved_calls = 2 * (opens - files).max(0) + stats;
+        let cost =
+            (metadata_time * repeated as f64 / calls as f64 + saved_calls as f64 * overhead) / processes;
         let share = cost / run_time;
         if share < 0.05 {
             return Vec::new();
