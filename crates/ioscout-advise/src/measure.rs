@@ -68,6 +68,14 @@ pub struct Measurements {
     pub detection: Option<ioscout_diagnose::detector::Detection>,
 }
 
+/// Whether `path` is a file an MPI library makes for its own use (Open MPI's session directory
+/// and shared-memory segments, MPICH's): a trace that touched one ran under MPI.
+pub fn is_mpi_runtime_file(path: &str) -> bool {
+    ["/ompi.", "/openmpi-sessions", "vader_segment", "/dev/shm/mpich", "/mpich_shm", "sm_segment."]
+        .iter()
+        .any(|marker| path.contains(marker))
+}
+
 /// What the advice's JSON says of a data class's shape.
 #[derive(Serialize)]
 struct ShapeSummary<'a> {
@@ -165,6 +173,11 @@ impl Measurements {
                 (row.key.clone(), row.metrics.size_sum.unwrap_or(0) as f64 + row.metrics.time_sum, None)
             })
             .collect::<Vec<(String, f64, Option<String>)>>();
+        // DFTracer records no MPI calls, but an MPI library leaves its files behind: Open MPI's
+        // session directory (`ompi.<host>.<job>`), its shared-memory segments, MPICH's.
+        if file_weights.iter().any(|(path, _, _)| is_mpi_runtime_file(path)) {
+            uses.insert("mpi".to_string());
+        }
         if file_weights.iter().any(|(path, _, _)| {
             std::path::Path::new(path).extension().is_some_and(|extension| {
                 extension.eq_ignore_ascii_case("h5") || extension.eq_ignore_ascii_case("hdf5")
@@ -319,5 +332,18 @@ impl Measurements {
             io_share,
         );
         self.detection = Some(detection);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_mpi_runtime_file;
+
+    #[test]
+    fn mpi_runtimes_are_known_by_their_files() {
+        assert!(is_mpi_runtime_file("/var/tmp/haridev/ompi.corona173.35619/jf.0/0/9"));
+        assert!(is_mpi_runtime_file("/dev/shm/vader_segment.node1.5f3e0001.2"));
+        assert!(!is_mpi_runtime_file("/lustre/data/ompi_results.h5"));
+        assert!(!is_mpi_runtime_file("/home/user/train/img_0001.npz"));
     }
 }
