@@ -90,7 +90,8 @@ pub struct OptimizeReport {
     pub pairs: u32,
     /// The noise margin.
     pub noise_margin: f64,
-    /// The advice before measurement.
+    /// The advice with what was measured: the measured dimensions `applied_measured` with their
+    /// effect, a measured regression ranked last.
     pub advice: Advice,
     /// Every measured variant.
     pub measured: Vec<Measured>,
@@ -318,6 +319,34 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
         .filter(|found| found.proposal.is_none() && found.measurement.verdict == MeasuredVerdict::Win)
         .map(|found| format!("{} ({})", found.variant, found.implements.join(", ")))
         .collect();
+    // The advice again with what was measured: the dimensions measured are `applied_measured`
+    // with their effect, and a measured regression is ranked last.
+    let mut measured_by_strategy = ioscout_advise::Measured::new();
+    for found in &measured {
+        let Some(strategy) = found.proposal.clone().or_else(|| found.implements.first().cloned()) else {
+            continue;
+        };
+        let measurement = &found.measurement;
+        let effect = measurement.measured_impact_pct;
+        let citation = advice
+            .proposals
+            .iter()
+            .find(|proposal| proposal.id == strategy)
+            .map(|proposal| proposal.citation.title.clone())
+            .unwrap_or_default();
+        measured_by_strategy.entry(strategy).or_insert((
+            measurement.verdict.name().replace("no_change", "no change"),
+            effect,
+            citation,
+        ));
+    }
+    let catalog = ioscout_advise::Catalog::bundled()?;
+    let advice = ioscout_advise::advise(
+        &catalog,
+        advice.measurements.clone(),
+        advice.filesystem.clone(),
+        &measured_by_strategy,
+    );
     let artifacts = ioscout_advise::artifacts::write(&work_dir, &advice, metric)
         .map_err(|error| ServiceError::io(&work_dir, error))?;
     let result = OptimizeReport {

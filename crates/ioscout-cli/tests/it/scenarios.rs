@@ -110,8 +110,9 @@ fn app_impact_never_exceeds_the_io_share() {
 
 /// `ioscout optimize` on the mock spec: the measured win is ranked first, the measured
 /// regression last (and never called a win), the change within the noise is no change; every
-/// measurement is in the knowledge base, and a second run marks the measured dimensions
-/// `applied_measured` and ranks the regression's proposal last in the advice itself.
+/// measurement is in the knowledge base; the advice it returns marks the measured dimensions
+/// `applied_measured` with their effect and ranks the regression last, and so does a second run
+/// from the knowledge base alone.
 #[test]
 fn optimize_keeps_only_measured_wins() {
     let directory = crate::temp_dir("optimize-mock");
@@ -142,6 +143,13 @@ fn optimize_keeps_only_measured_wins() {
     let lines = std::fs::read_to_string(&kb).unwrap_or_else(|error| panic!("{}: {error}", kb.display()));
     assert_eq!(lines.lines().count(), 3, "{lines}");
     assert!(directory.join("tune-runs/optimize/opt1/opt_measured.json").exists());
+    // The advice of the same run already holds what was measured.
+    let checklist = report["advice"]["checklist"].as_array().cloned().unwrap_or_default();
+    let d1 = checklist.iter().find(|item| item["dimension"] == "D1").cloned().unwrap_or_default();
+    assert_eq!(d1["verdict"], "applied_measured", "{d1}");
+    assert!(d1["reason"].as_str().is_some_and(|reason| reason.contains("win, +60.0 %")), "{d1}");
+    let advised = report["advice"]["proposals"].as_array().cloned().unwrap_or_default();
+    assert_eq!(advised.last().map(|last| last["id"].clone()), Some(serde_json::json!("l3-vm-dirty")));
     let again = json(&["optimize", "--json", &spec], 0);
     let advice = &again["advice"];
     let applied: Vec<&str> = advice["checklist"]
