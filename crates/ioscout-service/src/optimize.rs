@@ -184,6 +184,45 @@ fn evidence(spec: &Spec, work_dir: &Path, executor: &dyn Executor) -> Result<Pat
     Ok(traces)
 }
 
+/// The ROMIO hints of the strategies ioscout can apply itself, by strategy id: a hints file
+/// (named by `ROMIO_HINTS`) under Open MPI's ROMIO component (`OMPI_MCA_io=romio321`; MPICH uses
+/// ROMIO already and ignores the variable).
+const ROMIO_HINTS: [(&str, &str); 2] = [
+    (
+        "l2-romio-data-sieving",
+        "romio_ds_read enable\nromio_ds_write enable\nind_rd_buffer_size 4194304\nind_wr_buffer_size 4194304\n",
+    ),
+    (
+        "l2-romio-collective-buffering",
+        "romio_cb_read enable\nromio_cb_write enable\ncb_buffer_size 67108864\n",
+    ),
+];
+
+/// The variants ioscout makes itself for the proposals that are environment changes (ROMIO
+/// hints) and that no variant of the spec implements: each a hints file in the work directory.
+fn automatic(advice: &Advice, given: &[Candidate], work_dir: &Path) -> Result<Vec<Candidate>> {
+    let mut made = Vec::new();
+    for proposal in &advice.proposals {
+        let Some((_, hints)) = ROMIO_HINTS.iter().find(|(id, _)| *id == proposal.id) else { continue };
+        if given.iter().any(|candidate| candidate.implements.contains(&proposal.id)) {
+            continue;
+        }
+        let path = work_dir.join(format!("{}.hints", proposal.id));
+        std::fs::write(&path, hints).map_err(|error| ServiceError::io(&path, error))?;
+        made.push(Candidate {
+            name: format!("{} (ROMIO hints file, applied by ioscout)", proposal.id),
+            implements: vec![proposal.id.clone()],
+            command: None,
+            environment: std::collections::BTreeMap::from([
+                ("ROMIO_HINTS".to_string(), path.display().to_string()),
+                ("OMPI_MCA_io".to_string(), "romio321".to_string()),
+            ]),
+            params: std::collections::BTreeMap::new(),
+        });
+    }
+    Ok(made)
+}
+
 /// The knowledge-base entry of one measurement.
 fn entry(
     spec: &Spec,
@@ -274,7 +313,10 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
     let mut next_run = 0;
     let mut measured: Vec<Measured> = Vec::new();
     let mut kb_entries = Vec::new();
-    let all = candidates(&spec);
+    let mut all = candidates(&spec);
+    if spec.optimize.as_ref().is_some_and(|optimize| optimize.automatic) {
+        all.extend(automatic(&advice, &all, &work_dir)?);
+    }
     let mut order: Vec<(&Candidate, Option<&Proposal>)> = Vec::new();
     for proposal in &advice.proposals {
         for candidate in all.iter().filter(|candidate| candidate.implements.contains(&proposal.id)) {

@@ -181,10 +181,18 @@ pub struct Optimize {
     /// Run once before everything, in the work directory (`{work_dir}`): the input data.
     #[serde(default)]
     pub prepare: Option<Vec<String>>,
+    /// Measure the proposals ioscout can apply itself (ROMIO hints files under Open MPI's ROMIO)
+    /// when no variant implements them.
+    #[serde(default = "default_true")]
+    pub automatic: bool,
     /// The variants: a command (a code change the user made), environment variables, parameter
     /// values, each implementing strategies of the catalog.
     #[serde(default, rename = "variant")]
     pub variants: Vec<Variant>,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 fn default_pairs() -> u32 {

@@ -163,3 +163,29 @@ fn optimize_keeps_only_measured_wins() {
     let proposals = advice["proposals"].as_array().cloned().unwrap_or_default();
     assert_eq!(proposals.last().map(|last| last["id"].clone()), Some(serde_json::json!("l3-vm-dirty")));
 }
+
+/// On an MPI trace (cm1, 48 ranks, from the corpus) the ROMIO proposals no variant implements are
+/// measured with a hints file ioscout writes itself, under Open MPI's ROMIO.
+#[test]
+fn optimize_applies_romio_hints_itself() {
+    let Some(corpus) = crate::corpus() else { return };
+    let directory = crate::temp_dir("optimize-romio");
+    let text = std::fs::read_to_string(root().join("examples/optimize/mock.toml"))
+        .unwrap_or_else(|error| panic!("{error}"))
+        .replace(
+            "traces = \"../../testdata/scenarios/tiny_writes\"",
+            &format!("traces = {:?}", corpus.join("cm1-48ranks-v1").display().to_string()),
+        );
+    let spec = directory.join("mock.toml");
+    std::fs::write(&spec, text).unwrap_or_else(|error| panic!("{error}"));
+    let report = json(&["optimize", "--json", "--no-kb", &spec.display().to_string()], 0);
+    let measured = report["measured"].as_array().cloned().unwrap_or_default();
+    let romio = measured
+        .iter()
+        .find(|found| found["implements"][0] == "l2-romio-data-sieving")
+        .unwrap_or_else(|| panic!("no ROMIO variant measured: {measured:#?}"));
+    assert!(romio["variant"].as_str().is_some_and(|name| name.contains("applied by ioscout")), "{romio}");
+    let hints = std::fs::read_to_string(directory.join("tune-runs/optimize/l2-romio-data-sieving.hints"))
+        .unwrap_or_else(|error| panic!("{error}"));
+    assert!(hints.contains("romio_ds_write enable"), "{hints}");
+}
