@@ -409,6 +409,15 @@ fn evidence_gate(strategy: &Strategy, profile: &profile::Profile) -> Option<Stri
     None
 }
 
+/// A strategy's change as this run needs it: a clause for MPI programs (`; MPI: ...`) is left
+/// out of a run that does not use MPI.
+fn change_for(change: &str, measurements: &Measurements) -> String {
+    if measurements.uses.contains("mpi") {
+        return change.to_string();
+    }
+    change.split("; ").filter(|clause| !clause.starts_with("MPI: ")).collect::<Vec<_>>().join("; ")
+}
+
 /// The citation of `strategy` as a proposal shows it (its catalog entry, or its citation text).
 fn citation_of(catalog: &Catalog, strategy: &Strategy) -> CitationRef {
     catalog.citation(strategy).map_or_else(
@@ -488,7 +497,7 @@ pub fn advise(
             system_impact_pct,
             weighted_score: round2(0.5 * app_impact_pct + 0.5 * system_impact_pct),
             citation,
-            change: strategy.change.clone(),
+            change: change_for(&strategy.change, &measurements),
             rollback: strategy.rollback.clone(),
             privilege: strategy.privilege,
             answers,
@@ -860,6 +869,19 @@ mod tests {
             advice.proposals.iter().map(|proposal| proposal.rank).collect::<Vec<_>>(),
             (1..=advice.proposals.len()).collect::<Vec<_>>()
         );
+    }
+
+    /// An MPI clause of a change is shown only to a run that uses MPI.
+    #[test]
+    fn an_mpi_clause_is_left_out_of_a_run_without_mpi() {
+        let change = "code: a reader thread reading ahead; MPI: MPI_File_iread_at with MPI_Wait";
+        let mut run = measured_run(&[]);
+        assert_eq!(change_for(change, &run), "code: a reader thread reading ahead");
+        run.uses.insert("mpi".into());
+        assert_eq!(change_for(change, &run), change);
+        let catalog = Catalog::bundled().unwrap_or_else(|error| panic!("{error}"));
+        let overlap = catalog.strategies.iter().find(|strategy| strategy.id == "l1-overlap-compute-io");
+        assert!(overlap.is_some_and(|strategy| strategy.change.contains("; MPI: ")));
     }
 
     #[test]

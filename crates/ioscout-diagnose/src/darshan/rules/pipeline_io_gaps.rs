@@ -159,7 +159,7 @@ rule! {
         why: "A loop that reads, then computes, then reads again (or computes, then writes a checkpoint and waits for it) leaves the storage idle during the work and the work idle during the I/O; a reader thread one step ahead, a data loader's workers or an asynchronous checkpoint hides the smaller of the two.",
         evidence: "the process, its I/O time (read and write parts), its gap time, the window from its first to its last I/O, the overlappable time and its share of the job.",
         thresholds: "fires when the overlappable time is at least 5 % of the job and the gaps are at least 10 % of the window; score = clip01(overlappable / job / 0.25). Gaps under 1 ms are the caller's cost per call, not other work.",
-        references: "The optimisation pipeline's overlap rule (OVERLAP-1) and its D12 dimension (shared/research/seeds/000_*); CheckFreq (Mohan et al., FAST 2021) for asynchronous checkpoints.",
+        references: "The optimisation pipeline's overlap rule (OVERLAP-1) and its compute/communication overlap dimension (D12) (GLANCED-IO, HPDC 2026); Mohan et al., CheckFreq: Frequent, Fine-Grained DNN Checkpointing, FAST 2021, for asynchronous checkpoints; README.md, Verified advice.",
     }
 }
 

@@ -14,7 +14,7 @@ rule! {
         why: "A loop that stats and opens the same files on every pass pays the path lookup, the permission check and (on a parallel file system) a metadata-server round trip each time, and the caller's own cost per call besides; caching the stat results and keeping the handles open removes the repeats without changing the files. Counting calls alone misses it when each call is cheap: the caller's time around the calls is where it goes.",
         evidence: "opens, stats, files opened, the repeated calls, their estimated cost and its share of the job. A DFTracer 2.2 trace does not see glibc's stat (glibc 2.33 and later call the system directly), so a trace's stat count is a lower bound.",
         thresholds: "fires when calls >= 3 x files opened, files >= 10 and the repeats' cost >= 5 % of the job; score = clip01(cost / job / 0.25).",
-        references: "IOSage's metadata-intensity card (batch metadata operations; shared/research/seeds/003_*); the optimisation pipeline's metadata-path dimension (seed 000_*); measured on this machine class: caching stat results and handles 7.5x where packing the files gave 2.7x (shared/research/tuning-and-advice.md, advice by pattern).",
+        references: "Banisharif et al., IOSage: Detecting HPC I/O Bottleneck Patterns to Guide LLM Recommendations, 2026 (the metadata-intensity card: batch metadata operations); the optimisation pipeline's metadata-path dimension (D11); BENCHMARKS.md, Verified advice: caching stat results and handles measured 2.5x on the metadata_storm scenario, and 7.5x where packing the files gave 2.7x on a workload of the same pattern.",
     }
 }
 
