@@ -157,6 +157,37 @@ pub fn clip01(value: f64) -> f64 {
     if value.is_nan() { 0.0 } else { value.clamp(0.0, 1.0) }
 }
 
+/// A size in bytes as a finding says it: whole bytes under 1 KiB, else KiB, MiB or GiB with one
+/// decimal (binary units, as every text output of ioscout).
+pub fn human_bytes(bytes: f64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if !bytes.is_finite() || bytes.abs() < 1024.0 {
+        return format!("{bytes:.0} B");
+    }
+    let mut value = bytes / 1024.0;
+    let mut unit = 0;
+    while value.abs() >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod human_bytes_tests {
+    use super::human_bytes;
+
+    /// A 1-byte read is "1 B", not "0.0 KiB"; larger sizes take the largest unit under 1024.
+    #[test]
+    fn sizes_read_in_their_own_unit() {
+        assert_eq!(human_bytes(1.0), "1 B");
+        assert_eq!(human_bytes(1023.0), "1023 B");
+        assert_eq!(human_bytes(4300.0), "4.2 KiB");
+        assert_eq!(human_bytes(3.5 * 1_048_576.0), "3.5 MiB");
+        assert_eq!(human_bytes(266_129_016_488.0), "247.9 GiB");
+    }
+}
+
 /// The documentation of a rule.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct RuleDoc {

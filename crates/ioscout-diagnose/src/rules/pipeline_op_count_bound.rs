@@ -34,9 +34,9 @@ impl Rule for OpCountBound {
             return Vec::new();
         }
         let why = format!(
-            "{} POSIX calls of {:.1} KiB on average take {:.1}% of the job: not a bandwidth problem",
+            "{} POSIX calls of {} on average take {:.1}% of the job: not a bandwidth problem",
             posix.count,
-            mean_size / 1024.0,
+            crate::human_bytes(mean_size),
             share * 100.0
         );
         vec![

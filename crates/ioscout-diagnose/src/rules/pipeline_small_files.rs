@@ -39,8 +39,8 @@ impl Rule for SmallFiles {
         let score =
             crate::clip01((files as f64).log10() / 5.0) * crate::clip01(metadata_share / 0.3) * weight;
         let why = format!(
-            "{files} files of {:.1} KiB on average, {opens} opens; metadata is {:.0}% of POSIX time",
-            per_file / 1024.0,
+            "{files} files of {} on average, {opens} opens; metadata is {:.0}% of POSIX time",
+            crate::human_bytes(per_file),
             metadata_share * 100.0
         );
         vec![

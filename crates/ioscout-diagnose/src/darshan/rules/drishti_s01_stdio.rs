@@ -36,8 +36,12 @@ impl DarshanRule for StdioShare {
             return Vec::new();
         }
         let share = stdio as f64 / total as f64;
-        let why =
-            format!("the job moves {:.2} % of its bytes ({stdio} of {total}) through STDIO", share * 100.0);
+        let why = format!(
+            "the job moves {:.2} % of its bytes ({} of {}) through STDIO",
+            share * 100.0,
+            crate::human_bytes(stdio as f64),
+            crate::human_bytes(total as f64)
+        );
         vec![
             context
                 .weighted_finding(&Self::DOC, Level::High, share, "STDIO", why)

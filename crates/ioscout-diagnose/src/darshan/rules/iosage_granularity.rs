@@ -39,8 +39,8 @@ impl DarshanRule for Granularity {
         }
         let score = clip01((mebibyte - mean) / mebibyte) * clip01(share / 0.2);
         let why = format!(
-            "{requests} POSIX requests average {:.1} KiB while I/O takes {:.1} % of the run",
-            mean / 1024.0,
+            "{requests} POSIX requests average {} while I/O takes {:.1} % of the run",
+            crate::human_bytes(mean),
             share * 100.0
         );
         vec![

@@ -35,7 +35,11 @@ impl DarshanRule for Interface {
         let mut findings = Vec::new();
         if stdio >= 1 << 20 && stdio as f64 / (stdio + posix) as f64 > 0.1 {
             let share = stdio as f64 / (stdio + posix) as f64;
-            let why = format!("STDIO moves {:.1} % of the bytes ({stdio} bytes)", share * 100.0);
+            let why = format!(
+                "STDIO moves {:.1} % of the bytes ({})",
+                share * 100.0,
+                crate::human_bytes(stdio as f64)
+            );
             findings.push(Finding::new(&Self::DOC, clip01(share) * io, "STDIO", why).with(
                 "stdio_share",
                 share,

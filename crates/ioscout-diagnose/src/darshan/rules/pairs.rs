@@ -85,10 +85,13 @@ pub(crate) fn small_requests(
             "POSIX",
             format!("small_{word}s"),
             format!(
-                "{small} small {word} requests (< 1 MiB), {:.2} % of {word}s; {} file(s) carry most of them{}",
+                "{small} small {word} requests (< 1 MiB), {:.2} % of {word}s{}",
                 share * 100.0,
-                heavy.len(),
-                heavy.first().map(|name| format!(", e.g. {name}")).unwrap_or_default()
+                match (heavy.len(), heavy.first()) {
+                    (0, _) | (_, None) => "; spread over many files, none carries most of them".to_string(),
+                    (1, Some(name)) => format!("; one file carries most of them: {name}"),
+                    (files, Some(name)) => format!("; {files} files carry most of them, e.g. {name}"),
+                }
             ),
         )
     };
@@ -191,7 +194,9 @@ pub(crate) fn redundant_traffic(
         .map(|(id, _)| context.name(*id))
         .unwrap_or_default();
     let why = format!(
-        "{redundant} of {total} bytes {past} ({:.2} %) repeat data already {past} (most in {worst})",
+        "{} of {} {past} ({:.2} %) repeat data already {past} (most in {worst})",
+        crate::human_bytes(redundant as f64),
+        crate::human_bytes(total as f64),
         percent(redundant as f64, total as f64)
     );
     vec![
@@ -370,9 +375,9 @@ pub(crate) fn wisio_small(context: &DarshanContext<'_>, doc: &RuleDoc, direction
     let score = (0.5 * (fraction - 0.5) / 0.5 + 0.5 * (mebibyte - mean) / mebibyte)
         * clip01(context.io_share() / 0.2);
     let why = format!(
-        "{word}s take {:.1} % of the POSIX time and average {:.1} KiB",
+        "{word}s take {:.1} % of the POSIX time and average {}",
         fraction * 100.0,
-        mean / 1024.0
+        crate::human_bytes(mean)
     );
     vec![
         Finding::new(doc, score, "POSIX", why)
