@@ -552,6 +552,10 @@ pub(crate) struct DiagnoseArguments {
     /// ships with ioscout).
     #[arg(long, value_name = "FILE")]
     pub(crate) model: Option<PathBuf>,
+    /// Show the rule findings the learned detector does not confirm one by one (by default they
+    /// are folded into one line; the JSON always has them).
+    #[arg(long)]
+    pub(crate) all: bool,
     /// Print DFDiagnoser's fact envelope (JSON).
     #[arg(long)]
     pub(crate) json: bool,

@@ -53,6 +53,9 @@ pub struct DiagnoseRequest {
     pub detector: Detector,
     /// A detector model file (default: the model that ships with ioscout).
     pub model: Option<PathBuf>,
+    /// Show in the text the rule findings the learned detector does not confirm, one by one
+    /// (otherwise they are folded into one line; the JSON always has them).
+    pub all: bool,
 }
 
 /// Rule families as a request may give them: a list, or one comma-separated string.
@@ -87,6 +90,7 @@ impl Default for DiagnoseRequest {
             drishti_config: None,
             detector: Detector::Both,
             model: None,
+            all: false,
         }
     }
 }
@@ -164,7 +168,8 @@ pub fn diagnose(input: &Input, request: &DiagnoseRequest) -> Result<Outcome> {
     };
     let facts = trace_facts(&analysis, &findings, &recurrences);
     let value = serde_json::to_value(Envelope::new(context, &findings, facts)).unwrap_or_default();
-    let mut text = render(&findings, &format!("preset {}", analysis.preset.name), Some(&recurrences));
+    let mut text =
+        render(&findings, &format!("preset {}", analysis.preset.name), Some(&recurrences), request.all);
     text.push_str(&crate::detect::detection_text(detection.as_ref()));
     let _ = writeln!(text, "Metric to optimise: {} ({})", metric.metric, metric.reason);
     let flagged = fail_on.is_some_and(|level| findings.iter().any(|finding| finding.label >= level));
@@ -304,7 +309,7 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
         if !damaged.is_empty() {
             let _ = writeln!(text, "  read in part (damaged region): {}", damaged.join(", "));
         }
-        text.push_str(&render(&findings, "Darshan counters", None));
+        text.push_str(&render(&findings, "Darshan counters", None, request.all));
         text.push_str(&crate::detect::detection_text(detection.as_ref()));
         let _ = writeln!(text, "Metric to optimise: {} ({})\n", metric.metric, metric.reason);
     }
@@ -326,14 +331,31 @@ fn cause(finding: &Finding) -> &'static str {
 }
 
 /// The findings as a table grouped by root cause: groups in the order of their most severe
-/// finding, findings by score within a group.
+/// finding, findings by score within a group. Unless `all`, the rule findings the learned
+/// detector does not confirm are folded into one line after the table.
 pub fn render(
     findings: &[Finding],
     label: &str,
     recurrences: Option<&BTreeMap<&'static str, Recurrence>>,
+    all: bool,
 ) -> String {
+    let unconfirmed = |finding: &&Finding| finding.model.is_some_and(|check| !check.confirmed);
+    let folded: Vec<&Finding> = if all { Vec::new() } else { findings.iter().filter(unconfirmed).collect() };
+    let shown: Vec<Finding> =
+        findings.iter().filter(|finding| all || !unconfirmed(finding)).cloned().collect();
+    let folded_line = if folded.is_empty() {
+        String::new()
+    } else {
+        let codes: Vec<&str> = folded.iter().map(|finding| finding.code).collect();
+        format!(
+            "{} not confirmed by the learned detector ({}): `--all` shows them.\n",
+            ioscout_render::text::count_of(folded.len() as u64, "rule finding", "rule findings"),
+            codes.join(", ")
+        )
+    };
+    let findings = shown.as_slice();
     if findings.is_empty() {
-        return format!("No findings ({label}).\n");
+        return format!("No findings ({label}).\n{folded_line}");
     }
     let mut groups: Vec<(&'static str, Vec<&Finding>)> = Vec::new();
     for finding in findings {
@@ -385,6 +407,7 @@ pub fn render(
         );
     }
     out.push_str("\n`ioscout explain CODE` gives the rule's full documentation.\n");
+    out.push_str(&folded_line);
     out
 }
 

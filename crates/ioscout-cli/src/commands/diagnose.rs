@@ -22,6 +22,7 @@ pub(crate) fn run(arguments: &DiagnoseArguments) -> anyhow::Result<ExitCode> {
         drishti_config: arguments.drishti_config.clone(),
         detector: arguments.detector,
         model: arguments.model.clone(),
+        all: arguments.all,
     };
     let (input, bar) = common::service_input_with_progress(&arguments.input, "diagnose");
     let outcome = ioscout_service::diagnose::diagnose(&input, &request)?;

@@ -168,3 +168,26 @@ fn a_bad_model_file_is_named_and_the_rules_still_work() {
         assert!(rules.status.success(), "{name}: {}", stderr(&rules));
     }
 }
+
+/// The rule findings the learned detector rejects are folded into one line by default (the noise
+/// a new user meets first) and shown one by one with `--all`; the JSON keeps them all.
+#[test]
+fn unconfirmed_findings_fold_into_one_line_unless_all() {
+    let folded = crate::stdout(&crate::ioscout(&["diagnose", "testdata/sample"]));
+    assert!(!folded.contains("[not confirmed by the model"), "{folded}");
+    let line = folded
+        .lines()
+        .find(|line| line.contains("not confirmed by the learned detector"))
+        .unwrap_or_default();
+    assert!(line.starts_with("4 rule findings") && line.ends_with("`--all` shows them."), "{folded}");
+    let all = crate::stdout(&crate::ioscout(&["diagnose", "--all", "testdata/sample"]));
+    assert_eq!(all.matches("[not confirmed by the model").count(), 4, "{all}");
+    let value = crate::json(&["diagnose", "--json", "testdata/sample"], 0);
+    let unconfirmed = value["facts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|fact| fact["severity"]["method"] == "rule, not confirmed by the model")
+        .count();
+    assert_eq!(unconfirmed, 4, "{value}");
+}
