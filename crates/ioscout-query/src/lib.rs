@@ -649,6 +649,17 @@ mod tests {
 
     const READ: &str = r#"{"id":5,"name":"read","cat":"POSIX","pid":7,"tid":8,"ts":100,"dur":50,"ph":1,"args":{"hhash":"aa","fhash":"ff","ret":4096,"big":17868160079272185648,"epoch":"2"}}"#;
 
+    /// A single `=` is the documented alias of `==` (README, the module docs), not an error.
+    #[test]
+    fn a_single_equals_sign_is_equality() {
+        assert_eq!(
+            format!("{:?}", Predicate::parse(r#"cat = "POSIX""#)),
+            format!("{:?}", Predicate::parse(r#"cat == "POSIX""#))
+        );
+        assert!(check(r#"cat = "POSIX" and pid = 7"#));
+        assert!(!check(r#"cat = "STDIO""#));
+    }
+
     fn check(expression: &str) -> bool {
         let mut tables = HashTables::default();
         tables.hosts.insert(ioscout_model::HashToken("aa".into()), "node1".into());
