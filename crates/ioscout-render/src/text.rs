@@ -20,14 +20,8 @@ pub fn thousands(value: u64) -> String {
 
 /// A byte count in binary units.
 pub fn bytes(value: u64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut size = value as f64;
-    let mut unit = 0;
-    while size >= 1024.0 && unit + 1 < units.len() {
-        size /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 { format!("{value} B") } else { format!("{size:.1} {}", units[unit]) }
+    // One rule for sizes in every text, the findings' included.
+    ioscout_diagnose::human_bytes(value as f64)
 }
 
 /// `count` and the noun, singular or plural as the count asks: "1 file", "2 files".
