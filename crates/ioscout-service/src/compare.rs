@@ -20,8 +20,8 @@ use crate::{Input, Outcome, Result, ServiceError};
 #[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunSpec {
-    /// The run's label in every output (default: the path as given; a repeated label gets
-    /// ` (2)`, ` (3)`, ...).
+    /// The run's label in every output (default: the shortest suffix of its path that no other
+    /// run's path ends with; a repeated label gets ` (2)`, ` (3)`, ...).
     #[serde(default)]
     pub label: Option<String>,
     /// A trace directory or file, or a Darshan log.
@@ -151,11 +151,43 @@ fn read_run(label: String, path: &Path, preset: PresetName) -> Result<ReadRun> {
     Ok(ReadRun { label, path: path.to_path_buf(), darshan, summary, scan })
 }
 
-/// Labels for the runs: each its own or its path as given, a repeated one numbered.
+/// What each run is called before numbering: its own label, or the shortest suffix of its path
+/// (in whole components) that no other run's path ends with (`threads_4` for
+/// `sweep/threads_4`); the same path given twice keeps its last component.
+fn wanted_labels(runs: &[RunSpec]) -> Vec<String> {
+    let paths: Vec<String> = runs.iter().map(|run| display_path(&run.path)).collect();
+    let parts = |path: &str| -> Vec<String> {
+        path.split('/').filter(|part| !part.is_empty() && *part != ".").map(str::to_string).collect()
+    };
+    let split: Vec<Vec<String>> = paths.iter().map(|path| parts(path)).collect();
+    runs.iter()
+        .enumerate()
+        .map(|(index, run)| {
+            if let Some(label) = &run.label {
+                return label.clone();
+            }
+            let own = &split[index];
+            for length in 1..=own.len() {
+                let suffix = &own[own.len() - length..];
+                let clash = split.iter().enumerate().any(|(other, theirs)| {
+                    other != index
+                        && paths[other] != paths[index]
+                        && theirs.len() >= length
+                        && theirs[theirs.len() - length..] == *suffix
+                });
+                if !clash {
+                    return suffix.join("/");
+                }
+            }
+            paths[index].clone()
+        })
+        .collect()
+}
+
+/// Labels for the runs: [`wanted_labels`], a repeated one numbered.
 fn labels(runs: &[RunSpec]) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(runs.len());
-    for run in runs {
-        let wanted = run.label.clone().unwrap_or_else(|| display_path(&run.path));
+    for wanted in wanted_labels(runs) {
         let mut label = wanted.clone();
         let mut number = 1;
         while out.contains(&label) {
@@ -195,12 +227,17 @@ pub fn compare_runs(request: &CompareRequest) -> Result<Compared> {
     let labels = labels(&request.runs);
     let baseline = match &request.baseline {
         None => 0,
-        Some(wanted) => labels.iter().position(|label| label == wanted).ok_or_else(|| {
-            ServiceError::BadRequest(format!(
-                "no run is labelled {wanted:?}; the labels are {}",
-                labels.join(", ")
-            ))
-        })?,
+        // A run's path as given names it too.
+        Some(wanted) => labels
+            .iter()
+            .zip(&request.runs)
+            .position(|(label, run)| label == wanted || display_path(&run.path) == *wanted)
+            .ok_or_else(|| {
+                ServiceError::BadRequest(format!(
+                    "no run is labelled {wanted:?}; the labels are {}",
+                    labels.join(", ")
+                ))
+            })?,
     };
     let mut runs = Vec::with_capacity(request.runs.len());
     for (spec, label) in request.runs.iter().zip(&labels) {
@@ -252,16 +289,15 @@ pub fn compare_runs(request: &CompareRequest) -> Result<Compared> {
     let mut text = text_of(&campaign);
     // Runs given the same label are replicates of one configuration: medians and their spread.
     let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
-    for (spec, run) in request.runs.iter().zip(&runs) {
-        let wanted = spec.label.clone().unwrap_or_else(|| display_path(&spec.path));
+    let wanted_of = wanted_labels(&request.runs);
+    for (wanted, run) in wanted_of.iter().cloned().zip(&runs) {
         match groups.iter_mut().find(|(label, _)| *label == wanted) {
             Some((_, times)) => times.push(run.summary.job_time_s),
             None => groups.push((wanted, vec![run.summary.job_time_s])),
         }
     }
     if groups.iter().any(|(_, times)| times.len() > 1) {
-        let baseline_spec = &request.runs[baseline];
-        let baseline_label = baseline_spec.label.clone().unwrap_or_else(|| display_path(&baseline_spec.path));
+        let baseline_label = wanted_of[baseline].clone();
         let found = ioscout_advise::compare::replicates(&groups, &baseline_label, REPLICATE_MARGIN);
         text.push_str(&replicates_text(&found, !runs[0].darshan));
         if let Some(object) = value.as_object_mut() {
@@ -472,4 +508,27 @@ pub fn write_html(compared: &Compared, path: &Path) -> Result<usize> {
     let (html, charts) = ioscout_render::campaign::page(&compared.campaign, &names);
     std::fs::write(path, html).map_err(|error| ServiceError::io(path, error))?;
     Ok(charts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(path: &str, label: Option<&str>) -> RunSpec {
+        RunSpec { label: label.map(str::to_string), path: PathBuf::from(path) }
+    }
+
+    /// Default labels are the shortest path suffix that tells a run apart; a given label wins;
+    /// the same path twice is numbered.
+    #[test]
+    fn runs_are_labelled_by_their_shortest_distinct_path_suffix() {
+        let runs = [
+            spec("/scratch/sweep/a/run1/trace", None),
+            spec("/scratch/sweep/b/run1/trace", None),
+            spec("/scratch/sweep/threads_4", None),
+            spec("/scratch/other", Some("mine")),
+            spec("/scratch/sweep/threads_4", None),
+        ];
+        assert_eq!(labels(&runs), ["a/run1/trace", "b/run1/trace", "threads_4", "mine", "threads_4 (2)"]);
+    }
 }
