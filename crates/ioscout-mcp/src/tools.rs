@@ -129,7 +129,7 @@ pub struct ComparatorParams {
     #[serde(default)]
     pub variants: Vec<String>,
     /// Labels for the baseline, then the variant, then the variants, in that order (default:
-    /// each path as given).
+    /// the shortest suffix of each path that tells the runs apart, as `ioscout compare` does).
     #[serde(default)]
     pub labels: Vec<String>,
     /// How to order the runs and read traces.
@@ -436,7 +436,9 @@ pub fn comparator(context: &Context, params: ComparatorParams) -> Result<Outcome
     let mut runs = Vec::with_capacity(given.len());
     for (index, path) in given.iter().enumerate() {
         runs.push(ioscout_service::compare::RunSpec {
-            label: Some(params.labels.get(index).cloned().unwrap_or_else(|| path.clone())),
+            // Without labels, the service names each run as `ioscout compare` does (the shortest
+            // suffix of its path that tells it apart).
+            label: params.labels.get(index).cloned(),
             path: context.roots.resolve(path, true)?,
         });
     }
