@@ -245,6 +245,19 @@ pub struct Replicates {
     pub verdict: String,
 }
 
+/// The median of `values` (the mean of the middle two for an even count); none when empty. The
+/// one median of replicates here and of `ioscout optimize`'s pairs.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2]),
+        _ => Some(f64::midpoint(sorted[n / 2 - 1], sorted[n / 2])),
+    }
+}
+
 /// Fewer runs than this per label cannot tell a change from the noise.
 pub const MIN_REPLICATES: usize = 3;
 
@@ -256,12 +269,12 @@ pub fn replicates(groups: &[(String, Vec<f64>)], baseline: &str, margin: f64) ->
         let mut sorted: Vec<f64> = times.iter().copied().filter(|time| *time > 0.0).collect();
         sorted.sort_by(f64::total_cmp);
         let n = sorted.len();
-        let median = match n {
-            0 => 0.0,
-            _ if n % 2 == 1 => sorted[n / 2],
-            _ => f64::midpoint(sorted[n / 2 - 1], sorted[n / 2]),
-        };
-        (median, sorted.first().copied().unwrap_or(0.0), sorted.last().copied().unwrap_or(0.0), n)
+        (
+            median(&sorted).unwrap_or(0.0),
+            sorted.first().copied().unwrap_or(0.0),
+            sorted.last().copied().unwrap_or(0.0),
+            n,
+        )
     };
     let base = groups.iter().find(|(label, _)| label == baseline).map(|(_, times)| summary(times));
     groups

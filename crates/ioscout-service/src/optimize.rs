@@ -225,6 +225,7 @@ fn automatic(advice: &Advice, given: &[Candidate], work_dir: &Path) -> Result<Ve
 
 /// The knowledge-base entry of one measurement.
 fn entry(
+    catalog: &ioscout_advise::Catalog,
     spec: &Spec,
     candidate: &Candidate,
     proposal: Option<&Proposal>,
@@ -242,7 +243,7 @@ fn entry(
     kb::EntryInput {
         system: spec.system.clone(),
         workload: spec.name.clone(),
-        layer: proposal.map_or_else(|| strategy_layer(strategy), |proposal| proposal.layer.clone()),
+        layer: proposal.map_or_else(|| strategy_layer(catalog, strategy), |proposal| proposal.layer.clone()),
         metric_scope: "app".into(),
         metric: spec.objective.metric.clone(),
         before: before.unwrap_or(0.0),
@@ -262,11 +263,12 @@ fn entry(
     }
 }
 
-fn strategy_layer(id: &str) -> String {
-    ioscout_advise::Catalog::bundled()
-        .ok()
-        .and_then(|catalog| catalog.strategies.into_iter().find(|strategy| strategy.id == id))
-        .map_or_else(|| "L1".to_string(), |strategy| strategy.layer)
+fn strategy_layer(catalog: &ioscout_advise::Catalog, id: &str) -> String {
+    catalog
+        .strategies
+        .iter()
+        .find(|strategy| strategy.id == id)
+        .map_or_else(|| "L1".to_string(), |strategy| strategy.layer.clone())
 }
 
 /// Runs the loop of `request.spec`.
@@ -309,6 +311,7 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
     };
     let Computed { advice, metric, report, mut warnings } =
         crate::advise::compute(&Input::of(vec![traces.clone()]), &advise_request)?;
+    let catalog = ioscout_advise::Catalog::bundled()?;
     // Measure: the variants of each proposal in the advice's order, then the rest.
     let mut next_run = 0;
     let mut measured: Vec<Measured> = Vec::new();
@@ -336,7 +339,7 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
             || candidate.implements.first().cloned().unwrap_or_default(),
             |proposal| proposal.id.clone(),
         );
-        kb_entries.push(entry(&spec, candidate, proposal, &measurement, &strategy));
+        kb_entries.push(entry(&catalog, &spec, candidate, proposal, &measurement, &strategy));
         measured.push(Measured {
             variant: candidate.name.clone(),
             implements: candidate.implements.clone(),
@@ -382,7 +385,6 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
             citation,
         ));
     }
-    let catalog = ioscout_advise::Catalog::bundled()?;
     let advice = ioscout_advise::advise(
         &catalog,
         advice.measurements.clone(),

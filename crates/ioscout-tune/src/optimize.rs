@@ -96,17 +96,7 @@ pub fn median_interval(ratios: &[f64]) -> Option<(f64, f64, f64)> {
     Some((sorted[k - 1], sorted[n - k], coverage(n, k)))
 }
 
-/// The median of `values`.
-pub fn median(values: &[f64]) -> Option<f64> {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(sorted[n / 2]),
-        _ => Some(f64::midpoint(sorted[n / 2 - 1], sorted[n / 2])),
-    }
-}
+pub use ioscout_advise::compare::median;
 
 /// The measurement of `pairs` (baseline, variant): `maximize` says which way is better,
 /// `margin` is the noise margin (0.03: changes within 3 % are noise).
