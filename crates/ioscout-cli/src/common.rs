@@ -12,17 +12,16 @@ use crate::cli::InputArguments;
 use ioscout_service::text::count_of;
 
 /// Expands the input paths.
-pub(crate) fn discover(input: &InputArguments) -> (Vec<TraceFile>, Vec<InputProblem>) {
-    match crate::job::current() {
-        // In a job of several ranks, rank 0's discovery for every rank.
-        Some(cluster) => ioscout_service::Input {
-            paths: input.paths.clone(),
-            cluster: Some(cluster),
-            ..Default::default()
-        }
-        .discover(),
-        None => ioscout_read::discover(&input.paths),
+/// In a job of several ranks, rank 0's discovery for every rank; a Darshan log is refused.
+pub(crate) fn discover(
+    input: &InputArguments,
+) -> ioscout_service::Result<(Vec<TraceFile>, Vec<InputProblem>)> {
+    ioscout_service::Input {
+        paths: input.paths.clone(),
+        cluster: crate::job::current(),
+        ..Default::default()
     }
+    .discover()
 }
 
 /// Scan options from the command line, reporting to `bar` if given.
@@ -222,8 +221,8 @@ pub(crate) fn service_input_with_progress(
 ) -> (ioscout_service::Input, Option<ProgressBar>) {
     // Sizing the bar walks the inputs; do it only when a bar is drawn.
     let bar = if shows_progress(input) {
-        let (files, _) = discover(input);
-        progress_bar(input, files.iter().map(|file| file.size).sum(), message)
+        let stored = discover(input).map_or(0, |(files, _)| files.iter().map(|file| file.size).sum());
+        progress_bar(input, stored, message)
     } else {
         None
     };

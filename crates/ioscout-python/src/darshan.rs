@@ -30,7 +30,7 @@ pub(crate) fn read_darshan<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let paths = [path.clone()];
     let (log, tables, derivation) = crate::call::run(py, progress, &paths, move |hooks| {
-        if is_darshan_log(&path) {
+        if ioscout_service::is_darshan_log(&path) {
             let log = ioscout_darshan::DarshanLog::open(&path, ioscout_darshan::ReadOptions { partial })?;
             let tables = Tables::of(&log)?;
             return Ok((log, tables, None));
@@ -49,21 +49,6 @@ pub(crate) fn read_darshan<'py>(
     let out = describe(py, &log, tables)?;
     out.set_item("derivation", derivation)?;
     Ok(out)
-}
-
-/// Whether `path` is a Darshan log (named `.darshan`, or a file whose first bytes say so)
-/// rather than traces.
-fn is_darshan_log(path: &std::path::Path) -> bool {
-    use std::io::Read;
-    if path.extension().is_some_and(|extension| extension == "darshan") {
-        return true;
-    }
-    if !path.is_file() {
-        return false;
-    }
-    let mut head = [0_u8; 16];
-    let read = std::fs::File::open(path).and_then(|mut file| file.read(&mut head)).unwrap_or(0);
-    ioscout_darshan::looks_like_darshan(&head[..read])
 }
 
 /// Where each DXT record's rows lie in its module's segment table: writes from the first to the

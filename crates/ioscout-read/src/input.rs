@@ -8,6 +8,11 @@
 //! not exist but holds `*`, `?` or `[` is a glob. Compression is decided from the file's first bytes,
 //! not its name. Paths that cannot be used come back as [`InputProblem`]s so the caller can report
 //! them and read the rest.
+//!
+//! [`InputKind::of`] is the one place that decides what a file is from its first bytes (a
+//! Darshan log, gzip, JSON lines, other binary): [`describe`] refuses a Darshan log or a binary
+//! file as a trace, so no command ever decodes a log as lines, and the service routes logs by the
+//! same decision.
 
 use std::fs::File;
 use std::io::Read;
@@ -21,6 +26,69 @@ pub enum Compression {
     None,
     /// gzip, one member or many (`.pfw.gz`).
     Gzip,
+}
+
+/// Darshan's magic number (`DARSHAN_MAGIC_NR`), in bytes 8 to 16 of every Darshan 3.x log in the
+/// byte order of the machine that wrote it (the Darshan reader's own constant; a test holds
+/// them equal).
+pub const DARSHAN_MAGIC: u64 = 6_567_223;
+
+/// What a file is, decided from its first bytes, never its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputKind {
+    /// A Darshan 3.x log: its version string (`3.` padded with NULs to 8 bytes) and then
+    /// Darshan's magic number in either byte order.
+    DarshanLog,
+    /// gzip (`1f 8b`): a compressed trace.
+    Gzip,
+    /// Text, as JSON lines are: no NUL byte in the head. Empty files are text.
+    Text,
+    /// Binary content that is neither: a NUL byte in the head.
+    Binary,
+}
+
+impl InputKind {
+    /// How many leading bytes [`InputKind::of`] looks at.
+    pub const HEAD: usize = 16;
+
+    /// The kind of a file that starts with `head` (its first [`InputKind::HEAD`] bytes, or all
+    /// of it when shorter).
+    pub fn of(head: &[u8]) -> Self {
+        let magic = head.get(8..16).and_then(|bytes| <[u8; 8]>::try_from(bytes).ok());
+        if head.starts_with(b"3.")
+            && magic.is_some_and(|magic| {
+                u64::from_le_bytes(magic) == DARSHAN_MAGIC || u64::from_be_bytes(magic) == DARSHAN_MAGIC
+            })
+        {
+            return Self::DarshanLog;
+        }
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Self::Gzip
+        } else if head.contains(&0) {
+            Self::Binary
+        } else {
+            Self::Text
+        }
+    }
+
+    /// The kind of the file at `path`, from its first bytes.
+    pub fn of_file(path: &Path) -> std::io::Result<Self> {
+        let mut file = File::open(path)?;
+        Ok(Self::of(&read_head(&mut file)?))
+    }
+}
+
+/// Up to [`InputKind::HEAD`] leading bytes of `file`.
+fn read_head(file: &mut File) -> std::io::Result<Vec<u8>> {
+    let mut head = [0u8; InputKind::HEAD];
+    let mut read = 0;
+    while read < head.len() {
+        match file.read(&mut head[read..])? {
+            0 => break,
+            count => read += count,
+        }
+    }
+    Ok(head[..read].to_vec())
 }
 
 /// One trace file to read.
@@ -157,31 +225,84 @@ fn expand_glob(pattern: &Path, paths: &mut Vec<PathBuf>, problems: &mut Vec<Inpu
     }
 }
 
-/// Size and compression of one file.
+/// Size and compression of one file; a Darshan log or a binary file is refused here (one
+/// problem, never thousands of "invalid UTF-8" lines of binary junk).
 pub fn describe(path: &Path) -> std::io::Result<TraceFile> {
     let mut file = File::open(path)?;
     let size = file.metadata()?.len();
-    let mut magic = [0u8; 2];
-    let mut read = 0;
-    while read < 2 {
-        match file.read(&mut magic[read..])? {
-            0 => break,
-            count => read += count,
-        }
-    }
-    let compression = if read == 2 && magic == [0x1f, 0x8b] { Compression::Gzip } else { Compression::None };
+    let head = read_head(&mut file)?;
+    let refuse = |detail: String| Err(std::io::Error::new(std::io::ErrorKind::InvalidData, detail));
+    let kind = InputKind::of(&head);
     // The content decides, except that a file whose name promises gzip and whose bytes are not
     // gzip is one problem, never thousands of "invalid UTF-8" lines of binary junk.
     let named_gzip =
         path.file_name().is_some_and(|name| name.to_string_lossy().to_ascii_lowercase().ends_with(".gz"));
-    if named_gzip && size > 0 && compression == Compression::None {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!(
-                "not gzip: the name ends in .gz but the file starts with bytes {:02x} {:02x}, not gzip's 1f 8b",
-                magic[0], magic[1]
-            ),
-        ));
-    }
+    let compression = match kind {
+        InputKind::DarshanLog => return refuse("a Darshan log, not a DFTracer trace".into()),
+        InputKind::Gzip => Compression::Gzip,
+        InputKind::Text | InputKind::Binary if named_gzip && size > 0 => {
+            return refuse(format!(
+                "not gzip: the name ends in .gz but the file starts with bytes {}, not gzip's 1f 8b",
+                hex(&head[..head.len().min(2)])
+            ));
+        }
+        InputKind::Binary => {
+            return refuse(format!(
+                "binary content, not a DFTracer trace (JSON lines or gzip): it starts with bytes {}",
+                hex(&head[..head.len().min(8)])
+            ));
+        }
+        InputKind::Text => Compression::None,
+    };
     Ok(TraceFile { path: path.to_path_buf(), size, compression })
+}
+
+/// `bytes` as lowercase hex pairs separated by spaces.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn darshan_head(big_endian: bool) -> Vec<u8> {
+        let mut head = b"3.41\0\0\0\0".to_vec();
+        head.extend(if big_endian { DARSHAN_MAGIC.to_be_bytes() } else { DARSHAN_MAGIC.to_le_bytes() });
+        head
+    }
+
+    #[test]
+    fn kind_is_decided_by_content() {
+        assert_eq!(InputKind::of(&darshan_head(false)), InputKind::DarshanLog);
+        assert_eq!(InputKind::of(&darshan_head(true)), InputKind::DarshanLog);
+        assert_eq!(InputKind::of(&[0x1f, 0x8b, 8, 0]), InputKind::Gzip);
+        assert_eq!(InputKind::of(b"[\n{\"id\":0,\"name\""), InputKind::Text);
+        assert_eq!(InputKind::of(b""), InputKind::Text);
+        assert_eq!(InputKind::of(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"), InputKind::Binary);
+        // A version string without the magic number is not a log.
+        let mut wrong_magic = darshan_head(false);
+        wrong_magic[8] ^= 1;
+        assert_eq!(InputKind::of(&wrong_magic), InputKind::Binary);
+    }
+
+    #[test]
+    fn describe_refuses_a_darshan_log_named_as_a_trace() {
+        let directory = std::env::temp_dir().join(format!("ioscout-input-kind-{}", std::process::id()));
+        std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
+        let log = directory.join("job.pfw");
+        let mut bytes = darshan_head(false);
+        bytes.extend([0x78, 0x9c, 1, 2, 3]);
+        std::fs::write(&log, &bytes).unwrap_or_else(|error| panic!("{error}"));
+        let error = describe(&log).err().map(|error| error.to_string()).unwrap_or_default();
+        assert!(error.starts_with("a Darshan log, not a DFTracer trace"), "{error}");
+        let (files, problems) = discover(&[&log]);
+        assert!(files.is_empty());
+        assert_eq!(problems.len(), 1);
+        let binary = directory.join("image.pfw");
+        std::fs::write(&binary, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap_or_else(|error| panic!("{error}"));
+        let error = describe(&binary).err().map(|error| error.to_string()).unwrap_or_default();
+        assert!(error.contains("binary content") && error.contains("89 50 4e 47"), "{error}");
+        std::fs::remove_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
+    }
 }

@@ -84,7 +84,7 @@ impl AnalyzeRequest {
 
 /// Runs the analysis of `input`, returning it with the scan's report.
 pub fn run(input: &Input, options: &AnalysisOptions) -> Result<(Analysis, ioscout_read::ScanReport, usize)> {
-    let (files, input_problems) = input.discover();
+    let (files, input_problems) = input.discover()?;
     if files.is_empty() {
         return Err(input.no_traces(&input_problems));
     }
@@ -123,7 +123,7 @@ pub fn run_with_replay(
         let (derived, _) = crate::evidence::derive(input)?;
         return Ok((analysis, report, count, derived));
     }
-    let (files, input_problems) = input.discover();
+    let (files, input_problems) = input.discover()?;
     if files.is_empty() {
         return Err(input.no_traces(&input_problems));
     }

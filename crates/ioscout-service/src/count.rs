@@ -13,7 +13,7 @@ use crate::{Input, Outcome, Result};
 /// Counts the events of `input`: `{"total": {...}, "files": [{"path", ...}], "problem_count",
 /// "problems"}`.
 pub fn count(input: &Input) -> Result<Outcome> {
-    let (files, input_problems) = input.discover();
+    let (files, input_problems) = input.discover()?;
     let report =
         input.scanner().scan(&files, &input_problems, |_| NoFold, |_, _, _| ControlFlow::Continue(()));
     let total = report.totals();

@@ -17,7 +17,7 @@ pub use ioscout_render::evidence::{
 
 /// Derives the Darshan records of the traces of `input`.
 pub fn derive(input: &Input) -> Result<(Derived, ScanReport)> {
-    let (files, input_problems) = input.discover();
+    let (files, input_problems) = input.discover()?;
     if files.is_empty() {
         return Err(input.no_traces(&input_problems));
     }

@@ -57,7 +57,7 @@ pub struct DirectoryOutcome {
 
 /// Indexes every trace directory of `input`.
 pub fn index(input: &Input, request: &IndexRequest) -> Result<Outcome> {
-    let (files, input_problems) = input.discover();
+    let (files, input_problems) = input.discover()?;
     if files.is_empty() {
         return Err(input.no_traces(&input_problems));
     }

@@ -174,7 +174,7 @@ pub fn info(input: &Input) -> Result<Outcome> {
     if let Some(logs) = crate::darshan_inputs(&input.paths)? {
         return crate::darshan::summaries(&logs, !input.strict);
     }
-    let (files, input_problems) = input.discover();
+    let (files, input_problems) = input.discover()?;
     let mut per_file: Vec<InfoFold> = (0..files.len()).map(|_| InfoFold::default()).collect();
     let report = input.scanner().scan(
         &files,

@@ -68,13 +68,24 @@ impl Input {
 
     /// The trace files under the paths, and the paths that could not be used. In a job of
     /// several ranks, rank 0 discovers them and every rank gets its list, so all ranks share the
-    /// same files even where their views of the file system differ.
-    pub fn discover(&self) -> (Vec<TraceFile>, Vec<InputProblem>) {
-        let Some(cluster) = &self.cluster else { return ioscout_read::discover(&self.paths) };
-        let found = (cluster.rank() == 0).then(|| Ok(ioscout_read::discover(&self.paths)));
-        ioscout_read::cluster::share_from_root(cluster.as_ref(), found).unwrap_or_else(|error| {
-            (Vec::new(), vec![InputProblem { path: PathBuf::from("(rank 0)"), detail: error.to_string() }])
-        })
+    /// same files even where their views of the file system differ. A Darshan log given to an
+    /// operation that reads traces (a log file, or a directory holding logs and no trace) is
+    /// refused as a bad request, in one line naming it, never read as lines.
+    pub fn discover(&self) -> Result<(Vec<TraceFile>, Vec<InputProblem>)> {
+        let (files, problems) = match &self.cluster {
+            None => ioscout_read::discover(&self.paths),
+            Some(cluster) => {
+                let found = (cluster.rank() == 0).then(|| Ok(ioscout_read::discover(&self.paths)));
+                ioscout_read::cluster::share_from_root(cluster.as_ref(), found).unwrap_or_else(|error| {
+                    (
+                        Vec::new(),
+                        vec![InputProblem { path: PathBuf::from("(rank 0)"), detail: error.to_string() }],
+                    )
+                })
+            }
+        };
+        refuse_darshan_logs(&problems)?;
+        Ok((files, problems))
     }
 
     /// Whether this process prints: the only process, or rank 0 of a job.
@@ -247,18 +258,45 @@ pub fn coverage_detail(coverage: &ioscout_read::Coverage) -> String {
     detail
 }
 
-/// Whether `path` is a Darshan log: named `*.darshan`, or a file whose header is one.
+/// Whether `path` is a Darshan log: a file whose first bytes are one
+/// ([`ioscout_read::input::InputKind`], the one decision every command uses), or a path named
+/// `*.darshan` that is not a readable file (so the log reader names what is wrong with it).
 pub fn is_darshan_log(path: &std::path::Path) -> bool {
-    if path.extension().is_some_and(|extension| extension == "darshan") {
-        return true;
+    match ioscout_read::input::InputKind::of_file(path) {
+        Ok(kind) => kind == ioscout_read::input::InputKind::DarshanLog,
+        Err(_) => path.extension().is_some_and(|extension| extension == "darshan"),
     }
-    if !path.is_file() {
-        return false;
+}
+
+/// The commands that read Darshan logs, for the message refusing a log elsewhere.
+const COMMANDS_READING_LOGS: &str =
+    "`ioscout info`, `darshan summary`, `darshan dump`, `diagnose`, `advise` and `compare` read logs";
+
+/// Refuses the Darshan logs among the paths discovery could not use as traces: a log file, or a
+/// directory holding logs and no trace.
+fn refuse_darshan_logs(problems: &[InputProblem]) -> Result<()> {
+    for problem in problems {
+        let path = &problem.path;
+        let what = if path.is_dir() {
+            let (logs, has_traces) = darshan_logs_under(path);
+            (!logs.is_empty() && !has_traces).then(|| {
+                format!(
+                    "holds {} and no DFTracer trace",
+                    text::count_of(logs.len() as u64, "Darshan log", "Darshan logs")
+                )
+            })
+        } else {
+            (path.is_file() && is_darshan_log(path))
+                .then(|| "is a Darshan log, not a DFTracer trace".to_string())
+        };
+        if let Some(what) = what {
+            return Err(ServiceError::BadRequest(format!(
+                "{} {what}: this command reads traces; {COMMANDS_READING_LOGS}",
+                text::display_path(path)
+            )));
+        }
     }
-    let mut head = [0_u8; 16];
-    std::fs::File::open(path)
-        .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut head))
-        .is_ok_and(|()| ioscout_darshan::looks_like_darshan(&head))
+    Ok(())
 }
 
 /// When every path is a Darshan log (by extension or by its header) or a directory holding
@@ -309,4 +347,13 @@ fn darshan_logs_under(directory: &std::path::Path) -> (Vec<PathBuf>, bool) {
     }
     logs.sort();
     (logs, has_traces)
+}
+
+#[cfg(test)]
+mod input_kind_tests {
+    /// The read crate's content check and the Darshan reader agree on Darshan's magic number.
+    #[test]
+    fn darshan_magic_is_the_readers() {
+        assert_eq!(ioscout_read::input::DARSHAN_MAGIC, ioscout_darshan::header::MAGIC);
+    }
 }

@@ -202,7 +202,7 @@ pub fn parse_groups(definitions: &[String]) -> Result<Vec<(String, String, Predi
 /// renamed into place at the end and removed on failure.
 pub fn organize(input: &Input, output: &Path, definitions: &[String], index: bool) -> Result<Provenance> {
     let groups = parse_groups(definitions)?;
-    let (files, problems) = input.discover();
+    let (files, problems) = input.discover()?;
     if files.is_empty() {
         return Err(input.no_traces(&problems));
     }

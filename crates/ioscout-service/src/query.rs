@@ -80,7 +80,7 @@ pub fn query(input: &Input, request: &QueryRequest, mut out: Sink) -> Result<Que
             "--group-by prints a table, JSON lines or CSV; not Parquet".into(),
         ));
     }
-    let (files, input_problems) = input.discover();
+    let (files, input_problems) = input.discover()?;
     let mut output = Output::new(arguments.format.unwrap_or(ViewFormat::Jsonl), arguments.select.as_deref())?;
     output.batches.clone_from(&arguments.batches);
     if let Some(cluster) = &input.cluster {

@@ -245,7 +245,7 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
             crate::coverage_detail(&coverage)
         )
     });
-    let (activity, fine) = activity(input, &analysis);
+    let (activity, fine) = activity(input, &analysis)?;
     let (processes, rank_zero) = drill_processes(&fine, &derived, request.max_processes);
     let rank_zero_absent = rank_zero.is_none().then(|| rank_zero_absence(&fine, &derived));
     let mut total = Bins::new(DRILL_BINS);
@@ -288,8 +288,8 @@ struct Fine {
 }
 
 /// The timeline, heatmap and drill-down pass.
-fn activity(input: &Input, analysis: &Analysis) -> (Activity, Fine) {
-    let (files, problems) = input.discover();
+fn activity(input: &Input, analysis: &Analysis) -> Result<(Activity, Fine)> {
+    let (files, problems) = input.discover()?;
     let scanner = input.scanner();
     let metadata = scanner.metadata(&files);
     let job_us = (analysis.raw.last_end - analysis.raw.first_ts).max(1) as f64;
@@ -349,7 +349,7 @@ fn activity(input: &Input, analysis: &Analysis) -> (Activity, Fine) {
             ControlFlow::Continue(())
         },
     );
-    (Activity { busy, bytes, bin_us }, Fine { bin_us: drill_bin_us, by_process, tree: tree.finish() })
+    Ok((Activity { busy, bytes, bin_us }, Fine { bin_us: drill_bin_us, by_process, tree: tree.finish() }))
 }
 
 /// The name of a host token by the trace's HH records (the token itself when none names it,

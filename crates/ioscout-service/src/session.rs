@@ -159,7 +159,7 @@ fn follow_look(
     input: &Input,
     options: &AnalysisOptions,
 ) -> Result<(Analysis, ioscout_read::ScanReport, usize, serde_json::Value)> {
-    let (files, input_problems) = input.discover();
+    let (files, input_problems) = input.discover()?;
     if files.is_empty() {
         return Err(input.no_traces(&input_problems));
     }

@@ -84,7 +84,7 @@ pub fn view(
     out: Sink,
 ) -> Result<ioscout_read::ScanReport> {
     let predicate = filter.map(Predicate::parse).transpose()?;
-    let (files, input_problems) = input.discover();
+    let (files, input_problems) = input.discover()?;
     scan_and_print(&files, &input_problems, input, predicate.as_ref(), limit, output, out)
         .map(|(report, _)| report)
 }

@@ -62,7 +62,7 @@ fn follow(
     loop {
         let before = ioscout_read::snapshot(&arguments.input.paths);
         let input = common::service_input(&arguments.input, None);
-        let (files, input_problems) = input.discover();
+        let (files, input_problems) = input.discover()?;
         let step = follower.step(&input.scanner(), &files, &input_problems)?;
         let coverage = step.report.coverage(std::time::SystemTime::now(), settle);
         let index_lines =

@@ -23,10 +23,22 @@ pub(crate) fn run(arguments: &ExportArguments) -> anyhow::Result<ExitCode> {
         aggregate: "count".into(),
         ..QueryRequest::default()
     };
-    let file = std::fs::File::create(&arguments.output)
-        .with_context(|| format!("creating {}", arguments.output.display()))?;
+    // Written beside the output and renamed into place, so a refused or failed export leaves
+    // no file behind and an existing one untouched.
+    let mut partial = arguments.output.clone().into_os_string();
+    partial.push(".partial");
+    let partial = std::path::PathBuf::from(partial);
+    let file = std::fs::File::create(&partial).with_context(|| format!("creating {}", partial.display()))?;
     let (input, bar) = common::service_input_with_progress(&arguments.input, "export");
-    let report = ioscout_service::query::query(&input, &request, Box::new(file))?;
+    let report = match ioscout_service::query::query(&input, &request, Box::new(file)) {
+        Ok(report) => report,
+        Err(error) => {
+            let _ = std::fs::remove_file(&partial);
+            return Err(error.into());
+        }
+    };
+    std::fs::rename(&partial, &arguments.output)
+        .with_context(|| format!("renaming {} to {}", partial.display(), arguments.output.display()))?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }

@@ -329,3 +329,79 @@ fn walkdir_logs(root: &std::path::Path) -> Vec<String> {
     }
     out
 }
+
+/// The commands that read traces only, each with the arguments it needs besides its input.
+const TRACE_COMMANDS: [&[&str]; 7] = [
+    &["report", "-o", "target/refused-log-report.html"],
+    &["analyze"],
+    &["count"],
+    &["view"],
+    &["query"],
+    &["export", "--format", "chrome-json", "-o", "target/refused-log-export.json"],
+    &["index", "--index-dir", "target/refused-log-index"],
+];
+
+/// Runs every trace-only command on `log` and holds each to a one-line refusal with exit 2: the
+/// log is named, never decoded as lines, and no output file is left behind.
+fn refused_by_trace_commands(log: &str) {
+    for leftover in ["target/refused-log-report.html", "target/refused-log-export.json"] {
+        let _ = std::fs::remove_file(root().join(leftover));
+    }
+    for command in TRACE_COMMANDS {
+        let mut arguments = command.to_vec();
+        arguments.push(log);
+        let output = ioscout(&arguments);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{arguments:?}: {stderr}");
+        assert!(
+            output.stdout.is_empty(),
+            "{arguments:?} printed {}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+        assert_eq!(stderr.lines().count(), 1, "{arguments:?}: {stderr}");
+        assert!(stderr.contains("Darshan log") && stderr.contains("read logs"), "{arguments:?}: {stderr}");
+        assert!(!stderr.contains("UTF-8"), "{arguments:?}: {stderr}");
+    }
+    for leftover in ["target/refused-log-report.html", "target/refused-log-export.json"] {
+        assert!(!root().join(leftover).exists(), "{leftover} was written for {log}");
+    }
+}
+
+#[test]
+fn trace_commands_refuse_a_darshan_log_in_one_line() {
+    for log in ["mpi-io-test-ppc64-3.0.0.darshan", "mpi-io-test-x86_64-3.5.0.darshan"] {
+        refused_by_trace_commands(&fixture(log));
+    }
+    // The content decides, not the name: a log named as a trace, and a log cut short.
+    let folder = root().join("target/refused-logs");
+    std::fs::create_dir_all(&folder).unwrap_or_else(|error| panic!("{error}"));
+    let bytes =
+        std::fs::read(fixture("mpi-io-test-x86_64-3.5.0.darshan")).unwrap_or_else(|error| panic!("{error}"));
+    let renamed = folder.join("renamed.pfw");
+    std::fs::write(&renamed, &bytes).unwrap_or_else(|error| panic!("{error}"));
+    refused_by_trace_commands(&renamed.to_string_lossy());
+    let cut = folder.join("cut.darshan");
+    std::fs::write(&cut, &bytes[..bytes.len() / 3]).unwrap_or_else(|error| panic!("{error}"));
+    refused_by_trace_commands(&cut.to_string_lossy());
+    // A directory of logs only is refused as logs.
+    let directory = folder.join("logs");
+    std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(directory.join("one.darshan"), &bytes).unwrap_or_else(|error| panic!("{error}"));
+    refused_by_trace_commands(&directory.to_string_lossy());
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+#[test]
+fn trace_commands_refuse_every_corpus_log_in_one_line() {
+    let root = root().join("../shared/corpus/darshan/logs");
+    if !root.is_dir() {
+        eprintln!("skipped: {} is absent (the shared corpus is not beside this checkout)", root.display());
+        return;
+    }
+    let mut logs = walkdir_logs(&root);
+    logs.sort();
+    assert!(logs.len() >= 100, "{} logs", logs.len());
+    for log in &logs {
+        refused_by_trace_commands(log);
+    }
+}
