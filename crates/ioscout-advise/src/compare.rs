@@ -52,55 +52,24 @@ impl RunSummary {
         RunSummary { job_time_s: analysis.raw.job_time_s, layers }
     }
 
-    /// The summary of a Darshan log: one line per I/O module (POSIX, MPI-IO, STDIO).
+    /// The summary of a Darshan log: one line per I/O module with records, as `ioscout analyze
+    /// LOG` gives it ([`ioscout_darshan::breakdown::Breakdown`]): the time is the slowest rank's
+    /// I/O time (Darshan's `agg_time_by_slowest`), not the sum over processes, which exceeds the
+    /// run time when processes do I/O at once; the bandwidth is the bytes over it.
     pub fn from_darshan(log: &ioscout_darshan::DarshanLog) -> RunSummary {
-        let mut layers = Vec::new();
-        for (module, prefix) in [
-            (ioscout_darshan::id::POSIX, "POSIX"),
-            (ioscout_darshan::id::MPIIO, "MPIIO"),
-            (ioscout_darshan::id::STDIO, "STDIO"),
-        ] {
-            let records = log.counter_records(module);
-            if records.is_empty() {
-                continue;
-            }
-            let Some((names, float_names)) = ioscout_darshan::counter_names(module) else { continue };
-            let sum = |suffixes: &[&str]| -> i64 {
-                records
-                    .iter()
-                    .flat_map(|record| {
-                        suffixes.iter().filter_map(|suffix| {
-                            names
-                                .iter()
-                                .position(|name| *name == format!("{prefix}_{suffix}"))
-                                .map(|index| record.counters[index].max(0))
-                        })
-                    })
-                    .sum()
-            };
-            let time: f64 = records
-                .iter()
-                .flat_map(|record| {
-                    ["F_READ_TIME", "F_WRITE_TIME", "F_META_TIME"].iter().filter_map(|suffix| {
-                        float_names
-                            .iter()
-                            .position(|name| *name == format!("{prefix}_{suffix}"))
-                            .map(|index| record.fcounters[index].max(0.0))
-                    })
-                })
-                .sum();
-            let bytes = sum(&["BYTES_READ", "BYTES_WRITTEN"]).max(0) as u64;
-            let count = sum(&["READS", "WRITES", "INDEP_READS", "INDEP_WRITES", "COLL_READS", "COLL_WRITES"])
-                .max(0) as u64;
-            layers.push(LayerLine {
-                name: prefix.to_string(),
-                time_s: time,
-                count,
-                bytes,
-                bandwidth_bps: (time > 0.0).then(|| bytes as f64 / time),
+        let breakdown = ioscout_darshan::breakdown::Breakdown::of(log);
+        let layers = breakdown
+            .modules
+            .iter()
+            .map(|module| LayerLine {
+                name: module.module.clone(),
+                time_s: module.io_time_slowest_rank_s,
+                count: module.reads.saturating_add(module.writes),
+                bytes: module.bytes(),
+                bandwidth_bps: module.bandwidth_bytes_per_s,
                 overlap_pct: None,
-            });
-        }
+            })
+            .collect();
         RunSummary { job_time_s: log.run_time(), layers }
     }
 }

@@ -79,11 +79,11 @@ impl Metrics {
     /// The metrics of `records` of module `module_id` in a job of `nprocs` processes.
     pub fn of(module_id: usize, records: &[CounterRecord], nprocs: i64) -> Metrics {
         let Some((names, float_names)) = counter_names(module_id) else { return Metrics::default() };
-        let module = names.first().and_then(|name| name.split('_').next()).unwrap_or_default();
-        let integer =
-            |name: &str| names.iter().position(|candidate| *candidate == format!("{module}_{name}"));
+        // `PNETCDF_VAR_`, not the first word of a name.
+        let Some(prefix) = crate::breakdown::counter_prefix(module_id) else { return Metrics::default() };
+        let integer = |name: &str| names.iter().position(|candidate| *candidate == format!("{prefix}{name}"));
         let float =
-            |name: &str| float_names.iter().position(|candidate| *candidate == format!("{module}_{name}"));
+            |name: &str| float_names.iter().position(|candidate| *candidate == format!("{prefix}{name}"));
         let read_index = integer("BYTES_READ");
         let write_index = integer("BYTES_WRITTEN");
         let max_read_index = integer("MAX_BYTE_READ");

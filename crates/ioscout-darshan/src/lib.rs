@@ -11,6 +11,7 @@
 //! with [`ReadOptions::partial`], a [`DarshanLog`] holding whatever could be read and the list
 //! of what could not.
 
+pub mod breakdown;
 pub mod counters;
 pub mod derived;
 pub mod dump;

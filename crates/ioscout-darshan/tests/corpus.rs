@@ -175,3 +175,69 @@ fn every_release_log_dumps_the_same_counters_in_either_byte_order() {
         assert_eq!(big.job.nprocs, little.job.nprocs, "{version}");
     }
 }
+
+/// `analyze LOG`'s module breakdown holds PyDarshan's totals: per module the records, bytes,
+/// reads, writes and opens PyDarshan sums (MPI-IO's reads and writes also count split and
+/// non-blocking calls, so they are at least PyDarshan's independent and collective ones), and
+/// no module's slowest-rank time exceeds its time summed over processes.
+#[test]
+fn breakdown_holds_pydarshan_totals() {
+    use ioscout_darshan::breakdown::Breakdown;
+    let Some(root) = corpus() else { return };
+    let text = std::fs::read_to_string(root.join("expected-pydarshan-3.5.0.json")).unwrap_or_default();
+    let expected: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    let Some(expected) = expected.as_object() else { panic!("expected JSON is not an object") };
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for (relative, want) in expected {
+        let path = root.join("logs").join(relative);
+        let Ok(log) = DarshanLog::open(&path, ReadOptions::default()) else { continue };
+        let breakdown = Breakdown::of(&log);
+        for (module, prefix) in [("POSIX", "POSIX"), ("MPI-IO", "MPIIO"), ("STDIO", "STDIO")] {
+            let Some(counters) = want.get(module).and_then(serde_json::Value::as_object) else { continue };
+            let Some(line) = breakdown.modules.iter().find(|line| line.module == module) else {
+                failures.push(format!("{relative}: no {module} line"));
+                continue;
+            };
+            let counter =
+                |name: &str| counters.get(&format!("{prefix}_{name}")).and_then(serde_json::Value::as_u64);
+            let mut expect = |what: &str, got: u64, want: Option<u64>| {
+                if let Some(want) = want {
+                    checked += 1;
+                    if got != want {
+                        failures.push(format!("{relative}: {module} {what} {got} != PyDarshan's {want}"));
+                    }
+                }
+            };
+            expect(
+                "records",
+                line.records as u64,
+                counters.get("records").and_then(serde_json::Value::as_u64),
+            );
+            expect("bytes read", line.bytes_read, counter("BYTES_READ"));
+            expect("bytes written", line.bytes_written, counter("BYTES_WRITTEN"));
+            if module == "MPI-IO" {
+                let reads = counter("INDEP_READS").unwrap_or(0) + counter("COLL_READS").unwrap_or(0);
+                let writes = counter("INDEP_WRITES").unwrap_or(0) + counter("COLL_WRITES").unwrap_or(0);
+                if line.reads < reads || line.writes < writes {
+                    failures.push(format!(
+                        "{relative}: MPI-IO reads/writes {}/{} below {reads}/{writes}",
+                        line.reads, line.writes
+                    ));
+                }
+            } else {
+                expect("reads", line.reads, counter("READS"));
+                expect("writes", line.writes, counter("WRITES"));
+                expect("opens", line.opens, counter("OPENS"));
+            }
+            if line.io_time_slowest_rank_s > line.io_time_summed_s * (1.0 + 1e-9) + 1e-9 {
+                failures.push(format!(
+                    "{relative}: {module} slowest rank {} s above the summed {} s",
+                    line.io_time_slowest_rank_s, line.io_time_summed_s
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} differences:\n{}", failures.len(), failures.join("\n"));
+    assert!(checked > 500, "only {checked} totals checked");
+}

@@ -170,7 +170,7 @@ fn registry() -> Vec<Entry> {
         ),
         entry(
             "analyze",
-            "DFAnalyzer-compatible analysis of a trace: summary and layer breakdown with exact compute/I-O overlap; the structured result is DFAnalyzer's output=json schema (views.<view>.summary.layers.<layer>.{time_s,count,size_bytes,ops_per_s,bandwidth_bps,u_time_s,...}).",
+            "DFAnalyzer-compatible analysis of a trace: summary and layer breakdown with exact compute/I-O overlap; the structured result is DFAnalyzer's output=json schema (views.<view>.summary.layers.<layer>.{time_s,count,size_bytes,ops_per_s,bandwidth_bps,u_time_s,...}). Of Darshan logs: each log's module breakdown ({kind: \"darshan\", logs: [{log, version, nprocs, run_time_s, modules: [{module, files, reads, writes, opens, stats, seeks, syncs, bytes_read, bytes_written, read_time_summed_s, write_time_summed_s, meta_time_summed_s, io_time_summed_s, io_time_slowest_rank_s, bandwidth_bytes_per_s, share_of_run_time_pct}], striping, unread_modules, damaged_modules, problems}]}).",
             true,
             analyze,
         ),

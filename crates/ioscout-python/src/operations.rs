@@ -133,7 +133,7 @@ pub(crate) fn info(
 }
 
 /// The analysis (`ioscout analyze --json`) and each view's detail table as an Arrow batch
-/// (`analyze --out`).
+/// (`analyze --out`); of Darshan logs, their module breakdown and no tables.
 #[pyfunction]
 #[pyo3(signature = (paths, request, strict=false, threads=0, progress=None))]
 pub(crate) fn analyze(
@@ -146,6 +146,12 @@ pub(crate) fn analyze(
 ) -> PyResult<Analyzed> {
     traced(py, scan_of(paths, strict, threads), progress, move |input, scan| {
         let request: ioscout_service::analyze::AnalyzeRequest = self::request(&request)?;
+        if let Some(logs) = ioscout_service::darshan_inputs(&input.paths)? {
+            // A log's module breakdown has no per-view detail tables.
+            let outcome = ioscout_service::darshan::analyze_logs(&logs, !input.strict)?;
+            let (text, warnings) = answer(&outcome, scan)?;
+            return Ok((text, warnings, Vec::new()));
+        }
         let (outcome, analysis) = ioscout_service::analyze::analyze_keeping(input, &request)?;
         let (text, warnings) = answer(&outcome, scan)?;
         let mut tables = Vec::new();

@@ -18,6 +18,7 @@
 //! - [`details`]: the analysis views' detail tables as CSV or Parquet files.
 
 pub mod campaign;
+pub mod darshan;
 pub mod details;
 pub mod drill;
 pub mod evidence;

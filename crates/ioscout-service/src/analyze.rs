@@ -148,7 +148,12 @@ pub fn run_with_replay(
 /// Unless DFAnalyzer's output is asked for (`dfanalyzer_compat`), the Darshan records derived in
 /// the same pass add an `evidence` section (metadata time by operation, the shape of each data
 /// class, the access pattern of the files) and its tables.
+///
+/// Darshan logs get their module breakdown instead ([`crate::darshan::analyze_logs`]).
 pub fn analyze(input: &Input, request: &AnalyzeRequest) -> Result<Outcome> {
+    if let Some(logs) = crate::darshan_inputs(&input.paths)? {
+        return crate::darshan::analyze_logs(&logs, !input.strict);
+    }
     Ok(analyze_keeping(input, request)?.0)
 }
 

@@ -287,6 +287,11 @@ pub fn compare_runs(request: &CompareRequest) -> Result<Compared> {
         }
     }
     let mut text = text_of(&campaign);
+    if runs[0].darshan {
+        text.push_str(
+            "Darshan modules: Time is the slowest rank's I/O time (Darshan's agg_time_by_slowest), not the sum over processes; Bandwidth is the bytes over it; Ops are reads and writes\n",
+        );
+    }
     // Runs given the same label are replicates of one configuration: medians and their spread.
     let mut groups: Vec<(String, Vec<f64>)> = Vec::new();
     let wanted_of = wanted_labels(&request.runs);

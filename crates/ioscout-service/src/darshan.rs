@@ -2,7 +2,8 @@
 //! tool `darshan_summary`): version, processes, run time, modules and counter totals per module,
 //! or `darshan-parser`'s text; of a Darshan log, or of the records derived from a DFTracer trace
 //! ([`crate::evidence`]). Over many logs ([`summary_over`]): groups by program, user, processes
-//! or job id, and the top jobs and files, read in parallel in bounded memory.
+//! or job id, and the top jobs and files, read in parallel in bounded memory. The module
+//! breakdown of logs ([`analyze_logs`], `ioscout analyze LOG`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -50,6 +51,62 @@ pub fn summaries(logs: &[PathBuf], partial: bool) -> Result<Outcome> {
     let mut outcome = Outcome::new(value, text);
     outcome.warnings = warnings;
     outcome.report = merge_reports(reports);
+    Ok(outcome)
+}
+
+/// One log's module breakdown (`ioscout analyze LOG`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LogBreakdown {
+    /// The log, as given.
+    pub log: String,
+    /// Darshan's format version.
+    pub version: String,
+    /// The breakdown.
+    #[serde(flatten)]
+    pub breakdown: ioscout_darshan::breakdown::Breakdown,
+    /// What could not be read of the log.
+    pub problems: Vec<String>,
+}
+
+/// The module breakdowns of several logs.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LogsBreakdown {
+    /// Always `darshan`: what was analysed.
+    pub kind: &'static str,
+    /// One per log, in the order given.
+    pub logs: Vec<LogBreakdown>,
+}
+
+/// `ioscout analyze LOG...`: per log and I/O module its operations, bytes and time, summed over
+/// processes and the slowest rank's, read in parallel; with `partial`, a damaged log gives what
+/// could be read and says what was not.
+pub fn analyze_logs(logs: &[PathBuf], partial: bool) -> Result<Outcome> {
+    let read: Vec<Result<LogBreakdown>> = logs
+        .par_iter()
+        .map(|path| {
+            let log = read(path, partial)?;
+            Ok(LogBreakdown {
+                log: display_path(path),
+                version: log.header.version.clone(),
+                breakdown: ioscout_darshan::breakdown::Breakdown::of(&log),
+                problems: log.problems.clone(),
+            })
+        })
+        .collect();
+    let logs = read.into_iter().collect::<Result<Vec<_>>>()?;
+    let mut text = String::new();
+    let mut warnings = Vec::new();
+    for (index, log) in logs.iter().enumerate() {
+        if index > 0 {
+            text.push('\n');
+        }
+        text.push_str(&ioscout_render::darshan::breakdown_text(&log.log, &log.version, &log.breakdown));
+        warnings.extend(log.problems.iter().map(|problem| format!("{}: {problem}", log.log)));
+    }
+    let value = serde_json::to_value(LogsBreakdown { kind: "darshan", logs })
+        .map_err(|error| crate::ServiceError::output("the module breakdown", error))?;
+    let mut outcome = Outcome::new(value, text);
+    outcome.warnings = warnings;
     Ok(outcome)
 }
 

@@ -11,6 +11,9 @@ use crate::cli::{AnalyzeArguments, Compatibility, DetailFormat};
 use crate::common;
 
 pub(crate) fn run(arguments: &AnalyzeArguments) -> anyhow::Result<ExitCode> {
+    if let Some(logs) = ioscout_service::darshan_inputs(&arguments.input.paths)? {
+        return darshan_logs(arguments, &logs);
+    }
     let request = AnalyzeRequest {
         preset: arguments.preset,
         views: vec![arguments.view.clone()],
@@ -161,4 +164,23 @@ fn look_line(
         }
     );
     line
+}
+
+/// `analyze LOG...`: the module breakdown of each log; the options that shape a trace's
+/// analysis are refused rather than ignored.
+fn darshan_logs(arguments: &AnalyzeArguments, logs: &[std::path::PathBuf]) -> anyhow::Result<ExitCode> {
+    let trace_only = [
+        ("--follow", arguments.follow),
+        ("--out", arguments.out.is_some()),
+        ("--compat", arguments.compat.is_some()),
+    ];
+    if let Some((option, _)) = trace_only.iter().find(|(_, given)| *given) {
+        return Err(ioscout_service::ServiceError::BadRequest(format!(
+            "{option} applies to DFTracer traces; `analyze` gives a Darshan log's module breakdown"
+        ))
+        .into());
+    }
+    let outcome = ioscout_service::darshan::analyze_logs(logs, !arguments.input.strict)?;
+    common::print(&outcome, arguments.json, arguments.input.quiet)?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -331,9 +331,8 @@ fn walkdir_logs(root: &std::path::Path) -> Vec<String> {
 }
 
 /// The commands that read traces only, each with the arguments it needs besides its input.
-const TRACE_COMMANDS: [&[&str]; 7] = [
+const TRACE_COMMANDS: [&[&str]; 6] = [
     &["report", "-o", "target/refused-log-report.html"],
-    &["analyze"],
     &["count"],
     &["view"],
     &["query"],
@@ -403,5 +402,78 @@ fn trace_commands_refuse_every_corpus_log_in_one_line() {
     assert!(logs.len() >= 100, "{} logs", logs.len());
     for log in &logs {
         refused_by_trace_commands(log);
+        analyzed_by_modules(log);
     }
+}
+
+/// `analyze LOG` gives the module breakdown with exit 0, text and JSON, and never a line of the
+/// log's bytes.
+fn analyzed_by_modules(log: &str) {
+    let output = ioscout(&["analyze", log]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "analyze {log}: {stderr}");
+    assert!(!stderr.contains("UTF-8"), "analyze {log}: {stderr}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains(": Darshan 3."), "analyze {log}: {text}");
+    let value = crate::json(&["analyze", "--json", log], 0);
+    assert_eq!(value["kind"], "darshan");
+    assert_eq!(value["logs"][0]["log"].as_str(), Some(log));
+    assert!(value["logs"][0]["modules"].is_array(), "{value}");
+}
+
+/// The module breakdown of the bundled 4-process log, as users read it (golden text), and its
+/// JSON against the counters: 64 MiB read and written through POSIX and MPI-IO, the slowest
+/// rank's time under the time summed over processes and labelled as such.
+#[test]
+fn analyze_gives_a_logs_module_breakdown() {
+    let log = "testdata/darshan/mpi-io-test-x86_64-3.5.0.darshan";
+    let output = ioscout(&["analyze", log]);
+    let text = stdout(&output);
+    let golden_path = root().join("testdata/darshan/mpi-io-test-x86_64-3.5.0.analyze.txt");
+    if std::env::var_os("IOSCOUT_BLESS").is_some() {
+        std::fs::write(&golden_path, &text).unwrap_or_else(|error| panic!("{error}"));
+    }
+    let golden = std::fs::read_to_string(&golden_path).unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(text, golden, "the text changed (IOSCOUT_BLESS=1 rewrites {})", golden_path.display());
+    for label in ["summed over processes", "Slowest rank (s)", "agg_time_by_slowest", "Bandwidth"] {
+        assert!(text.contains(label), "{label} missing:\n{text}");
+    }
+    let value = crate::json(&["analyze", "--json", log], 0);
+    let modules = value["logs"][0]["modules"].as_array().cloned().unwrap_or_default();
+    let names: Vec<&str> = modules.iter().filter_map(|module| module["module"].as_str()).collect();
+    assert_eq!(names, ["POSIX", "MPI-IO", "STDIO"]);
+    for module in &modules[..2] {
+        assert_eq!(module["bytes_read"], 64 << 20);
+        assert_eq!(module["bytes_written"], 64 << 20);
+        assert_eq!(module["reads"], 4);
+        let slowest = module["io_time_slowest_rank_s"].as_f64().unwrap_or(f64::NAN);
+        let summed = module["io_time_summed_s"].as_f64().unwrap_or(f64::NAN);
+        assert!(slowest > 0.0 && slowest < summed, "{module}");
+    }
+    assert_eq!(value["logs"][0]["striping"]["files"], 1);
+    // The options that shape a trace's analysis are refused for a log, not ignored.
+    let refused = ioscout(&["analyze", "--follow", log]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--follow applies to DFTracer traces"));
+}
+
+/// A log cut short is read in part: exit 0, the modules that could be read, and the damage
+/// said (`--strict` makes it an error).
+#[test]
+fn analyze_reads_a_damaged_log_in_part_and_says_so() {
+    let folder = root().join("target/analyze-damaged-log");
+    std::fs::create_dir_all(&folder).unwrap_or_else(|error| panic!("{error}"));
+    let bytes =
+        std::fs::read(fixture("mpi-io-test-x86_64-3.5.0.darshan")).unwrap_or_else(|error| panic!("{error}"));
+    let cut = folder.join("cut.darshan");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap_or_else(|error| panic!("{error}"));
+    let cut = cut.to_string_lossy().into_owned();
+    let value = crate::json(&["analyze", "--json", &cut], 0);
+    let problems = value["logs"][0]["problems"].as_array().map_or(0, Vec::len);
+    assert!(problems > 0, "{value}");
+    let output = ioscout(&["analyze", &cut]);
+    let text = stdout(&output);
+    assert!(text.contains("region is damaged"), "{text}");
+    assert_eq!(ioscout(&["analyze", "--strict", &cut]).status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&folder);
 }

@@ -1,0 +1,143 @@
+//! The text of a Darshan log's module breakdown (`ioscout analyze LOG`): the job line, per I/O
+//! module its operations and bytes, then its time, summed over processes and the slowest
+//! rank's, each labelled, and the LUSTRE striping. The numbers come from
+//! [`ioscout_darshan::breakdown::Breakdown`]; this only lays them out.
+
+use std::fmt::Write as _;
+
+use ioscout_darshan::breakdown::{Breakdown, Striping};
+
+use crate::table::Table;
+use crate::text::{bytes, thousands};
+
+/// Seconds with three decimals.
+fn seconds(value: f64) -> String {
+    format!("{value:.3}")
+}
+
+/// The breakdown of the log at `path`, written as `version`: a header line, the operations
+/// table, the time table and what the tables leave out.
+pub fn breakdown_text(path: &str, version: &str, breakdown: &Breakdown) -> String {
+    let mut out = String::new();
+    let run_time = match breakdown.run_time_s {
+        Some(run_time) => format!("run time {run_time:.3} s"),
+        None => "run time unknown (the job record gives none)".into(),
+    };
+    let _ = writeln!(
+        out,
+        "{path}: Darshan {version}, {} {}, {run_time}",
+        thousands(breakdown.nprocs.max(0) as u64),
+        if breakdown.nprocs == 1 { "process" } else { "processes" }
+    );
+    if breakdown.modules.is_empty() {
+        out.push_str("No I/O module has records.\n");
+    } else {
+        out.push('\n');
+        out.push_str(&operations_table(breakdown).render());
+        out.push('\n');
+        out.push_str(&summed_table(breakdown).render());
+        out.push_str(
+            "  summed over processes as Darshan's counters hold them: above the run time when processes do I/O at once\n\n",
+        );
+        out.push_str(&slowest_table(breakdown).render());
+        out.push_str(
+            "  slowest rank: Darshan's agg_time_by_slowest, the slowest rank through the files it alone opened plus each shared file's slowest rank; bandwidth: bytes read and written over that time\n",
+        );
+    }
+    if breakdown.run_time_s.is_none() && !breakdown.modules.is_empty() {
+        out.push_str("  \"of run\" is not given: the run time is unknown\n");
+    }
+    if let Some(striping) = &breakdown.striping {
+        let _ = writeln!(out, "\n{}", striping_line(striping));
+    }
+    if !breakdown.unread_modules.is_empty() {
+        let _ = writeln!(
+            out,
+            "Not read (their region is damaged; nothing above counts them): {}",
+            breakdown.unread_modules.join(", ")
+        );
+    }
+    if !breakdown.damaged_modules.is_empty() {
+        let _ = writeln!(
+            out,
+            "Read in part (their region is damaged; the tables count the records that could be read): {}",
+            breakdown.damaged_modules.join(", ")
+        );
+    }
+    out
+}
+
+fn operations_table(breakdown: &Breakdown) -> Table {
+    let mut table = Table::new(
+        "Operations by module",
+        &["Module", "Files", "Reads", "Writes", "Opens", "Stats", "Seeks", "Syncs"],
+        &[false, true, true, true, true, true, true, true],
+    );
+    for line in &breakdown.modules {
+        table.row(vec![
+            line.module.clone(),
+            thousands(line.files as u64),
+            thousands(line.reads),
+            thousands(line.writes),
+            thousands(line.opens),
+            thousands(line.stats),
+            thousands(line.seeks),
+            thousands(line.syncs),
+        ]);
+    }
+    table
+}
+
+fn summed_table(breakdown: &Breakdown) -> Table {
+    let mut table = Table::new(
+        "I/O time by module, seconds summed over processes",
+        &["Module", "Read", "Write", "Metadata", "Total"],
+        &[false, true, true, true, true],
+    );
+    for line in &breakdown.modules {
+        table.row(vec![
+            line.module.clone(),
+            seconds(line.read_time_summed_s),
+            seconds(line.write_time_summed_s),
+            seconds(line.meta_time_summed_s),
+            seconds(line.io_time_summed_s),
+        ]);
+    }
+    table
+}
+
+fn slowest_table(breakdown: &Breakdown) -> Table {
+    let mut table = Table::new(
+        "Bytes and the slowest rank's I/O time by module",
+        &["Module", "Read", "Written", "Slowest rank (s)", "of run", "Bandwidth"],
+        &[false, true, true, true, true, true],
+    );
+    for line in &breakdown.modules {
+        table.row(vec![
+            line.module.clone(),
+            bytes(line.bytes_read),
+            bytes(line.bytes_written),
+            seconds(line.io_time_slowest_rank_s),
+            line.share_of_run_time_pct.map_or_else(|| "-".into(), |share| format!("{share:.1} %")),
+            line.bandwidth_bytes_per_s
+                .map_or_else(|| "-".into(), |rate| format!("{}/s", bytes(rate.max(0.0) as u64))),
+        ]);
+    }
+    table
+}
+
+fn striping_line(striping: &Striping) -> String {
+    let range = |values: &[i64], show: &dyn Fn(i64) -> String| match (values.first(), values.last()) {
+        (Some(first), Some(last)) if first == last => show(*first),
+        (Some(first), Some(last)) => format!("{} to {}", show(*first), show(*last)),
+        _ => "-".into(),
+    };
+    format!(
+        "LUSTRE: {} striped over {} {}; stripe size {}, stripe count {}",
+        crate::text::count_of(striping.files as u64, "file", "files"),
+        thousands(striping.osts as u64),
+        if striping.osts == 1 { "OST" } else { "OSTs" },
+        range(&striping.stripe_sizes, &|size| bytes(size.max(0) as u64)),
+        range(&striping.stripe_counts, &|count| count.to_string()),
+    )
+}
