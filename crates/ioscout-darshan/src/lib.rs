@@ -25,6 +25,7 @@ pub mod totals;
 mod bytes;
 mod descriptions;
 mod region;
+mod validate;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -62,6 +63,10 @@ pub struct Module {
     pub records: Records,
     /// Records Darshan itself drops (POSIX version 1 records with stdio data mixed in).
     pub skipped_records: usize,
+    /// Records dropped as impossible (a count below -1, a rank past the job's processes,
+    /// access-size bins that do not sum to the operations, a time outside the job), each named
+    /// in the log's problems.
+    pub dropped_records: usize,
     /// Its region could not be read whole (a problem was reported for it): the records are
     /// what could be read, maybe none ([`Module::unread`]).
     pub damaged: bool,
@@ -139,7 +144,7 @@ impl DarshanLog {
         let names = read_names(bytes, &header, &mut problems)?;
         let name_index = names.iter().enumerate().map(|(index, (id, _))| (*id, index)).collect();
 
-        let modules = read_modules(bytes, &header, &mut problems)?;
+        let modules = read_modules(bytes, &header, &job, &mut problems)?;
         let problems = problems.found;
         Ok(DarshanLog {
             path: path.to_path_buf(),
@@ -194,6 +199,7 @@ impl DarshanLog {
                     partial: false,
                     records,
                     skipped_records: 0,
+                    dropped_records: 0,
                     damaged: false,
                     streams: 0,
                 }
@@ -270,6 +276,13 @@ fn slice(bytes: &[u8], map: RegionMap) -> Option<&[u8]> {
     bytes.get(start..end)
 }
 
+/// The bytes of region `map` that the file holds when it ends inside the region (a truncated
+/// log): its start up to the end of the file.
+fn cut_region(bytes: &[u8], map: RegionMap) -> Option<&[u8]> {
+    let start = usize::try_from(map.offset).ok()?;
+    bytes.get(start..).filter(|present| !present.is_empty())
+}
+
 /// The job record (a default one, with the problem reported, when it cannot be read).
 fn read_job(bytes: &[u8], header: &Header, problems: &mut Problems<'_>) -> Result<Job, DarshanError> {
     let job_bytes = slice(bytes, header.job).unwrap_or_default();
@@ -331,8 +344,11 @@ fn read_names(
 fn read_modules(
     bytes: &[u8],
     header: &Header,
+    job: &Job,
     problems: &mut Problems<'_>,
 ) -> Result<Vec<Module>, DarshanError> {
+    let run_time = job.run_time(header.minor);
+    let run_time_s = (run_time.is_finite() && run_time > 0.0).then_some(run_time);
     let file_size = bytes.len() as u64;
     let mut modules = Vec::new();
     for (module_id, map) in header.modules.iter().enumerate() {
@@ -354,7 +370,19 @@ fn read_modules(
         let mut damaged = false;
         let decoded = if map.length == 0 {
             module::decode(module_id, version, &[], header.swapped)
-        } else if let Some(region_bytes) = slice(bytes, *map) {
+        } else if let Some(region_bytes) = slice(bytes, *map).or_else(|| cut_region(bytes, *map)) {
+            if region_bytes.len() as u64 != map.length {
+                damaged = true;
+                problems.report(
+                    region_name(),
+                    map.offset,
+                    format!(
+                        "the file ends inside the region (a truncated log): {} of its {} bytes are present; what they hold is read",
+                        region_bytes.len(),
+                        map.length
+                    ),
+                )?;
+            }
             let inflated = region::inflate(region_bytes, header.compression);
             streams = inflated.streams;
             if let Some(problem) = inflated.problem {
@@ -395,8 +423,34 @@ fn read_modules(
             problems.report(
                 region_name(),
                 map.offset,
-                format!("{} decompressed bytes at the end do not form a whole record", decoded.leftover),
+                format!(
+                    "the last record is cut: {} decompressed bytes at the end do not form a whole record and are dropped",
+                    decoded.leftover
+                ),
             )?;
+        }
+        let mut records = decoded.records;
+        let mut dropped_records = 0;
+        if let Records::Counters(counter_records) = &mut records {
+            let mut reasons = Vec::new();
+            let mut kept = Vec::with_capacity(counter_records.len());
+            for (index, record) in std::mem::take(counter_records).into_iter().enumerate() {
+                match validate::impossible(module_id, &record, job.nprocs, run_time_s) {
+                    Some(reason) => reasons.push(format!(
+                        "record {index} (id {:#018x}, rank {}, decompressed byte {}) dropped: {reason}",
+                        record.id,
+                        record.rank,
+                        decoded.offsets.get(index).copied().unwrap_or_default()
+                    )),
+                    None => kept.push(record),
+                }
+            }
+            *counter_records = kept;
+            dropped_records = reasons.len();
+            for reason in reasons {
+                damaged = true;
+                problems.report(region_name(), map.offset, reason)?;
+            }
         }
         modules.push(Module {
             id: module_id,
@@ -404,8 +458,9 @@ fn read_modules(
             version,
             map: *map,
             partial,
-            records: decoded.records,
+            records,
             skipped_records: decoded.skipped,
+            dropped_records,
             streams,
             damaged,
         });

@@ -235,6 +235,8 @@ impl Records {
 /// did not form a whole record.
 pub(crate) struct Decoded {
     pub(crate) records: Records,
+    /// Where each counter record starts in the decompressed region (empty for other modules).
+    pub(crate) offsets: Vec<usize>,
     pub(crate) skipped: usize,
     pub(crate) leftover: usize,
     pub(crate) problem: Option<String>,
@@ -349,6 +351,7 @@ fn decode_counters(id: usize, version: u32, bytes: &[u8], swapped: bool) -> Deco
     let Some(layout) = layout(id, version) else {
         return Decoded {
             records: Records::Opaque,
+            offsets: Vec::new(),
             skipped: 0,
             leftover: bytes.len(),
             problem: Some(format!("{} module version {version} is not known", module_name(id))),
@@ -361,7 +364,9 @@ fn decode_counters(id: usize, version: u32, bytes: &[u8], swapped: bool) -> Deco
     let mut cursor = Cursor::new(bytes, swapped);
     let mut records = Vec::with_capacity(bytes.len() / size);
     let mut skipped = 0;
+    let mut offsets = Vec::with_capacity(bytes.len() / size);
     while cursor.remaining() >= size {
+        let start = cursor.position();
         let (Some(record_id), Some(rank)) = (cursor.u64(), cursor.i64()) else { break };
         let file_record_id = if layout.file_record { cursor.u64() } else { None };
         let mut integers: Vec<i64> = (0..layout.integers).filter_map(|_| cursor.i64()).collect();
@@ -377,6 +382,7 @@ fn decode_counters(id: usize, version: u32, bytes: &[u8], swapped: bool) -> Deco
             id::H5D | id::PNETCDF_VAR => Some(file_record_id.unwrap_or(0)),
             _ => None,
         };
+        offsets.push(start);
         records.push(CounterRecord {
             id: record_id,
             rank,
@@ -385,7 +391,13 @@ fn decode_counters(id: usize, version: u32, bytes: &[u8], swapped: bool) -> Deco
             fcounters: floats,
         });
     }
-    Decoded { records: Records::Counters(records), skipped, leftover: cursor.remaining(), problem: None }
+    Decoded {
+        records: Records::Counters(records),
+        offsets,
+        skipped,
+        leftover: cursor.remaining(),
+        problem: None,
+    }
 }
 
 fn decode_lustre(version: u32, bytes: &[u8], swapped: bool) -> Decoded {
@@ -407,7 +419,13 @@ fn decode_lustre(version: u32, bytes: &[u8], swapped: bool) -> Decoded {
             break;
         }
     }
-    Decoded { records: Records::Lustre(records), skipped: 0, leftover: cursor.remaining(), problem }
+    Decoded {
+        records: Records::Lustre(records),
+        offsets: Vec::new(),
+        skipped: 0,
+        leftover: cursor.remaining(),
+        problem,
+    }
 }
 
 fn decode_lustre_v1(cursor: &mut Cursor<'_>) -> Option<LustreRecord> {
@@ -511,7 +529,13 @@ fn decode_dxt(id: usize, version: u32, bytes: &[u8], swapped: bool) -> Decoded {
             break;
         }
     }
-    Decoded { records: Records::Dxt(records), skipped: 0, leftover: cursor.remaining(), problem }
+    Decoded {
+        records: Records::Dxt(records),
+        offsets: Vec::new(),
+        skipped: 0,
+        leftover: cursor.remaining(),
+        problem,
+    }
 }
 
 fn decode_heatmap(bytes: &[u8], swapped: bool) -> Decoded {
@@ -554,7 +578,13 @@ fn decode_heatmap(bytes: &[u8], swapped: bool) -> Decoded {
         }
         records.push(record);
     }
-    Decoded { records: Records::Heatmap(records), skipped: 0, leftover: cursor.remaining(), problem }
+    Decoded {
+        records: Records::Heatmap(records),
+        offsets: Vec::new(),
+        skipped: 0,
+        leftover: cursor.remaining(),
+        problem,
+    }
 }
 
 /// Decodes a module's decompressed region.
@@ -564,7 +594,9 @@ pub(crate) fn decode(id: usize, version: u32, bytes: &[u8], swapped: bool) -> De
         id::DXT_POSIX | id::DXT_MPIIO => decode_dxt(id, version, bytes, swapped),
         id::HEATMAP => decode_heatmap(bytes, swapped),
         _ if counter_names(id).is_some() => decode_counters(id, version, bytes, swapped),
-        _ => Decoded { records: Records::Opaque, skipped: 0, leftover: 0, problem: None },
+        _ => {
+            Decoded { records: Records::Opaque, offsets: Vec::new(), skipped: 0, leftover: 0, problem: None }
+        }
     }
 }
 

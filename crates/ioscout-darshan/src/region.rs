@@ -1,6 +1,12 @@
 //! Decompression of one region of a log. A region is a concatenation of independent streams
 //! (one per writing rank: the runtime compresses per rank and writes the pieces back to back),
 //! so decompression continues after each end of stream until the region's bytes are used up.
+//!
+//! A stream that the decoder refuses (a corrupt block, a failed checksum) is dropped whole: a
+//! changed byte garbles the output from where it lies, but the decoder may notice only later (a
+//! checksum only at the stream's end), so nothing it produced can be trusted. A stream cut short
+//! (the region or the file ends mid-stream) keeps what was decoded: deflate and bzip2 decode a
+//! prefix exactly.
 
 use flate2::{Decompress, FlushDecompress, Status};
 
@@ -94,6 +100,8 @@ fn inflate_streams(input: &[u8], mut decoder: impl StreamDecoder, name: &str) ->
     let mut offset = 0;
     let mut streams = 0;
     let mut in_stream = false;
+    // Where the current stream's output starts: what a refused stream is cut back to.
+    let mut stream_start = 0;
     while offset < input.len() {
         if bytes.capacity() - bytes.len() < 16 * 1024 {
             bytes.reserve(bytes.len().max(64 * 1024));
@@ -107,6 +115,7 @@ fn inflate_streams(input: &[u8], mut decoder: impl StreamDecoder, name: &str) ->
             Step::End => {
                 streams += 1;
                 in_stream = false;
+                stream_start = bytes.len();
                 decoder.restart();
             }
             Step::More => {
@@ -118,8 +127,12 @@ fn inflate_streams(input: &[u8], mut decoder: impl StreamDecoder, name: &str) ->
                 }
             }
             Step::Error(error) => {
-                let problem =
-                    format!("corrupt {name} stream {} at byte {offset} of the region: {error}", streams + 1);
+                let dropped = bytes.len() - stream_start;
+                bytes.truncate(stream_start);
+                let problem = format!(
+                    "corrupt {name} stream {} at byte {offset} of the region: {error}; its {dropped} decompressed bytes are dropped (a stream that fails its check cannot be trusted anywhere)",
+                    streams + 1
+                );
                 return Inflated { bytes, streams, problem: Some(problem) };
             }
         }
@@ -160,6 +173,21 @@ mod tests {
         assert!(inflated.bytes.len() >= 5000);
         assert_eq!(&inflated.bytes[..5000], &[7_u8; 5000][..]);
         assert!(inflated.problem.is_some_and(|problem| problem.contains("stream 2")));
+    }
+
+    #[test]
+    fn a_stream_that_fails_its_check_is_dropped_whole() {
+        let mut region = zlib(b"first rank ");
+        let mut second = zlib(&[9_u8; 4000]);
+        // The checksum at the end no longer matches: the decoder notices only there.
+        let last = second.len() - 1;
+        second[last] ^= 0xff;
+        region.extend(second);
+        let inflated = inflate(&region, Compression::Zlib);
+        assert_eq!(inflated.bytes, b"first rank ");
+        assert!(
+            inflated.problem.is_some_and(|problem| problem.contains("4000 decompressed bytes are dropped"))
+        );
     }
 
     #[test]

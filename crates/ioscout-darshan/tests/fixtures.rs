@@ -210,6 +210,96 @@ fn mutated_logs_never_panic() {
     }
 }
 
+/// Per module the totals a damaged copy may not exceed: reads, writes and bytes.
+fn module_totals(log: &DarshanLog) -> Vec<(String, u64, u64, u64)> {
+    ioscout_darshan::breakdown::Breakdown::of(log)
+        .modules
+        .into_iter()
+        .map(|line| (line.module.clone(), line.reads, line.writes, line.bytes()))
+        .collect()
+}
+
+/// Damages `original` `rounds` times (truncations, and byte flips or overwritten 8-byte fields
+/// past the header, in compressed regions whose checks catch them) and holds every copy read in
+/// part to the property: no module total above the undamaged log's, and every record kept is
+/// one the undamaged log has.
+fn damaged_copies_never_exceed_the_log(name: &str, original: &[u8], rounds: usize, random: &mut Random) {
+    let whole = DarshanLog::from_bytes(Path::new(name), original, ReadOptions::default())
+        .unwrap_or_else(|error| panic!("{name}: {error}"));
+    let header_end = whole.header.job.offset as usize;
+    let totals = module_totals(&whole);
+    for round in 0..rounds {
+        let mut data = original.to_vec();
+        match round % 3 {
+            0 => data.truncate(header_end + random.below(data.len() - header_end)),
+            1 => {
+                for _ in 0..=random.below(4) {
+                    let at = header_end + random.below(data.len() - header_end);
+                    data[at] ^= 1 << random.below(8);
+                }
+            }
+            _ => {
+                let at = header_end + random.below(data.len().saturating_sub(header_end + 8));
+                data[at..at + 8].copy_from_slice(&random.next().to_le_bytes());
+            }
+        }
+        let Ok(log) = DarshanLog::from_bytes(Path::new("damaged.darshan"), &data, ReadOptions { partial: true }) else {
+            continue;
+        };
+        for (module, reads, writes, bytes) in module_totals(&log) {
+            let Some(limit) = totals.iter().find(|line| line.0 == module) else {
+                panic!("{name} round {round}: a module {module} the log does not have")
+            };
+            assert!(
+                reads <= limit.1 && writes <= limit.2 && bytes <= limit.3,
+                "{name} round {round}: {module} {reads}/{writes}/{bytes} above the log's {}/{}/{}; problems {:?}",
+                limit.1,
+                limit.2,
+                limit.3,
+                log.problems
+            );
+        }
+    }
+}
+
+#[test]
+fn damaged_copies_of_the_fixtures_never_exceed_the_log() {
+    let mut random = Random(0x2545_f491_4f6c_dd1d);
+    for name in ["mpi-io-test-x86_64-3.5.0.darshan", "mpi-io-test-x86_64-3.1.3.darshan"] {
+        damaged_copies_never_exceed_the_log(name, &bytes(name), 300, &mut random);
+    }
+}
+
+#[test]
+fn damaged_copies_of_the_corpus_logs_never_exceed_the_log() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/darshan/logs");
+    if !root.is_dir() {
+        eprintln!("skipped: {} is absent (the shared corpus is not beside this checkout)", root.display());
+        return;
+    }
+    let mut logs = Vec::new();
+    let mut folders = vec![root];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|extension| extension == "darshan") {
+                logs.push(path);
+            }
+        }
+    }
+    logs.sort();
+    assert!(logs.len() >= 100, "{} logs", logs.len());
+    let mut random = Random(0x9e37_79b9_7f4a_7c15);
+    for log in &logs {
+        let data = std::fs::read(log).unwrap_or_else(|error| panic!("{}: {error}", log.display()));
+        // The largest logs get fewer rounds: the property, not the time, is the point.
+        let rounds = if data.len() > 4 << 20 { 3 } else { 12 };
+        damaged_copies_never_exceed_the_log(&log.to_string_lossy(), &data, rounds, &mut random);
+    }
+}
+
 /// Rewrites a 3.41 log with every region stored uncompressed (`comp_type` 2, as after
 /// `darshan-convert` without compression).
 fn uncompressed_copy(data: &[u8]) -> Vec<u8> {
