@@ -112,8 +112,12 @@ pub struct Striping {
 pub struct Breakdown {
     /// Processes.
     pub nprocs: i64,
-    /// Run time, seconds; `None` when the job record gives none (a damaged job region).
+    /// Run time, seconds; `None` when neither the job record nor the records give one.
     pub run_time_s: Option<f64>,
+    /// The job record is unreadable: `nprocs` and `run_time_s` are lower bounds estimated from
+    /// the records (the highest rank + 1, the latest end timestamp), so shares of the run are
+    /// upper bounds.
+    pub job_estimated: bool,
     /// The I/O modules with records, in Darshan's module order.
     pub modules: Vec<ModuleLine>,
     /// The LUSTRE module's striping, when it has records.
@@ -147,6 +151,7 @@ impl Breakdown {
         Breakdown {
             nprocs: log.job.nprocs,
             run_time_s,
+            job_estimated: log.job_estimated,
             modules,
             striping,
             unread_modules: log.unread_modules().into_iter().map(String::from).collect(),

@@ -111,6 +111,10 @@ pub struct DarshanLog {
     /// What could not be read (only with [`ReadOptions::partial`]; otherwise the first one is an
     /// error).
     pub problems: Vec<String>,
+    /// The job record could not be read (only with [`ReadOptions::partial`]): `job` holds lower
+    /// bounds estimated from the records, the processes as the highest rank + 1 and the run
+    /// time as the latest end timestamp, and every output built on them must say so.
+    pub job_estimated: bool,
 }
 
 impl DarshanLog {
@@ -140,12 +144,28 @@ impl DarshanLog {
         let file_size = bytes.len() as u64;
         let header = header::parse(path, bytes, file_size)?;
         let mut problems = Problems { path, partial: options.partial, found: Vec::new() };
-        let job = read_job(bytes, &header, &mut problems)?;
+        let (mut job, job_read) = read_job(bytes, &header, &mut problems)?;
         let names = read_names(bytes, &header, &mut problems)?;
         let name_index = names.iter().enumerate().map(|(index, (id, _))| (*id, index)).collect();
 
-        let modules = read_modules(bytes, &header, &job, &mut problems)?;
-        let problems = problems.found;
+        let modules = read_modules(bytes, &header, job_read.then_some(&job), &mut problems)?;
+        let mut problems = problems.found;
+        if !job_read {
+            let (nprocs, run_time) = estimate_job(&modules);
+            job.nprocs = nprocs;
+            job.start_time = 0;
+            if header.minor >= 41 {
+                job.end_time = run_time.trunc() as i64;
+                job.end_time_nsec = (run_time.fract() * 1e9) as i64;
+            } else {
+                // Older formats count whole seconds, end minus start plus one.
+                job.end_time = (run_time.ceil() as i64 - 1).max(0);
+            }
+            problems.push(format!(
+                "job region: unreadable, so the processes are estimated as at least {nprocs} (the highest rank + 1) and the run time as at least {:.3} s (the latest end timestamp of a record)",
+                job.run_time(header.minor)
+            ));
+        }
         Ok(DarshanLog {
             path: path.to_path_buf(),
             file_size,
@@ -155,6 +175,7 @@ impl DarshanLog {
             name_index,
             modules,
             problems,
+            job_estimated: !job_read,
         })
     }
 
@@ -215,6 +236,7 @@ impl DarshanLog {
             name_index,
             modules,
             problems,
+            job_estimated: false,
         }
     }
 
@@ -283,25 +305,65 @@ fn cut_region(bytes: &[u8], map: RegionMap) -> Option<&[u8]> {
     bytes.get(start..).filter(|present| !present.is_empty())
 }
 
-/// The job record (a default one, with the problem reported, when it cannot be read).
-fn read_job(bytes: &[u8], header: &Header, problems: &mut Problems<'_>) -> Result<Job, DarshanError> {
+/// The job record, and whether it could be read (a default one, with the problem reported,
+/// when it cannot).
+fn read_job(bytes: &[u8], header: &Header, problems: &mut Problems<'_>) -> Result<(Job, bool), DarshanError> {
     let job_bytes = slice(bytes, header.job).unwrap_or_default();
     let inflated = region::inflate(job_bytes, header.compression);
     if let Some(problem) = inflated.problem {
         problems.report(Region::Job, header.job.offset, problem)?;
     }
-    let job = if let Some(job) = job::parse_job(&inflated.bytes, header.swapped, header.minor) {
-        job
-    } else {
-        problems.report(
-            Region::Job,
-            header.job.offset,
-            format!("{} bytes decompressed, too few for a job record", inflated.bytes.len()),
-        )?;
-        Job::default()
-    };
+    if let Some(job) = job::parse_job(&inflated.bytes, header.swapped, header.minor) {
+        return Ok((job, true));
+    }
+    problems.report(
+        Region::Job,
+        header.job.offset,
+        format!("{} bytes decompressed, too few for a job record", inflated.bytes.len()),
+    )?;
+    Ok((Job::default(), false))
+}
 
-    Ok(job)
+/// Lower bounds of the processes and the run time from the records, for a log whose job record
+/// is unreadable: the highest rank + 1 (at least 1), and the latest end timestamp of a counter
+/// record or DXT segment, seconds after the job started.
+fn estimate_job(modules: &[Module]) -> (i64, f64) {
+    let mut highest_rank = 0_i64;
+    let mut latest = 0.0_f64;
+    let mut see = |rank: i64, end: f64| {
+        highest_rank = highest_rank.max(rank);
+        if end.is_finite() {
+            latest = latest.max(end);
+        }
+    };
+    for module in modules {
+        match &module.records {
+            Records::Counters(records) => {
+                let Some((_, float_names)) = counter_names(module.id) else { continue };
+                let ends: Vec<usize> = float_names
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, name)| name.ends_with("_END_TIMESTAMP"))
+                    .map(|(index, _)| index)
+                    .collect();
+                for record in records {
+                    let end = ends
+                        .iter()
+                        .filter_map(|index| record.fcounters.get(*index))
+                        .fold(0.0_f64, |a, b| a.max(*b));
+                    see(record.rank, end);
+                }
+            }
+            Records::Dxt(records) => {
+                for record in records {
+                    let end = record.segments.iter().fold(0.0_f64, |a, segment| a.max(segment.end));
+                    see(record.rank, end);
+                }
+            }
+            _ => {}
+        }
+    }
+    (highest_rank.saturating_add(1).max(1), latest)
 }
 
 /// The name records (record id, path).
@@ -344,11 +406,13 @@ fn read_names(
 fn read_modules(
     bytes: &[u8],
     header: &Header,
-    job: &Job,
+    job: Option<&Job>,
     problems: &mut Problems<'_>,
 ) -> Result<Vec<Module>, DarshanError> {
-    let run_time = job.run_time(header.minor);
-    let run_time_s = (run_time.is_finite() && run_time > 0.0).then_some(run_time);
+    // Without a job record the records are held to what needs neither.
+    let nprocs = job.map_or(0, |job| job.nprocs);
+    let run_time_s =
+        job.map(|job| job.run_time(header.minor)).filter(|run_time| run_time.is_finite() && *run_time > 0.0);
     let file_size = bytes.len() as u64;
     let mut modules = Vec::new();
     for (module_id, map) in header.modules.iter().enumerate() {
@@ -435,7 +499,7 @@ fn read_modules(
             let mut reasons = Vec::new();
             let mut kept = Vec::with_capacity(counter_records.len());
             for (index, record) in std::mem::take(counter_records).into_iter().enumerate() {
-                match validate::impossible(module_id, &record, job.nprocs, run_time_s) {
+                match validate::impossible(module_id, &record, nprocs, run_time_s) {
                     Some(reason) => reasons.push(format!(
                         "record {index} (id {:#018x}, rank {}, decompressed byte {}) dropped: {reason}",
                         record.id,

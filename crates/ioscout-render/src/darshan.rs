@@ -19,16 +19,22 @@ fn seconds(value: f64) -> String {
 /// table, the time table and what the tables leave out.
 pub fn breakdown_text(path: &str, version: &str, breakdown: &Breakdown) -> String {
     let mut out = String::new();
+    let at_least = if breakdown.job_estimated { "at least " } else { "" };
     let run_time = match breakdown.run_time_s {
-        Some(run_time) => format!("run time {run_time:.3} s"),
-        None => "run time unknown (the job record gives none)".into(),
+        Some(run_time) => format!("run time {at_least}{run_time:.3} s"),
+        None => "run time unknown (neither the job record nor the records give one)".into(),
     };
     let _ = writeln!(
         out,
-        "{path}: Darshan {version}, {} {}, {run_time}",
+        "{path}: Darshan {version}, {at_least}{} {}, {run_time}",
         thousands(breakdown.nprocs.max(0) as u64),
         if breakdown.nprocs == 1 { "process" } else { "processes" }
     );
+    if breakdown.job_estimated {
+        out.push_str(
+            "  the job record is unreadable: processes and run time are lower bounds from the records (the highest rank + 1, the latest end timestamp), so \"of run\" shares are upper bounds\n",
+        );
+    }
     if breakdown.modules.is_empty() {
         out.push_str("No I/O module has records.\n");
     } else {

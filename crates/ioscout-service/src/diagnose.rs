@@ -279,6 +279,7 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
             darshan_version: log.header.version.clone(),
             nprocs: log.job.nprocs,
             run_time_s: log.run_time(),
+            job_estimated: log.job_estimated,
             modules: facts.modules.iter().cloned().collect(),
             unread_modules: log.unread_modules(),
             damaged_modules: log.damaged_modules(),
@@ -291,15 +292,23 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
             findings.iter().enumerate().map(|(index, finding)| LogFact::of(index, finding)).collect();
         reports
             .push(serde_json::to_value(Envelope::new(log_context, &findings, log_facts)).unwrap_or_default());
+        let at_least = if log.job_estimated { "at least " } else { "" };
         let _ = writeln!(
             text,
-            "{}: Darshan {}, {} processes, {:.1} s, I/O on the critical path {:.1} % of the run time",
+            "{}: Darshan {}, {at_least}{} processes, {at_least}{:.1} s, I/O on the critical path {}{:.1} % of the run time",
             display_path(path),
             log.header.version,
             log.job.nprocs,
             log.run_time(),
+            if log.job_estimated { "at most " } else { "" },
             context.io_share() * 100.0
         );
+        if log.job_estimated {
+            let _ = writeln!(
+                text,
+                "  the job record is unreadable: processes and run time are lower bounds from the records (the highest rank + 1, the latest end timestamp), so the shares of the run are upper bounds"
+            );
+        }
         let unread = log.unread_modules();
         if !unread.is_empty() {
             let _ =

@@ -75,6 +75,9 @@ pub struct LogContext {
     pub nprocs: i64,
     /// Run time in seconds.
     pub run_time_s: f64,
+    /// The job record could not be read: `nprocs` and `run_time_s` are lower bounds estimated
+    /// from the records (the highest rank + 1, the latest end timestamp).
+    pub job_estimated: bool,
     /// The modules the rules read.
     pub modules: Vec<String>,
     /// Modules not read (damaged regions).

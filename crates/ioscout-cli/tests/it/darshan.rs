@@ -477,3 +477,32 @@ fn analyze_reads_a_damaged_log_in_part_and_says_so() {
     assert_eq!(ioscout(&["analyze", "--strict", &cut]).status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&folder);
 }
+
+/// A log whose job region cannot be inflated had run time 0 and 0 processes: every share became
+/// 0 and the findings collapsed to low without a word. Now the processes and the run time are
+/// lower bounds from the records, said to be, and the shares upper bounds.
+#[test]
+fn an_unreadable_job_region_gives_bounds_said_to_be_estimates() {
+    let folder = root().join("target/job-region-damaged");
+    std::fs::create_dir_all(&folder).unwrap_or_else(|error| panic!("{error}"));
+    let mut bytes =
+        std::fs::read(fixture("mpi-io-test-x86_64-3.5.0.darshan")).unwrap_or_else(|error| panic!("{error}"));
+    // The job region is the first zlib stream after the 1,328-byte header.
+    assert_eq!(&bytes[1328..1330], &[0x78, 0x9c]);
+    for byte in &mut bytes[1338..1348] {
+        *byte ^= 0x5a;
+    }
+    let log = folder.join("job.darshan");
+    std::fs::write(&log, &bytes).unwrap_or_else(|error| panic!("{error}"));
+    let log = log.to_string_lossy().into_owned();
+    let diagnosed = crate::json(&["diagnose", "--json", &log], 0);
+    let context = &diagnosed["context"];
+    assert_eq!(context["job_estimated"], true, "{diagnosed}");
+    assert!(context["run_time_s"].as_f64().is_some_and(|run_time| run_time > 0.04), "{context}");
+    assert!(context["io_share"].as_f64().is_some_and(|share| share > 0.5), "{context}");
+    let text = stdout(&ioscout(&["diagnose", &log]));
+    assert!(text.contains("at least") && text.contains("lower bounds"), "{text}");
+    let analyzed = crate::json(&["analyze", "--json", &log], 0);
+    assert_eq!(analyzed["logs"][0]["job_estimated"], true);
+    let _ = std::fs::remove_dir_all(&folder);
+}
