@@ -45,7 +45,16 @@ pub(crate) fn scan_options(input: &InputArguments, bar: Option<&ProgressBar>) ->
         max_reported_problems: input.max_problems,
         progress: bar.map(|bar| {
             let bar = bar.clone();
-            ioscout_read::Progress(std::sync::Arc::new(move |bytes| bar.inc(bytes)))
+            let message = bar.message();
+            let pass = std::sync::atomic::AtomicU64::new(1);
+            ioscout_read::Progress(std::sync::Arc::new(move |bytes| {
+                let (position, next_pass) = progress_step(bar.position(), bar.length().unwrap_or(0), bytes);
+                if next_pass {
+                    let pass = pass.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                    bar.set_message(format!("{message} {pass}"));
+                }
+                bar.set_position(position);
+            }))
         }),
         ..ScanOptions::default()
     }
@@ -55,6 +64,18 @@ pub(crate) fn scan_options(input: &InputArguments, bar: Option<&ProgressBar>) ->
 /// MPI job (the launcher's pseudo-terminal is not the user's).
 fn shows_progress(input: &InputArguments) -> bool {
     !input.quiet && std::io::stderr().is_terminal() && crate::job::current().is_none()
+}
+
+/// Where a progress bar over `length` stored bytes stands after `bytes` more, and whether a new
+/// pass began: a scan pass reads every stored byte once and an analysis reads the trace in two
+/// passes, so a pass that has reached the length starts the next from zero; the bar never runs
+/// past its length ("1.05 MiB/536.76 KiB" was two passes counted as one).
+fn progress_step(position: u64, length: u64, bytes: u64) -> (u64, bool) {
+    if length > 0 && position >= length {
+        (bytes.min(length), true)
+    } else {
+        (position.saturating_add(bytes).min(length), false)
+    }
 }
 
 /// A progress bar over `total` stored bytes on stderr, only when stderr is a terminal and
@@ -76,6 +97,22 @@ pub(crate) fn progress_bar(input: &InputArguments, total: u64, message: &str) ->
 /// or when no input could be read at all; 0 otherwise.
 pub(crate) fn finish(report: &ScanReport, input: &InputArguments) -> ExitCode {
     let mut stderr = std::io::stderr().lock();
+    let duplicates = ioscout_read::input::duplicates(&input.paths);
+    if !duplicates.is_empty() && !input.quiet {
+        let (duplicate, original) = &duplicates[0];
+        let _ = writeln!(
+            stderr,
+            "ioscout: note: {} the same file as one read (a link or a path given twice), so read once: {} is {}{}",
+            if duplicates.len() == 1 {
+                "1 path is".to_string()
+            } else {
+                format!("{} paths are", duplicates.len())
+            },
+            display_path(duplicate),
+            display_path(original),
+            if duplicates.len() > 1 { ", ..." } else { "" }
+        );
+    }
     // A gzip member still being written is not bad input: the file is growing (a note says so,
     // the JSON's `coverage` lists it), and it is no problem here, --strict included.
     let coverage = report.coverage(std::time::SystemTime::now(), ioscout_read::SETTLE);
@@ -255,3 +292,25 @@ pub(crate) fn exit_code(outcome: &ioscout_service::Outcome, input: &InputArgumen
 }
 
 pub(crate) use ioscout_service::text::display_path;
+
+#[cfg(test)]
+mod tests {
+    use super::progress_step;
+
+    /// Two passes over 536 KiB in units: the bar restarts for the second pass and never shows
+    /// more than its length.
+    #[test]
+    fn progress_never_runs_past_its_length() {
+        let length = 536 * 1024;
+        let (mut position, mut passes) = (0, 1);
+        for _ in 0..2 {
+            for unit in [200 * 1024, 200 * 1024, 136 * 1024] {
+                let (next, next_pass) = progress_step(position, length, unit);
+                passes += u64::from(next_pass);
+                position = next;
+                assert!(position <= length, "{position} past {length}");
+            }
+        }
+        assert_eq!((position, passes), (length, 2));
+    }
+}

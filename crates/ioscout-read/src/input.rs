@@ -135,8 +135,22 @@ pub fn is_trace_name(path: &Path) -> bool {
     [".pfw", ".pfw.gz"].iter().any(|suffix| name.ends_with(suffix))
 }
 
-/// Expands `inputs` into trace files, in a stable order, without duplicates.
+/// Expands `inputs` into trace files, in a stable order, without duplicates (the same file
+/// reached twice, through a link or a second path, is read once: [`duplicates`] names them).
 pub fn discover<P: AsRef<Path>>(inputs: &[P]) -> (Vec<TraceFile>, Vec<InputProblem>) {
+    let (files, problems, _) = discover_naming_duplicates(inputs);
+    (files, problems)
+}
+
+/// The paths [`discover`] reads once because they are the same file as one found before (a
+/// symbolic or hard link, or the same file given twice), each with the path read in its place.
+pub fn duplicates<P: AsRef<Path>>(inputs: &[P]) -> Vec<(PathBuf, PathBuf)> {
+    discover_naming_duplicates(inputs).2
+}
+
+fn discover_naming_duplicates<P: AsRef<Path>>(
+    inputs: &[P],
+) -> (Vec<TraceFile>, Vec<InputProblem>, Vec<(PathBuf, PathBuf)>) {
     let mut paths = Vec::new();
     let mut problems = Vec::new();
     for input in inputs {
@@ -159,19 +173,24 @@ pub fn discover<P: AsRef<Path>>(inputs: &[P]) -> (Vec<TraceFile>, Vec<InputProbl
                 .push(InputProblem { path: input.to_path_buf(), detail: "no such file or directory".into() });
         }
     }
-    let mut seen = std::collections::HashSet::new();
+    let mut seen: std::collections::HashMap<PathBuf, PathBuf> = std::collections::HashMap::new();
     let mut files = Vec::new();
+    let mut duplicates = Vec::new();
     for path in paths {
         let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-        if !seen.insert(key) {
+        if let Some(first) = seen.get(&key) {
+            if *first != path {
+                duplicates.push((path, first.clone()));
+            }
             continue;
         }
+        seen.insert(key, path.clone());
         match describe(&path) {
             Ok(file) => files.push(file),
             Err(error) => problems.push(InputProblem { path, detail: error.to_string() }),
         }
     }
-    (files, problems)
+    (files, problems, duplicates)
 }
 
 fn walk_directory(directory: &Path, paths: &mut Vec<PathBuf>, problems: &mut Vec<InputProblem>) {
@@ -284,6 +303,21 @@ mod tests {
         let mut wrong_magic = darshan_head(false);
         wrong_magic[8] ^= 1;
         assert_eq!(InputKind::of(&wrong_magic), InputKind::Binary);
+    }
+
+    #[test]
+    fn links_to_one_file_are_read_once_and_named() {
+        let directory = std::env::temp_dir().join(format!("ioscout-links-{}", std::process::id()));
+        std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
+        let trace = directory.join("a.pfw");
+        std::fs::write(&trace, b"[\n").unwrap_or_else(|error| panic!("{error}"));
+        let link = directory.join("b.pfw");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&trace, &link).unwrap_or_else(|error| panic!("{error}"));
+        let (files, problems) = discover(&[&directory]);
+        assert_eq!((files.len(), problems.len()), (1, 0));
+        assert_eq!(duplicates(&[&directory]), vec![(link.clone(), trace.clone())]);
+        std::fs::remove_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
     }
 
     #[test]

@@ -98,6 +98,9 @@ pub fn run(input: &Input, options: &AnalysisOptions) -> Result<(Analysis, ioscou
         )?,
         None => ioscout_analysis::analyze(&input.scanner(), &files, &input_problems, options)?,
     };
+    if analysis.raw.total_event_count == 0 {
+        return Err(input.no_events(files.len(), &report));
+    }
     Ok((analysis, report, files.len()))
 }
 
@@ -139,6 +142,9 @@ pub fn run_with_replay(
             replay.consume(index, path, fold, line_base);
         },
     )?;
+    if analysis.raw.total_event_count == 0 {
+        return Err(input.no_events(files.len(), &report));
+    }
     let derived = ioscout_evidence::finish(replay, &files, &crate::evidence::source_of(input));
     Ok((analysis, report, files.len(), derived))
 }

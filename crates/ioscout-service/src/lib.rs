@@ -117,6 +117,34 @@ impl Input {
     }
 }
 
+impl Input {
+    /// The error when the trace files hold no event at all (empty files, or only bad lines): an
+    /// analysis of nothing is refused as an empty directory is, rather than printed as a table
+    /// of zeros.
+    pub fn no_events(&self, files: usize, report: &ScanReport) -> ServiceError {
+        let empty = |problem: &&ioscout_read::Problem| problem.kind == ioscout_read::ProblemKind::EmptyFile;
+        let empty_files = report.problems().filter(empty).count();
+        let bad = report.problems().filter(|problem| !empty(problem)).count();
+        let mut why = Vec::new();
+        if empty_files > 0 {
+            why.push(format!("{} empty", text::count_of(empty_files as u64, "file", "files")));
+        }
+        if bad > 0 {
+            why.push(format!(
+                "{} and nothing else (`ioscout count` lists them)",
+                text::count_of(bad as u64, "bad line", "bad lines")
+            ));
+        }
+        ServiceError::NoInput(format!(
+            "no events in {} ({}{}{})",
+            self.describe(),
+            text::count_of(files as u64, "trace file", "trace files"),
+            if why.is_empty() { "" } else { ": " },
+            why.join(", ")
+        ))
+    }
+}
+
 /// What an operation produced.
 #[derive(Debug)]
 pub struct Outcome {

@@ -388,3 +388,47 @@ fn damaged_darshan_fixtures_are_reported_and_never_crash() {
     }
     assert!(checked >= 9, "{checked} damaged logs");
 }
+
+/// `analyze empty.pfw` printed a table of zeros with exit 0 while an empty directory exited 2.
+/// One rule now: a path that holds no trace, or traces that hold no event, cannot be analysed
+/// (exit 2, one line saying which); `count` still answers 0 for an empty file.
+#[test]
+fn an_empty_trace_is_no_events_for_every_analysis() {
+    let directory = temp_dir("empty-trace");
+    let empty = directory.join("empty.pfw");
+    std::fs::write(&empty, b"").unwrap_or_else(|error| panic!("{error}"));
+    let empty = empty.to_string_lossy().into_owned();
+    for command in
+        [&["analyze"][..], &["diagnose"], &["advise"], &["report", "-o", "target/empty-report.html"]]
+    {
+        let mut arguments = command.to_vec();
+        arguments.push(&empty);
+        let output = ioscout(&arguments);
+        let text = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{arguments:?}: {text}");
+        assert!(text.contains("no events in") && text.contains("1 file empty"), "{arguments:?}: {text}");
+        assert!(output.stdout.is_empty(), "{arguments:?} printed a result");
+    }
+    let counted = json(&["count", "--json", &empty], 0);
+    assert_eq!(counted["total"]["complete"], 0);
+}
+
+/// 25 symlinked copies of a trace were counted as one without a word: read once, and said.
+#[test]
+fn links_to_one_trace_are_read_once_and_said() {
+    let directory = temp_dir("linked-traces");
+    let trace = directory.join("a.pfw");
+    std::fs::copy(root().join("testdata/generations/v1-hashes.pfw"), &trace)
+        .unwrap_or_else(|error| panic!("{error}"));
+    for index in 0..3 {
+        let link = directory.join(format!("copy{index}.pfw"));
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&trace, &link).unwrap_or_else(|error| panic!("{error}"));
+    }
+    let output = ioscout(&["count", &directory.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = stderr(&output);
+    assert!(text.contains("3 paths are the same file as one read") && text.contains("read once"), "{text}");
+    let single = json(&["count", "--json", &directory.to_string_lossy()], 0);
+    assert_eq!(single["files"].as_array().map(Vec::len), Some(1));
+}
