@@ -82,7 +82,10 @@ fn rust_margins_equal_scikit_learns_on_every_training_run() {
 fn the_training_table_holds_the_features_ioscout_computes_today() {
     let corpus = crate_dir().join("../../../shared/corpus/darshan-labelled");
     if !corpus.is_dir() {
-        eprintln!("skipped: {} is absent (the shared corpus is not beside the project)", corpus.display());
+        ioscout_testkit::skip(&format!(
+            "{} is absent (the shared corpus is not beside the project)",
+            corpus.display()
+        ));
         return;
     }
     let table = read_json(&crate_dir().join("model/detector-v1.logs.json"));

@@ -14,7 +14,7 @@ fn corpus() -> Option<PathBuf> {
     if root.is_dir() {
         Some(root)
     } else {
-        eprintln!("skipping: the DFTracer corpus is not at {}", root.display());
+        ioscout_testkit::skip(&format!("the DFTracer corpus is not at {}", root.display()));
         None
     }
 }

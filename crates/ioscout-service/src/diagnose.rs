@@ -498,3 +498,18 @@ pub fn explain(code: &str, model: Option<&std::path::Path>) -> Result<Outcome> {
         }
     }
 }
+
+#[cfg(test)]
+mod doc_tests {
+    /// `explain P21` cited `shared/research/diagnosis.md`, a path users do not have: every rule's
+    /// documentation cites papers, peers' sources or the project's own documents.
+    #[test]
+    fn no_rule_documentation_cites_a_path_users_do_not_have() {
+        for (_, doc) in super::all_docs() {
+            let value = serde_json::to_value(doc).unwrap_or_default();
+            let text = value.to_string();
+            assert!(!text.contains("shared/"), "{}: {text}", doc.code);
+            assert!(!text.contains("seeds/"), "{}: {text}", doc.code);
+        }
+    }
+}

@@ -35,7 +35,10 @@ pub(crate) fn corpus() -> Option<PathBuf> {
     if path.is_dir() {
         Some(path)
     } else {
-        eprintln!("skipped: {} is absent (the shared corpus is not beside this checkout)", path.display());
+        ioscout_testkit::skip(&format!(
+            "{} is absent (the shared corpus is not beside this checkout)",
+            path.display()
+        ));
         None
     }
 }

@@ -11,7 +11,7 @@ rule! {
         why: "At the ceiling, more threads, prefetching or larger requests do not help that client: the fix is spreading reads over more clients or storage targets (striping, more ranks reading), caching, or faster storage.",
         evidence: "the busiest process's read bandwidth, the ceiling, their ratio.",
         thresholds: "needs --bandwidth-ceiling (silent without it: DFAnalyzer's dlio.yaml hard-codes 171 MB/s for one Lustre system, which page-cache reads exceed tenfold); fires when read bandwidth / ceiling >= 0.8; score = clip01((ratio - 0.7) / 0.3).",
-        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (bw_saturation); shared/research/analysis-semantics.md 3.7.",
+        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (bw_saturation); DFAnalyzer's fact rules as ioscout computes them: COMPATIBILITY.md.",
     }
 }
 

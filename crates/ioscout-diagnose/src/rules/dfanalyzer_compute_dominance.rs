@@ -11,7 +11,7 @@ rule! {
         why: "A context fact, not a bottleneck: when the accelerator computes nearly all the time, faster I/O cannot shorten the loop by more than the fetch share; I/O changes should be judged on what else they free (the file system's load, other jobs).",
         evidence: "compute_frac, fetch_frac, compute and fetch times; DFAnalyzer's severity as dfanalyzer_severity.",
         thresholds: "fires when compute_frac >= 0.90 and fetch_frac <= 0.10 (DFAnalyzer 0.0.9 dlio.yaml compute_dominance, whose severity clip01((compute_frac - 0.85) / 0.2) is kept as evidence); ioscout scores it at most 0.29 (low): it says the I/O is not the problem.",
-        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (compute_dominance); shared/research/analysis-semantics.md 3.7.",
+        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (compute_dominance); DFAnalyzer's fact rules as ioscout computes them: COMPATIBILITY.md.",
     }
 }
 

@@ -11,7 +11,7 @@ rule! {
         why: "A straggler in data loading (a slow node, a cold cache, an overloaded storage target) holds every rank at the next collective; the spread, unlike the ratio of DFA-FETCH-RANK-IMBALANCE, discounts ranks that fetch long only because they also compute long.",
         evidence: "fetch_frac of the worst process and the median, their spread, the loop's fetch_frac, the worst process.",
         thresholds: "fires when fetch_frac_tail_spread >= 0.10 and fetch_frac >= 0.10 (DFAnalyzer 0.0.9 dlio-global.yaml fetch_outlier); score = clip01(spread / 0.3) (ioscout's: a spread of 0.3 means the worst rank fetches 30 points more of its loop than the typical one).",
-        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio-global.yaml (fetch_outlier); shared/research/analysis-semantics.md 3.7.",
+        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio-global.yaml (fetch_outlier); DFAnalyzer's fact rules as ioscout computes them: COMPATIBILITY.md.",
     }
 }
 

@@ -11,7 +11,7 @@ rule! {
         why: "While the loop fetches the next batch the accelerator idles: time in fetch_data is time the data pipeline (loader workers, reader, storage) did not hide behind compute.",
         evidence: "fetch_frac = fetch / (fetch + compute), compute_frac, fetch and compute times (bottleneck-process seconds over time bins).",
         thresholds: "fires when fetch_frac >= 0.20 and compute_frac < 0.85; score = clip01((fetch_frac - 0.10) / 0.25) (DFAnalyzer 0.0.9 dlio.yaml fetch_pressure).",
-        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (fetch_pressure); shared/research/analysis-semantics.md 3.7.",
+        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (fetch_pressure); DFAnalyzer's fact rules as ioscout computes them: COMPATIBILITY.md.",
     }
 }
 

@@ -11,7 +11,7 @@ rule! {
         why: "Synchronous data-parallel training advances at the pace of its slowest rank: every other rank waits at the next collective for the straggler's batch.",
         evidence: "the largest and smallest per-process fetch times, their ratio, the processes.",
         thresholds: "fires when max / min >= 1.5 over at least two processes; score = clip01((x - 1) / 2.5) (DFAnalyzer 0.0.9 dlio.yaml fetch_rank_imbalance, proc_name view).",
-        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (fetch_rank_imbalance); shared/research/analysis-semantics.md 3.7.",
+        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (fetch_rank_imbalance); DFAnalyzer's fact rules as ioscout computes them: COMPATIBILITY.md.",
     }
 }
 

@@ -11,7 +11,7 @@ rule! {
         why: "Fetching is hidden today, but the workers contend with each other (and with other jobs) for the same file-system bandwidth and metadata service: the loop is one slower storage day away from waiting on data, and the extra workers cost memory and file-system load without shortening it.",
         evidence: "compute_frac, fetch_frac, the number of reader processes (workers).",
         thresholds: "fires when compute_frac >= 0.70, fetch_frac < 0.15 and workers > 2; score = clip01((compute_frac - 0.6) / 0.3) (DFAnalyzer 0.0.9 dlio.yaml io_contention), times 0.59 (at most medium: the loop is not waiting yet).",
-        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (io_contention); shared/research/analysis-semantics.md 3.7.",
+        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (io_contention); DFAnalyzer's fact rules as ioscout computes them: COMPATIBILITY.md.",
     }
 }
 

@@ -11,7 +11,7 @@ rule! {
         why: "The reader opens, stats and closes more than it reads: typical of one file per sample, or of reopening files per sample; the metadata server sets the pace of the input pipeline.",
         evidence: "reader metadata time, reader POSIX time, their ratio.",
         thresholds: "fires when reader_posix_metadata_time / reader_posix_time > 0.5; score = (f - 0.5) / 0.5 (DFAnalyzer dlio.yaml metadata_dominance).",
-        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (metadata_dominance); DFDiagnoser motif metadata_bound (shared/research/analysis-semantics.md 3.7, 4.2).",
+        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (metadata_dominance); DFDiagnoser motif metadata_bound.",
     }
 }
 

@@ -11,7 +11,7 @@ rule! {
         why: "Every sample file opened is a metadata round trip to the file system (an MDS on Lustre); when opening alone takes longer than the computation, the loader cannot keep the accelerator fed however many workers it has.",
         evidence: "reader_open_time (busiest process), compute_time, their ratio, compute_frac.",
         thresholds: "fires when reader_open_time / compute_time > 1.05 and compute_frac < 0.85; score = clip01((ratio - 1) / 0.5) (DFAnalyzer 0.0.9 dlio.yaml open_pressure).",
-        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (open_pressure); shared/research/analysis-semantics.md 3.7.",
+        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (open_pressure); DFAnalyzer's fact rules as ioscout computes them: COMPATIBILITY.md.",
     }
 }
 

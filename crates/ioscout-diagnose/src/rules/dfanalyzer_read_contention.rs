@@ -11,7 +11,7 @@ rule! {
         why: "The same read costing ten times more on average than at best points at queueing: concurrent readers contending for the same storage targets, the metadata server or a saturated link, rather than at the size of the requests.",
         evidence: "mean, shortest and longest read call, their ratio, read count.",
         thresholds: "fires when mean / min > 10 (DFAnalyzer dlio.yaml read_contention); score = clip01((ratio - 5) / 40).",
-        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (read_contention: reader_posix_read_time_call_mean / call_min); shared/research/analysis-semantics.md 3.7.",
+        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (read_contention: reader_posix_read_time_call_mean / call_min); DFAnalyzer's fact rules as ioscout computes them: COMPATIBILITY.md.",
     }
 }
 

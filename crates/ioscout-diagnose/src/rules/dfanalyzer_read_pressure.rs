@@ -11,7 +11,7 @@ rule! {
         why: "The reads themselves, not metadata, hold up the data pipeline: bandwidth per reader or request sizes are the lever, and more loader parallelism only helps if the file system has bandwidth to spare.",
         evidence: "reader_posix_time (busiest process), compute_time, their ratio, compute_frac.",
         thresholds: "fires when reader_posix_time / compute_time > 1.5, no reader opens and compute_frac < 0.85; score = clip01((ratio - 1) / 2) (DFAnalyzer 0.0.9 dlio.yaml read_pressure).",
-        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (read_pressure); shared/research/analysis-semantics.md 3.7.",
+        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio.yaml (read_pressure); DFAnalyzer's fact rules as ioscout computes them: COMPATIBILITY.md.",
     }
 }
 

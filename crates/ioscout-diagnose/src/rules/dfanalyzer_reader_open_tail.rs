@@ -11,7 +11,7 @@ rule! {
         why: "Opens that are slow on one process only point at a hot metadata server or directory (many workers opening in one directory, a node with a cold dentry cache): the straggling worker delays its batches and every rank waits for them.",
         evidence: "the slowest and median per-process open times, their ratio, opens' share of the reader's POSIX time, the process.",
         thresholds: "fires when reader_open_tail_ratio > 1.25 and reader_open_frac > 0.10 (DFAnalyzer 0.0.9 dlio-global.yaml reader_open_tail_outlier); score = clip01((ratio - 1) / 2) x clip01(reader_open_frac / 0.3) (ioscout's).",
-        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio-global.yaml (reader_open_tail_outlier); shared/research/analysis-semantics.md 3.7.",
+        references: "DFAnalyzer 0.0.9 configs/fact_rules/dlio-global.yaml (reader_open_tail_outlier); DFAnalyzer's fact rules as ioscout computes them: COMPATIBILITY.md.",
     }
 }
 

@@ -11,7 +11,7 @@ rule! {
         why: "A synchronous checkpoint stops training while it writes; its cost grows with model size and frequency. Asynchronous checkpointing, writing to node-local storage first, or fewer, larger writes reduce it.",
         evidence: "checkpoint time, its share of the job, checkpoint bytes and bandwidth when known.",
         thresholds: "fires when checkpoint time / job time >= 0.1; score = clip01(share / 0.4).",
-        references: "Optimisation pipeline technique catalog (async checkpointing; shared/research/seeds/000_*); DFDiagnoser motifs checkpoint_tail_risk and checkpoint_fragmentation (shared/research/analysis-semantics.md 4.2).",
+        references: "Optimisation pipeline technique catalog (async checkpointing; GLANCED-IO, HPDC 2026); DFDiagnoser motifs checkpoint_tail_risk and checkpoint_fragmentation.",
     }
 }
 

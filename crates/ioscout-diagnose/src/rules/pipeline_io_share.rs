@@ -11,7 +11,7 @@ rule! {
         why: "It sizes every other finding: the pipeline first checks whether I/O is a meaningful fraction of the job at all, because tuning I/O that takes 1 % of the run cannot pay back.",
         evidence: "POSIX time, job time, their ratio.",
         thresholds: "fires when POSIX time / job time >= 0.2; score = 0.3 + 0.29 x clip01((share - 0.2) / 0.6), always medium: a large share of I/O sizes the other findings but is not a fault by itself (large sequential I/O at full speed also takes time).",
-        references: "Optimisation pipeline checklist (shared/research/seeds/000_*: I/O share of job time before choosing a lever); DFAnalyzer time_proc_frac over the boundary layer (shared/research/analysis-semantics.md 3.5).",
+        references: "Optimisation pipeline checklist (GLANCED-IO, HPDC 2026: I/O share of job time before choosing a lever); DFAnalyzer time_proc_frac over the boundary layer.",
     }
 }
 

@@ -14,7 +14,7 @@ rule! {
         why: "A pipeline that loads, then computes, then loads again makes the accelerator wait for every batch, even when DataLoader workers and prefetching look correctly configured; the cause is often lower down (small reads, the wrong file system, striping), which is why the check looks at the measured timeline rather than at the knobs.",
         evidence: "the layer's hidden share of time (1 - unoverlapped / time, exact interval unions), its unoverlapped time, its share of the job.",
         thresholds: "fires when overlap < 0.5 and the layer's time is at least 5 % of the job; score = (1 - overlap) x clip01(layer time / job time / 0.25). Needs --overlap exact (the default) to be meaningful: the binned approximation can report overlap where there is none.",
-        references: "Optimisation pipeline rule OVERLAP-1 (shared/research/seeds/000_*: GLANCED-IO, HPDC 2026); COMPATIBILITY.md difference 7.",
+        references: "Optimisation pipeline rule OVERLAP-1 (GLANCED-IO, HPDC 2026); COMPATIBILITY.md difference 7.",
     }
 }
 

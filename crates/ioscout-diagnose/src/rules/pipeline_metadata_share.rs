@@ -11,7 +11,7 @@ rule! {
         why: "Metadata requests go to the metadata server, which serialises them across all clients; a share of the job spent there grows with the number of files and ranks, and no data-path tuning (striping, buffering) reduces it.",
         evidence: "metadata time and calls, their share of the job, opens and stats among them.",
         thresholds: "fires when the busiest process's metadata time / job time >= 0.05; score = clip01(metadata time / job time / 0.3). Drishti's P17 uses an absolute 30 s per rank instead, which never fires on short runs (IOSage measured an F1 of 0 for it).",
-        references: "IOSage (BanisharifM/IOSage, metadata_intensity); TraceBench HMD label (IOAgent, IPDPS 2025); shared/research/diagnosis.md 1.5 (P17 defect), 2.",
+        references: "IOSage (BanisharifM/IOSage, metadata_intensity); TraceBench HMD label (IOAgent, IPDPS 2025); Drishti P17 (COMPATIBILITY.md D11).",
     }
 }
 

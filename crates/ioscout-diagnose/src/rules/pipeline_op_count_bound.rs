@@ -11,7 +11,7 @@ rule! {
         why: "Such I/O is real but structurally negligible, and its shape is op-count-bound rather than bandwidth-bound: striping and MPI-IO hints target few large transfers and change nothing here; only coalescing writes in the application would, and it is rarely worth it. Reported so that the small-request findings on the same calls are read in proportion.",
         evidence: "POSIX calls, mean bytes per data call, POSIX share of the job.",
         thresholds: "fires when calls >= 10,000, mean data transfer < 64 KiB and POSIX time / job time < 0.05; score 0.1 (low: it explains, it does not accuse).",
-        references: "Optimisation pipeline: 'Distinguish op-count-bound I/O from bandwidth-bound I/O before picking a lever' (shared/research/seeds/000_*, vpic-kokkos at 128 ranks: 340.85 M operations, 325 MB, 1.65 s of a 210.2 s job).",
+        references: "Optimisation pipeline: 'Distinguish op-count-bound I/O from bandwidth-bound I/O before picking a lever' (GLANCED-IO, HPDC 2026; vpic-kokkos at 128 ranks: 340.85 M operations, 325 MB, 1.65 s of a 210.2 s job).",
     }
 }
 

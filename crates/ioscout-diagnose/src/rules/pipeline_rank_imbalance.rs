@@ -11,7 +11,7 @@ rule! {
         why: "Ranks that synchronise wait for the most loaded one; a single process doing the I/O also caps bandwidth at what one client can get. Spreading the I/O (collective I/O, every rank reading its shard) or moving it off the critical path fixes it.",
         evidence: "the most loaded process, its POSIX time, the mean over processes, their ratio.",
         thresholds: "fires when max / mean >= 1.5 over at least two processes and the most loaded process's I/O takes at least 5 % of the job; score = clip01((ratio - 1) / 3) x clip01(its share of the job / 0.2).",
-        references: "Drishti D01/D02 and P21/P22 (rank imbalance; shared/research/diagnosis.md 1.3); TraceBench RLIM; IOSage parallelism_efficiency.",
+        references: "Drishti D01/D02 and P21/P22 (rank imbalance); TraceBench RLIM; IOSage parallelism_efficiency.",
     }
 }
 

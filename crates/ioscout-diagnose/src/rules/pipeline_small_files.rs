@@ -11,7 +11,7 @@ rule! {
         why: "Every small file costs an open, a stat and a close on the metadata server plus at least one small request; with per-sample files the metadata path, not bandwidth, sets the pace, and striping cannot help a file smaller than a stripe. Packing samples into larger container files (TFRecord, HDF5, WebDataset shards) or staging them to node-local storage removes the storm.",
         evidence: "files touched, bytes per file, opens per file.",
         thresholds: "fires when files >= 1000, bytes / files < 1 MiB and opens >= files; score = clip01(log10(files) / 5) x clip01(metadata share of POSIX time / 0.3) x impact of POSIX on the job.",
-        references: "Optimisation pipeline technique catalog (many small files, stripe count 1; shared/research/seeds/000_*); IOSage file_strategy; TraceBench (IOAgent, IPDPS 2025).",
+        references: "Optimisation pipeline technique catalog (many small files, stripe count 1; GLANCED-IO, HPDC 2026); IOSage file_strategy; TraceBench (IOAgent, IPDPS 2025).",
     }
 }
 

@@ -11,8 +11,8 @@ rule! {
         detects: "A log without an MPI-IO module; never on a DFTracer trace, which records no MPI-IO calls (their absence there is not visible, not absent).",
         why: "Without MPI-IO a parallel job cannot use collective buffering or data sieving; Drishti recommends MPI-IO (or a library over it). For a single process (a Python data loader, a serial tool) the advice does not apply: ioscout still reports the fact, at INFO level, and says so.",
         evidence: "processes.",
-        thresholds: "fires when MPI-IO is absent; Drishti level WARN for parallel jobs, INFO for a single process (Drishti warns on every non-MPI job: shared/research/diagnosis.md 1.5 defect 5).",
-        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+        thresholds: "fires when MPI-IO is absent; Drishti level WARN for parallel jobs, INFO for a single process (Drishti warns on every non-MPI job: COMPATIBILITY.md D10).",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py).",
     }
 }
 

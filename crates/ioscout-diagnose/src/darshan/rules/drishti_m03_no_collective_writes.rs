@@ -13,7 +13,7 @@ rule! {
         why: "Independent MPI-IO calls reach the file system one rank at a time; collective calls let ROMIO aggregate them into large contiguous requests (two-phase I/O). Drishti recommends collective calls and one aggregator per node.",
         evidence: "independent and collective writes.",
         thresholds: "fires when MPIIO_COLL_WRITES = 0 and independent + collective > collective_operations_absolute (1000); Drishti level HIGH.",
-        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py).",
     }
 }
 

@@ -13,7 +13,7 @@ rule! {
         why: "Not a problem: collective buffering lets MPI-IO aggregate requests across ranks. Reported as Drishti does (level OK), with score 0.",
         evidence: "independent and collective reads.",
         thresholds: "fires when MPIIO_COLL_READS > 0; level OK.",
-        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py).",
     }
 }
 

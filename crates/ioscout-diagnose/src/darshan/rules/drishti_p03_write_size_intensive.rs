@@ -13,7 +13,7 @@ rule! {
         why: "A characterisation, not a problem: it says which direction the optimisation should look at first.",
         evidence: "bytes written, bytes read, their shares.",
         thresholds: "fires when the larger exceeds the smaller and |difference| / total > imbalance_operations (0.1); Drishti level INFO.",
-        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py).",
     }
 }
 

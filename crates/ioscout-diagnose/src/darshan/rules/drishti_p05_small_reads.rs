@@ -13,7 +13,7 @@ rule! {
         why: "Each small request pays the whole per-request cost (system call, RPC, lock) for little data; Drishti recommends buffering into larger contiguous requests, or MPI-IO collective operations when MPI-IO is in use.",
         evidence: "small reads, their share of reads, the files with most of them.",
         thresholds: "fires when small / reads > small_requests (0.1) and small > small_requests_absolute (1000); Drishti level HIGH.",
-        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py).",
     }
 }
 

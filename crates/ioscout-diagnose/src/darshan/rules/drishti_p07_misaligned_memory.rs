@@ -13,7 +13,7 @@ rule! {
         why: "Buffers not aligned in memory force extra copies in the kernel and defeat direct I/O.",
         evidence: "misaligned requests, their share, whether the LUSTRE module is present.",
         thresholds: "fires when misaligned / (reads + writes) > misaligned_requests (0.1); Drishti level HIGH.",
-        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py).",
     }
 }
 

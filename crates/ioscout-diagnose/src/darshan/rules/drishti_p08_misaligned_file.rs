@@ -13,7 +13,7 @@ rule! {
         why: "Requests that straddle file-system block or stripe boundaries touch two blocks (or two servers) and serialise on their locks; Drishti recommends aligning requests to the block or stripe size (on Lustre, a stripe size that matches the request size).",
         evidence: "misaligned requests, their share, whether the LUSTRE module is present.",
         thresholds: "fires when misaligned / (reads + writes) > misaligned_requests (0.1); Drishti level HIGH.",
-        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py).",
     }
 }
 

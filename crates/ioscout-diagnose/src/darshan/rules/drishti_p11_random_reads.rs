@@ -13,7 +13,7 @@ rule! {
         why: "Random requests defeat read-ahead and write-behind and turn streaming into seeks; Drishti recommends changing the data model towards consecutive or sequential access (or collective I/O to reorder it).",
         evidence: "reads, their consecutive, sequential and random shares.",
         thresholds: "fires when random / reads > random_operations (0.2) and random > random_operations_absolute (1000); Drishti level HIGH.",
-        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py).",
     }
 }
 

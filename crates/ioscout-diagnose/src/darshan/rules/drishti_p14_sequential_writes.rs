@@ -13,7 +13,7 @@ rule! {
         why: "Not a problem: streaming access is what file systems serve best. Reported as Drishti does (level OK), with score 0.",
         evidence: "writes, their consecutive, sequential and random shares.",
         thresholds: "fires whenever there are writes and the random trigger does not (Drishti: no threshold of its own); level OK.",
-        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py).",
     }
 }
 

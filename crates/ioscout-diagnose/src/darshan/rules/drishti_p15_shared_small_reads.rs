@@ -13,7 +13,7 @@ rule! {
         why: "Many ranks issuing small requests to one file contend for its locks and stripes; Drishti recommends coalescing them with MPI-IO collective operations.",
         evidence: "small reads to shared files, their share.",
         thresholds: "fires when small / shared requests > small_requests (0.1) and small > small_requests_absolute (1000); Drishti level HIGH.",
-        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py).",
     }
 }
 

@@ -8,11 +8,11 @@ rule! {
         code: "P17",
         family: Drishti,
         title: "Ranks spending more than 30 s in metadata",
-        detects: "POSIX records whose metadata time (open, stat, seek, close...) exceeds 30 seconds, counted as ranks (Drishti counts file x rank records and calls them ranks: shared/research/diagnosis.md 1.5 defect 7).",
+        detects: "POSIX records whose metadata time (open, stat, seek, close...) exceeds 30 seconds, counted as ranks (Drishti counts file x rank records and calls them ranks: COMPATIBILITY.md D11).",
         why: "Metadata operations serialise on the metadata server; a rank that spends tens of seconds there is waiting, not computing. Drishti recommends combining files, reducing or caching metadata operations.",
         evidence: "ranks over the threshold, the longest metadata time.",
         thresholds: "fires when one or more ranks (a shared record counts as one) have POSIX_F_META_TIME > metadata_time_rank (30 s); Drishti level HIGH.",
-        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py).",
     }
 }
 

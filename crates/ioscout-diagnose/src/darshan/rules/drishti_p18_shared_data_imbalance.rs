@@ -13,7 +13,7 @@ rule! {
         why: "The job waits for its slowest rank; uneven data per rank makes one rank the straggler. Drishti recommends balancing the data across ranks and tuning the stripe size and count.",
         evidence: "shared files with the imbalance, the largest imbalance.",
         thresholds: "fires when |slowest bytes - fastest bytes| / bytes > imbalance_stragglers (0.15) on one or more shared files; Drishti level HIGH.",
-        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py).",
     }
 }
 

@@ -10,10 +10,10 @@ rule! {
         family: Drishti,
         title: "Time imbalance on shared files (stragglers)",
         detects: "Shared files (rank -1 records) where the slowest and fastest ranks' I/O times differ by more than 15 % of the file's total I/O time.",
-        why: "The job waits for its slowest rank. Drishti fires this on most tiny test jobs, where a few milliseconds of jitter decide it (shared/research/diagnosis.md 1.5 defect 6): ioscout keeps the trigger and lets the score say how much the I/O weighs in the job.",
+        why: "The job waits for its slowest rank. Drishti fires this on most tiny test jobs, where a few milliseconds of jitter decide it (COMPATIBILITY.md D10): ioscout keeps the trigger and lets the score say how much the I/O weighs in the job.",
         evidence: "shared files with the imbalance, the largest imbalance.",
         thresholds: "fires when |slowest time - fastest time| / (read + write + metadata time) > imbalance_stragglers (0.15) on one or more shared files; Drishti level HIGH, scored by the I/O share of the job.",
-        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py).",
     }
 }
 

@@ -12,7 +12,7 @@ rule! {
         why: "STDIO buffers in user space and serialises on its stream lock; Drishti recommends a high-performance interface (MPI-IO, or HDF5/PnetCDF over it).",
         evidence: "STDIO bytes, total bytes, STDIO share.",
         thresholds: "fires when stdio / total > interface_stdio (0.1); Drishti level HIGH.",
-        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py); shared/research/diagnosis.md 1.2-1.5.",
+        references: "Bez, Ather, Byna, Drishti: Guiding End-Users in the I/O Optimization Journey, PDSW 2022; hpc-io/drishti-io 0.8 (drishti/includes/module.py, drishti/handlers/handle_darshan.py).",
     }
 }
 

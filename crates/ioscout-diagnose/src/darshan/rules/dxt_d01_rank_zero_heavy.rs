@@ -14,7 +14,7 @@ rule! {
         why: "When rank 0 reads or writes on behalf of the others, the job's I/O is serialised on one process and its network link; DXT Explorer and Drishti recommend MPI-IO collective operations so that the work spreads over aggregators.",
         evidence: "interface, rank 0's bytes and requests, the largest of the other ranks.",
         thresholds: "fires when the job has more than one process and rank 0's bytes and requests both exceed every other rank's; Drishti level HIGH.",
-        references: "hpc-io/dxt-explorer explorer/insights.py (rank_zero_workload); Drishti --json ingestion (D01); shared/research/diagnosis.md 1.3.",
+        references: "hpc-io/dxt-explorer explorer/insights.py (rank_zero_workload); Drishti --json ingestion (D01).",
     }
 }
 

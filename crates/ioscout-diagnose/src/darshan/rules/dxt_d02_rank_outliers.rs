@@ -16,7 +16,7 @@ rule! {
         why: "The job waits for its most loaded rank; DXT Explorer and Drishti recommend balancing the work across ranks (and the striping advice of P21).",
         evidence: "interface, the outlying ranks, the mean and the outliers' bytes.",
         thresholds: "fires when one or more ranks exceed mean + 1 sigma in every non-zero dimension of reads, writes, bytes and time, over nprocs ranks (ranks without a trace count as zero); Drishti level HIGH.",
-        references: "hpc-io/dxt-explorer explorer/insights.py; Drishti --json ingestion (D02); shared/research/diagnosis.md 1.3.",
+        references: "hpc-io/dxt-explorer explorer/insights.py; Drishti --json ingestion (D02).",
     }
 }
 

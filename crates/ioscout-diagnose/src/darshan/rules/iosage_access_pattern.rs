@@ -12,7 +12,7 @@ rule! {
         why: "Random requests defeat read-ahead, write-behind and stripe-aligned streaming; each one pays a seek on disks and a separate RPC on a parallel file system.",
         evidence: "random requests, their share, I/O share of the run.",
         thresholds: "fires when random / requests >= 0.2, random > 1000 and I/O share >= 0.02; score = clip01(random share) x clip01(I/O share / 0.2).",
-        references: "IOSage (seq_write_ratio; DIOBench dlio_shuffle runs); Drishti P11/P13; shared/research/diagnosis.md 3.1.",
+        references: "IOSage (seq_write_ratio; DIOBench dlio_shuffle runs); Drishti P11/P13.",
         change: "Read in file order (sort the sample index per file, read whole chunks and shuffle in memory), use pread/pwrite at computed offsets, or lay data out so each process reads a contiguous range.",
         not_when: "The randomness is the point (a shuffled training set on node-local NVMe where random reads are cheap), or the I/O is negligible against the run.",
     }

@@ -15,7 +15,7 @@ rule! {
         why: "Thousands of small files turn I/O into metadata traffic; a shared file on one OST funnels every rank through one server, whatever the file system's aggregate bandwidth.",
         evidence: "files and their mean size, or the shared file, its bytes and stripe count.",
         thresholds: "fires on files > 1000, files > 4 x nprocs and mean < 1 MiB; or on a shared file with stripe count 1, bytes >= 1 GiB and nprocs >= 2; score = clip01(I/O share / 0.2) (x 0.8 for the file explosion).",
-        references: "IOSage (DIOBench *_fpp_* runs); darshan-logs imbalanced_io README (single-OST shared file); Lustre striping guidance (shared/research/tuning-and-advice.md).",
+        references: "IOSage (DIOBench *_fpp_* runs); darshan-logs imbalanced_io README (single-OST shared file); Lustre striping guidance.",
         change: "Pack small files into fewer large ones (HDF5, TFRecord, tar shards) or stage them to node-local storage; stripe a shared file over many OSTs (lfs setstripe -c -1, or a PFL layout) before writing it.",
         not_when: "The files are read once at start-up and the run is long, or the file system is not Lustre (striping advice does not apply).",
     }

@@ -12,7 +12,7 @@ rule! {
         why: "Per-request costs (system call, RPC, lock, metadata lookup) dominate small requests; the file system's bandwidth is reached only with large ones.",
         evidence: "mean transfer size, requests, I/O share of the run.",
         thresholds: "fires when mean transfer < 1 MiB and I/O share >= 0.05; score = clip01((1 MiB - mean) / 1 MiB) x clip01(I/O share / 0.2).",
-        references: "IOSage (BanisharifM/IOSage, src/data/preprocessing.py small_io_ratio; DIOBench access_granularity); Drishti P05/P06; shared/research/diagnosis.md 3.1.",
+        references: "IOSage (BanisharifM/IOSage, src/data/preprocessing.py small_io_ratio; DIOBench access_granularity); Drishti P05/P06.",
         change: "Make each request move 1 MiB or more: buffer small writes and flush them together, read whole records or chunks, use collective I/O under MPI-IO so aggregators issue large requests.",
         not_when: "The small requests are metadata-sized reads of headers that the application cannot batch, or the I/O is a negligible part of the run.",
     }

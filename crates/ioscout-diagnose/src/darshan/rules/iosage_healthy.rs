@@ -12,7 +12,7 @@ rule! {
         why: "Not a problem: whatever the request sizes and patterns, I/O cannot be what the job waits on; the other findings are then low severity.",
         evidence: "I/O share of the run.",
         thresholds: "fires when I/O share < 0.05; score 0.",
-        references: "IOSage healthy label; darshan-parser --perf agg_time_by_slowest; shared/research/diagnosis.md 3.1.",
+        references: "IOSage healthy label; darshan-parser --perf agg_time_by_slowest.",
         change: "None for I/O; look at compute and communication.",
         not_when: "Darshan did not instrument the job's main I/O path (a library it does not intercept, or partial data).",
     }

@@ -13,7 +13,7 @@ rule! {
         why: "STDIO adds a user-space copy and a stream lock; independent MPI-IO forgoes the aggregation that makes shared-file I/O scale.",
         evidence: "STDIO share of the bytes, or independent MPI-IO operations.",
         thresholds: "fires when STDIO bytes / (POSIX + STDIO bytes) > 0.1 and STDIO bytes >= 1 MiB, or when nprocs > 1, MPI-IO independent operations > 1000 and collective = 0; score = share x clip01(I/O share / 0.2).",
-        references: "IOSage (collective_ratio, nonblocking_ratio; DIOBench ior_interface_mpiio_indep runs); Drishti S01, M02/M03; shared/research/diagnosis.md 3.1.",
+        references: "IOSage (collective_ratio, nonblocking_ratio; DIOBench ior_interface_mpiio_indep runs); Drishti S01, M02/M03.",
         change: "Move bulk data through POSIX read/write with large buffers (or MPI-IO, HDF5, NetCDF for parallel jobs); under MPI-IO, use the collective calls (MPI_File_read_all/write_all) so ROMIO aggregates.",
         not_when: "STDIO carries logs and small text only, or each rank writes its own file where collective I/O brings nothing.",
     }

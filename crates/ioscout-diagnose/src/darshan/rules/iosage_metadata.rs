@@ -12,7 +12,7 @@ rule! {
         why: "Metadata operations serialise on the metadata servers and do not move data; thousands of opens or stats per second saturate them long before the data servers.",
         evidence: "metadata share of I/O time, opens, opens per MiB moved.",
         thresholds: "fires when metadata / I/O time >= 0.3 and I/O share >= 0.05; score = clip01(metadata share) x clip01(I/O share / 0.2).",
-        references: "IOSage (metadata_time_ratio, opens_per_mb; DIOBench mdtest runs); shared/research/diagnosis.md 1.5 defect 7 and 3.1.",
+        references: "IOSage (metadata_time_ratio, opens_per_mb; DIOBench mdtest runs); COMPATIBILITY.md D11.",
         change: "Open each file once and reuse the handle; cache stat results; pack many small files into fewer large ones; stage the dataset to node-local storage; on Lustre, put small files on the MDT (Data-on-MDT).",
         not_when: "The metadata time comes from a one-off setup phase (creating the output directory tree) outside the loop that matters.",
     }

@@ -15,7 +15,7 @@ rule! {
         why: "Collective phases end when the slowest rank ends; imbalanced I/O (rank 0 writing for everyone, a hot OST, uneven decomposition) idles every other rank.",
         evidence: "slowest and mean rank time, idle ranks, the worst shared file.",
         thresholds: "fires when (1 - mean / max) >= 0.5 over ranks, or (slowest - fastest) / slowest >= 0.5 on a shared file, with the slowest >= 5 % of the run; score = imbalance x clip01(I/O share / 0.2).",
-        references: "IOSage (rank_bytes_cv, byte_imbalance; DIOBench custom_imbalance runs); Drishti P18/P19/P21/P22 and defect 8 (shared/research/diagnosis.md 1.5); darshan-logs imbalanced_io.",
+        references: "IOSage (rank_bytes_cv, byte_imbalance; DIOBench custom_imbalance runs); Drishti P18/P19/P21/P22 (COMPATIBILITY.md D18); darshan-logs imbalanced_io.",
         change: "Spread the I/O over the ranks: collective I/O with one aggregator per node instead of rank 0 doing it, an even domain decomposition of the data, and on Lustre a stripe count that spreads a shared file over many OSTs.",
         not_when: "Only one rank is meant to do I/O and its I/O is small against the run, or the imbalance is in a phase that overlaps computation.",
     }

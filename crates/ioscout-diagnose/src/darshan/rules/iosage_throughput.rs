@@ -12,7 +12,7 @@ rule! {
         why: "Each sync waits for the data to reach stable storage, draining the write-behind pipeline; per-write syncs turn streaming writes into round trips.",
         evidence: "syncs, writes, syncs per write.",
         thresholds: "fires when syncs >= 100 and syncs / writes >= 0.1; score = clip01(ratio / 0.5) x clip01(I/O share / 0.2).",
-        references: "IOSage (fsync_ratio; DIOBench ior_fsync_per_write, dlio_ckpt runs); shared/research/diagnosis.md 3.1.",
+        references: "IOSage (fsync_ratio; DIOBench ior_fsync_per_write, dlio_ckpt runs).",
         change: "Flush once per file or per checkpoint instead of per write; let write-behind work (no O_SYNC); write checkpoints asynchronously or to node-local storage first.",
         not_when: "The application must make each record durable before going on (a database log, a transaction journal).",
     }

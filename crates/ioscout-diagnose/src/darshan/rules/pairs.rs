@@ -265,9 +265,19 @@ pub(crate) fn individual_imbalance(
     doc: &RuleDoc,
     direction: Direction,
 ) -> Vec<Finding> {
+    let other = match direction {
+        Direction::Read => Direction::Write,
+        Direction::Write => Direction::Read,
+    };
     let mut files: BTreeMap<u64, (i64, i64)> = BTreeMap::new();
     for record in context.records(Module::Posix).iter().filter(|record| record.rank != -1) {
         let value = context.value(record, direction.posix_bytes());
+        // A rank that only moved bytes the other way (the readers of a file one rank wrote) is
+        // not one of this direction's ranks: counting its 0 made every such file "100 %
+        // imbalanced". A rank with a record and no bytes either way stays, as in Drishti.
+        if value == 0 && context.value(record, other.posix_bytes()) > 0 {
+            continue;
+        }
         let entry = files.entry(record.id).or_insert((value, value));
         entry.0 = entry.0.min(value);
         entry.1 = entry.1.max(value);

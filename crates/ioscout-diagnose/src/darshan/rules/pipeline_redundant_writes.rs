@@ -13,7 +13,7 @@ rule! {
         why: "Moving the same bytes again costs file-system bandwidth and time that caching, staging to node-local storage, or one collective write and a broadcast save. Multi-epoch training re-reads its dataset by design: the finding then measures what a cache would remove.",
         evidence: "redundant bytes, their share of the bytes written, the file with the most.",
         thresholds: "fires when redundant bytes > 10 % of the bytes written and > 1 MiB; severity as a Drishti WARN, scored by the I/O share of the job.",
-        references: "Drishti's intent for P10 (PDSW 2022, 'redundant traffic'); shared/research/diagnosis.md 1.5 defect 1; the optimisation pipeline's caching and staging techniques (shared/research/seeds/000_*).",
+        references: "Drishti's intent for P10 (PDSW 2022, 'redundant traffic'); COMPATIBILITY.md D9; the optimisation pipeline's caching and staging techniques (GLANCED-IO, HPDC 2026).",
     }
 }
 

@@ -12,7 +12,7 @@ rule! {
         why: "Metadata calls move no data and serialise on the metadata servers; when they take most of the I/O time the job is bound by them, not by bandwidth.",
         evidence: "metadata share of POSIX time, I/O share of the run.",
         thresholds: "fires when metadata / POSIX time >= 0.5 (WisIO METADATA_ACCESS_RATIO_THRESHOLD); score = clip01((f - 0.5) / 0.5 + 0.3) x clip01(I/O share / 0.2).",
-        references: "Yildirim et al., WisIO, ICS 2025 (wisio/rules.py); shared/research/diagnosis.md 4.",
+        references: "Yildirim et al., WisIO, ICS 2025 (wisio/rules.py).",
     }
 }
 

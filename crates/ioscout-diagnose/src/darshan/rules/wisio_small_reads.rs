@@ -13,7 +13,7 @@ rule! {
         why: "Small requests pay the whole per-request cost for little data; when they also take most of the I/O time they are the bottleneck.",
         evidence: "read time share, mean read size, I/O share of the run.",
         thresholds: "fires when read time / POSIX time > 0.5 and mean size < 1 MiB; score = (0.5 x (f - 0.5) / 0.5 + 0.5 x (1 MiB - s) / 1 MiB) x clip01(I/O share / 0.2) (DFAnalyzer's small_read_dominance formula).",
-        references: "Yildirim et al., WisIO, ICS 2025 (wisio/rules.py); DFAnalyzer rules/posix.yaml; shared/research/diagnosis.md 4.",
+        references: "Yildirim et al., WisIO, ICS 2025 (wisio/rules.py); DFAnalyzer rules/posix.yaml.",
     }
 }
 

@@ -1,0 +1,63 @@
+//! What ioscout's tests share (a dev-dependency only, below every stage).
+//!
+//! A test that needs the shared corpus beside the checkout returns early when it is absent, and
+//! cargo's summary then counts it as passed. [`skip`] says so where it cannot be missed: one
+//! `SKIPPED` line per test on the terminal (written to the process's stderr directly, which the
+//! test harness does not capture, unlike `eprintln!`), and a line in `target/skipped-tests.txt`,
+//! which `.ci/run` counts after the tests.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Where skipped tests are listed: `target/skipped-tests.txt` of the workspace.
+pub fn skipped_list() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/skipped-tests.txt")
+}
+
+/// Says that the calling test skipped, and why; the test then returns. The test's name comes
+/// from its thread, which the harness names after it.
+pub fn skip(reason: &str) {
+    skip_listed_in(&skipped_list(), reason);
+}
+
+/// [`skip`], listing the test in `list`.
+fn skip_listed_in(list: &Path, reason: &str) {
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    let line = format!("SKIPPED {test}: {reason}\n");
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    if let Ok(mut list) = std::fs::OpenOptions::new().create(true).append(true).open(list) {
+        let _ = list.write_all(line.as_bytes());
+    }
+}
+
+/// The shared corpus directory `relative` (`dftracer`, `darshan/logs`, ...) beside the checkout,
+/// or `None` after saying the test skipped.
+pub fn corpus(relative: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus").join(relative);
+    if path.exists() {
+        Some(path)
+    } else {
+        skip(&format!("{} is absent (the shared corpus is not beside this checkout)", path.display()));
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A skip names the test (its thread) and the reason in the list `.ci/run` counts.
+    #[test]
+    fn a_skip_is_listed_with_the_test_and_its_reason() {
+        let list = std::env::temp_dir().join(format!("ioscout-skipped-{}.txt", std::process::id()));
+        let _ = std::fs::remove_file(&list);
+        let writer = list.clone();
+        let thread = std::thread::Builder::new()
+            .name("corpus::every_log_reads".into())
+            .spawn(move || super::skip_listed_in(&writer, "the corpus is absent"));
+        let joined = thread.map(std::thread::JoinHandle::join);
+        assert!(matches!(joined, Ok(Ok(()))));
+        let text = std::fs::read_to_string(&list).unwrap_or_default();
+        assert_eq!(text, "SKIPPED corpus::every_log_reads: the corpus is absent\n");
+        let _ = std::fs::remove_file(&list);
+    }
+}
