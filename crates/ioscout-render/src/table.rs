@@ -45,9 +45,36 @@ impl Table {
             }
         }
         match crate::text::width() {
-            Some(limit) if line_width(&widths) > limit => self.render_fitted(widths, limit),
+            Some(limit) if line_width(&widths) > limit => {
+                self.render_fitted(self.header_wrapped(&widths), limit)
+            }
             _ => self.render_wide(&widths),
         }
+    }
+
+    /// Widths with each header wrapped at its spaces down to its cells' width (its longest
+    /// word at least): a table too wide first gives up the room its headers took ("Run time
+    /// (s)" over "37.0"), before any cell is wrapped or moved.
+    fn header_wrapped(&self, natural: &[usize]) -> Vec<usize> {
+        natural
+            .iter()
+            .enumerate()
+            .map(|(index, width)| {
+                let cells = self
+                    .rows
+                    .iter()
+                    .filter_map(|row| row.get(index))
+                    .map(|cell| cell.chars().count())
+                    .max()
+                    .unwrap_or(0);
+                let word = self
+                    .headers
+                    .get(index)
+                    .and_then(|header| header.split(' ').map(|word| word.chars().count()).max())
+                    .unwrap_or(0);
+                cells.max(word).min(*width)
+            })
+            .collect()
     }
 
     fn is_right(&self, index: usize) -> bool {
@@ -62,7 +89,7 @@ impl Table {
             if cell.chars().count() <= width {
                 vec![cell.to_string()]
             } else {
-                crate::text::wrap(cell, width)
+                crate::text::wrap_exact(cell, width)
             }
         };
         let mut out = format!("{}\n", self.title);
@@ -192,6 +219,59 @@ fn line_width(widths: &[usize]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `darshan summary --group-by exe` at 100 columns collapsed its columns to single spaces
+    /// and wrapped "I/O share" away from its numbers: headers wrap first, every line fits, and
+    /// each number stays under its heading.
+    #[test]
+    fn a_table_too_wide_wraps_its_headers_before_anything_else() {
+        let mut table = Table::new(
+            "By program",
+            &[
+                "Logs",
+                "Processes",
+                "Run time (s)",
+                "Longest (s)",
+                "I/O time (s)",
+                "Meta time (s)",
+                "Read (MB)",
+                "Written (MB)",
+                "I/O share",
+                "Program",
+            ],
+            &[true, true, true, true, true, true, true, true, true, false],
+        );
+        table.row(
+            [
+                "2",
+                "2048",
+                "1764.0",
+                "1023.0",
+                "485822.076",
+                "13.326",
+                "0.3",
+                "1374397.9",
+                "26.9 %",
+                "h5bench_openpmd_write",
+            ]
+            .map(String::from)
+            .to_vec(),
+        );
+        crate::text::set_width(Some(100));
+        let text = table.render();
+        crate::text::set_width(None);
+        assert!(text.lines().all(|line| line.chars().count() <= 100), "{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        // Two header lines ("Run" over "time (s)"), the rule, the row with the program in it.
+        assert!(lines[1].contains("Run") && lines[2].contains("(s)"), "{text}");
+        let row = lines.iter().find(|line| line.contains("485822.076")).copied().unwrap_or_default();
+        assert!(row.contains("26.9 %") && row.contains("  1764.0  "), "{text}");
+        // The share ends where its heading does; the program, too long for the room left, is
+        // said under its row.
+        let heading_end = lines[2].rfind("share").map(|at| at + "share".len());
+        assert_eq!(row.find("26.9 %").map(|at| at + "26.9 %".len()), heading_end, "{text}");
+        assert!(text.contains("\n    Program: h5bench_openpmd_write\n"), "{text}");
+    }
 
     #[test]
     fn columns_align() {

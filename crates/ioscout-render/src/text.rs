@@ -53,9 +53,20 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     wrap_hanging(text, width, width)
 }
 
-/// [`wrap`] with a first line of at most `first` characters and the others of at most `rest`.
+/// [`wrap`] with a first line of at most `first` characters and the others of at most `rest`
+/// (8 at least, so prose never runs a word a line).
 pub fn wrap_hanging(text: &str, first: usize, rest: usize) -> Vec<String> {
-    let limit = |lines: &Vec<String>| if lines.is_empty() { first.max(8) } else { rest.max(8) };
+    wrap_lines(text, first.max(8), rest.max(8))
+}
+
+/// `text` cut into lines of at most `width` characters exactly, however narrow (a table's
+/// heading over a column of short numbers).
+pub fn wrap_exact(text: &str, width: usize) -> Vec<String> {
+    wrap_lines(text, width.max(1), width.max(1))
+}
+
+fn wrap_lines(text: &str, first: usize, rest: usize) -> Vec<String> {
+    let limit = |lines: &Vec<String>| if lines.is_empty() { first } else { rest };
     let mut lines: Vec<String> = Vec::new();
     let mut line = String::new();
     for word in text.split(' ').filter(|word| !word.is_empty()) {

@@ -522,6 +522,14 @@ fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs
     }
     out.push('\n');
     out.push_str(&table.render());
+    if groups
+        .iter()
+        .any(|group| group.process_seconds > 0.0 && group.amounts.io_time_s() > group.process_seconds)
+    {
+        out.push_str(
+            "  I/O share: I/O time summed over processes and files over run time x processes; above 100 % when a process's calls overlap (threads, asynchronous I/O, or STDIO and POSIX records of the same calls)\n",
+        );
+    }
     let mut jobs = Table::new(
         &format!("Top {} jobs by {}", fold.jobs.len(), request.by.words()),
         &[

@@ -260,6 +260,24 @@ fn write_groups(
                 })
                 .collect();
             let keys = spec.keys.len();
+            // Wider than the terminal: the fitted table (headings wrapped first, then the
+            // widest key column wrapped or moved below its row). A pipe gets the plain layout.
+            let natural = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
+            if ioscout_render::text::width().is_some_and(|limit| natural > limit) {
+                let headers: Vec<&str> = columns.iter().map(String::as_str).collect();
+                let right: Vec<bool> = (0..columns.len()).map(|index| index >= keys).collect();
+                let mut table = ioscout_render::table::Table::new(
+                    &format!("{} groups", ioscout_render::text::thousands(cells.len() as u64)),
+                    &headers,
+                    &right,
+                );
+                for row in cells {
+                    table.row(row);
+                }
+                stdout.write_all(table.render().as_bytes())?;
+                stdout.flush()?;
+                return Ok(());
+            }
             let line = |out: &mut dyn Write, values: &[String]| -> std::io::Result<()> {
                 for (index, value) in values.iter().enumerate() {
                     let width = widths[index];

@@ -96,3 +96,48 @@ pub(crate) fn temp_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
     path
 }
+
+/// Every command's text fits the terminal: at 80 and 100 columns (`COLUMNS`), no line of
+/// stdout is wider (`darshan summary --group-by` collapsed its columns and wrapped headings
+/// away from their numbers; `query --group-by` printed 106 columns on a 100-column terminal).
+#[test]
+fn every_command_fits_80_and_100_columns() {
+    let log = "testdata/darshan/mpi-io-test-x86_64-3.5.0.darshan";
+    let commands: [&[&str]; 14] = [
+        &["count", "testdata/sample"],
+        &["info", "testdata/sample"],
+        &["analyze", "testdata/sample"],
+        &["diagnose", "testdata/sample"],
+        &["advise", "testdata/sample"],
+        &[
+            "query",
+            "testdata/sample",
+            "--group-by",
+            "name,cat",
+            "--agg",
+            "count,sum:dur,mean:dur,p99:dur,sum:size",
+        ],
+        &["compare", "testdata/sample", "testdata/sample"],
+        &["rules"],
+        &["explain", "P21"],
+        &["info", log],
+        &["analyze", log],
+        &["diagnose", log],
+        &["darshan", "summary", "--group-by", "exe", "testdata/darshan"],
+        &["advise", log],
+    ];
+    for width in ["80", "100"] {
+        let limit: usize = width.parse().unwrap_or(80);
+        for arguments in commands {
+            let output = ioscout_with(arguments, &[("COLUMNS", Path::new(width))]);
+            assert!(
+                output.status.code().is_some_and(|code| code < 2),
+                "{arguments:?}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            let text = String::from_utf8_lossy(&output.stdout);
+            let wide: Vec<&str> = text.lines().filter(|line| line.chars().count() > limit).collect();
+            assert!(wide.is_empty(), "{arguments:?} at {width} columns:\n{}", wide.join("\n"));
+        }
+    }
+}
