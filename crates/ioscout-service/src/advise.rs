@@ -201,6 +201,13 @@ fn render(advice: &Advice, metric: ioscout_diagnose::Dimension) -> String {
             ]);
         }
         out.push_str(&table.render());
+        let io_share_pct = measurements.share(measurements.io_time_s) * 100.0;
+        if advice.proposals.iter().any(|proposal| proposal.app_impact_pct > io_share_pct + 0.005) {
+            let _ = writeln!(
+                out,
+                "  App Impact above the I/O's {io_share_pct:.1} % of the run: a change that issues fewer calls also saves the caller's own time around each call it removes (its bound below says how much)"
+            );
+        }
         out.push_str("\nChanges\n");
         for proposal in &advice.proposals {
             let _ = write!(

@@ -286,13 +286,18 @@ pub fn coverage_detail(coverage: &ioscout_read::Coverage) -> String {
     detail
 }
 
-/// Whether `path` is a Darshan log: a file whose first bytes are one
+/// Whether `path` is to be read as a Darshan log: a file whose first bytes are one
 /// ([`ioscout_read::input::InputKind`], the one decision every command uses), or a path named
-/// `*.darshan` that is not a readable file (so the log reader names what is wrong with it).
+/// `*.darshan` that is neither a trace by its content (gzip or text) nor a readable file, so
+/// that the log reader names what is wrong with it ("bad magic number") rather than the trace
+/// reader calling it binary.
 pub fn is_darshan_log(path: &std::path::Path) -> bool {
-    match ioscout_read::input::InputKind::of_file(path) {
-        Ok(kind) => kind == ioscout_read::input::InputKind::DarshanLog,
-        Err(_) => path.extension().is_some_and(|extension| extension == "darshan"),
+    use ioscout_read::input::InputKind;
+    let named = path.extension().is_some_and(|extension| extension == "darshan");
+    match InputKind::of_file(path) {
+        Ok(InputKind::DarshanLog) => true,
+        Ok(InputKind::Binary) | Err(_) => named,
+        Ok(InputKind::Gzip | InputKind::Text) => false,
     }
 }
 
@@ -314,8 +319,9 @@ fn refuse_darshan_logs(problems: &[InputProblem]) -> Result<()> {
                 )
             })
         } else {
-            (path.is_file() && is_darshan_log(path))
-                .then(|| "is a Darshan log, not a DFTracer trace".to_string())
+            (ioscout_read::input::InputKind::of_file(path).ok()
+                == Some(ioscout_read::input::InputKind::DarshanLog))
+            .then(|| "is a Darshan log, not a DFTracer trace".to_string())
         };
         if let Some(what) = what {
             return Err(ServiceError::BadRequest(format!(

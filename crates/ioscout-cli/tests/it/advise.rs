@@ -233,3 +233,14 @@ fn the_knowledge_base_entry_has_one_schema_for_the_cli_and_mcp() {
     let tool_schema = ioscout_mcp::tool_schema("opt_kb_record").unwrap_or_default();
     assert_eq!(tool_schema["properties"], schema["properties"], "MCP and CLI schemas differ");
 }
+
+/// The header said "I/O on the critical path 11.3 %" above a proposal of App Impact 41.5 %
+/// without a word: the table now says why a bound may exceed the I/O's share.
+#[test]
+fn an_app_impact_above_the_io_share_is_explained() {
+    let output = crate::ioscout(&["advise", "testdata/scenarios/tiny_writes"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("I/O on the critical path 11.3 %"), "{text}");
+    assert!(text.contains("App Impact above the I/O's 11.3 % of the run"), "{text}");
+    assert!(text.contains("caller's own time around each call it removes"), "{text}");
+}

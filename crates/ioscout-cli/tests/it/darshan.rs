@@ -298,23 +298,23 @@ fn a_summary_over_logs_groups_them_and_lists_the_top_jobs_and_files() {
 
 #[test]
 fn a_summary_over_every_corpus_log_groups_by_program() {
-    let root = root().join("../shared/corpus/darshan/logs");
-    if !root.is_dir() {
-        ioscout_testkit::skip(&format!(
-            "{} is absent (the shared corpus is not beside this checkout)",
-            root.display()
-        ));
-        return;
-    }
-    let mut logs: Vec<String> = walkdir_logs(&root);
-    logs.sort();
-    assert!(logs.len() >= 100, "{} logs", logs.len());
+    let Some((root, logs)) = corpus_logs() else { return };
     let summary = summary_over(&["--group-by", "exe", "--top", "5", &root.to_string_lossy()]);
     assert_eq!(summary["logs"], logs.len());
     let unreadable = summary["unreadable"].as_array().map_or(0, Vec::len);
     assert_eq!(summary["logs_read"].as_u64().unwrap_or(0) as usize + unreadable, logs.len());
     check_groups(&logs, &summary);
     assert_eq!(summary["top_jobs"].as_array().map(Vec::len), Some(5));
+}
+
+/// The corpus's log directory and its logs (sorted, at least 100), or `None` after saying the
+/// test skipped.
+fn corpus_logs() -> Option<(std::path::PathBuf, Vec<String>)> {
+    let root = ioscout_testkit::corpus("darshan/logs")?;
+    let mut logs = walkdir_logs(&root);
+    logs.sort();
+    assert!(logs.len() >= 100, "{} logs", logs.len());
+    Some((root, logs))
 }
 
 fn walkdir_logs(root: &std::path::Path) -> Vec<String> {
@@ -395,17 +395,7 @@ fn trace_commands_refuse_a_darshan_log_in_one_line() {
 
 #[test]
 fn trace_commands_refuse_every_corpus_log_in_one_line() {
-    let root = root().join("../shared/corpus/darshan/logs");
-    if !root.is_dir() {
-        ioscout_testkit::skip(&format!(
-            "{} is absent (the shared corpus is not beside this checkout)",
-            root.display()
-        ));
-        return;
-    }
-    let mut logs = walkdir_logs(&root);
-    logs.sort();
-    assert!(logs.len() >= 100, "{} logs", logs.len());
+    let Some((_, logs)) = corpus_logs() else { return };
     for log in &logs {
         refused_by_trace_commands(log);
         analyzed_by_modules(log);
