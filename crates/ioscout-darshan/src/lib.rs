@@ -264,15 +264,6 @@ impl DarshanLog {
     }
 }
 
-/// Whether `bytes` start like a Darshan 3.x log (its version string and magic number), so that
-/// commands can accept logs and traces alike.
-pub fn looks_like_darshan(bytes: &[u8]) -> bool {
-    let Some(head) = bytes.get(..16) else { return false };
-    let magic: [u8; 8] = head[8..16].try_into().unwrap_or_default();
-    head.starts_with(b"3.")
-        && (u64::from_le_bytes(magic) == header::MAGIC || u64::from_be_bytes(magic) == header::MAGIC)
-}
-
 /// The problems met reading a log: kept with `--partial`, otherwise the first is the error.
 struct Problems<'p> {
     path: &'p Path,
@@ -495,11 +486,13 @@ fn read_modules(
         }
         let mut records = decoded.records;
         let mut dropped_records = 0;
-        if let Records::Counters(counter_records) = &mut records {
+        if let Records::Counters(counter_records) = &mut records
+            && let Some(checks) = validate::Checks::of(module_id, nprocs, run_time_s)
+        {
             let mut reasons = Vec::new();
             let mut kept = Vec::with_capacity(counter_records.len());
             for (index, record) in std::mem::take(counter_records).into_iter().enumerate() {
-                match validate::impossible(module_id, &record, nprocs, run_time_s) {
+                match checks.impossible(&record) {
                     Some(reason) => reasons.push(format!(
                         "record {index} (id {:#018x}, rank {}, decompressed byte {}) dropped: {reason}",
                         record.id,

@@ -24,55 +24,167 @@ const MOST: i64 = 1 << 60;
 /// The largest magnitude of a time, seconds (about 31 years).
 const LONGEST_S: f64 = 1e9;
 
-/// Why `record` of module `module_id` cannot be true of a job of `nprocs` processes that ran
-/// `run_time_s` seconds (`None`: unknown), or `None` when it can.
-pub(crate) fn impossible(
-    module_id: usize,
-    record: &CounterRecord,
+/// What a float counter is checked as.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FloatKind {
+    /// A duration (`*_TIME`): finite, within [`LONGEST_S`].
+    Time,
+    /// A point in the job (`*_TIMESTAMP`): a time, and within the job when its run time is known.
+    Timestamp,
+    /// Anything else (a variance in square seconds among them): finite only.
+    Other,
+}
+
+/// One direction of POSIX: its operations counter, its size bins in order, its bytes counter.
+struct Direction {
+    operations: usize,
+    bins: Vec<usize>,
+    bytes: Option<usize>,
+}
+
+/// The invariants of one module's records, with every counter's index found once per module
+/// rather than by name for every record (a log can hold millions of records).
+pub(crate) struct Checks {
+    names: &'static [&'static str],
+    float_names: &'static [&'static str],
     nprocs: i64,
-    run_time_s: Option<f64>,
-) -> Option<String> {
-    if record.rank < -1 || (nprocs > 0 && record.rank >= nprocs) {
-        return Some(format!("rank {} outside the job's {nprocs} processes", record.rank));
+    /// Twice the run time plus a minute: how far from the job's start a timestamp may lie.
+    span: Option<f64>,
+    amounts: Vec<usize>,
+    directions: Vec<Direction>,
+    floats: Vec<FloatKind>,
+}
+
+impl Checks {
+    /// The checks of module `module_id`'s records in a job of `nprocs` processes that ran
+    /// `run_time_s` seconds (`None`: unknown); `None` for a module without counter names.
+    pub(crate) fn of(module_id: usize, nprocs: i64, run_time_s: Option<f64>) -> Option<Checks> {
+        let (names, float_names) = counter_names(module_id)?;
+        let position = |name: &str| names.iter().position(|candidate| *candidate == name);
+        let directions = if module_id == id::POSIX {
+            [
+                ("POSIX_READS", "POSIX_SIZE_READ_", "POSIX_BYTES_READ"),
+                ("POSIX_WRITES", "POSIX_SIZE_WRITE_", "POSIX_BYTES_WRITTEN"),
+            ]
+            .into_iter()
+            .filter_map(|(operations, bins, bytes)| {
+                Some(Direction {
+                    operations: position(operations)?,
+                    bins: (0..names.len()).filter(|index| names[*index].starts_with(bins)).collect(),
+                    bytes: position(bytes),
+                })
+            })
+            .collect()
+        } else {
+            Vec::new()
+        };
+        let floats = float_names
+            .iter()
+            .map(|name| {
+                if name.contains("VARIANCE") {
+                    FloatKind::Other
+                } else if name.ends_with("_TIMESTAMP") {
+                    FloatKind::Timestamp
+                } else if name.ends_with("_TIME") {
+                    FloatKind::Time
+                } else {
+                    FloatKind::Other
+                }
+            })
+            .collect();
+        Some(Checks {
+            names,
+            float_names,
+            nprocs,
+            span: run_time_s.map(|run_time| run_time * 2.0 + 60.0),
+            amounts: (0..names.len()).filter(|index| is_amount(names[*index])).collect(),
+            directions,
+            floats,
+        })
     }
-    let (names, float_names) = counter_names(module_id)?;
-    for (name, value) in names.iter().zip(&record.counters) {
-        if is_amount(name) && !(-MOST..MOST).contains(value) {
-            return Some(format!("{name} is {value}"));
+
+    /// Why `record` cannot be true of the job, or `None` when it can.
+    pub(crate) fn impossible(&self, record: &CounterRecord) -> Option<String> {
+        let nprocs = self.nprocs;
+        if record.rank < -1 || (nprocs > 0 && record.rank >= nprocs) {
+            return Some(format!("rank {} outside the job's {nprocs} processes", record.rank));
         }
-    }
-    if module_id == id::POSIX {
-        for (operations, bins, bytes) in [
-            ("POSIX_READS", "POSIX_SIZE_READ_", "POSIX_BYTES_READ"),
-            ("POSIX_WRITES", "POSIX_SIZE_WRITE_", "POSIX_BYTES_WRITTEN"),
-        ] {
-            if let Some(reason) = bins_disagree(names, &record.counters, operations, bins) {
+        for &index in &self.amounts {
+            if let Some(value) = record.counters.get(index)
+                && !(-MOST..MOST).contains(value)
+            {
+                return Some(format!("{} is {value}", self.names[index]));
+            }
+        }
+        for direction in &self.directions {
+            if let Some(reason) = self.bins_disagree(direction, &record.counters) {
                 return Some(reason);
             }
-            if let Some(reason) = bytes_above_bins(names, &record.counters, bins, bytes) {
+            if let Some(reason) = self.bytes_above_bins(direction, &record.counters) {
                 return Some(reason);
             }
         }
+        for ((name, value), kind) in self.float_names.iter().zip(&record.fcounters).zip(&self.floats) {
+            if !value.is_finite() {
+                return Some(format!("{name} is {value}"));
+            }
+            if *kind == FloatKind::Other {
+                continue;
+            }
+            if value.abs() > LONGEST_S {
+                return Some(format!("{name} is {value} s"));
+            }
+            if *kind == FloatKind::Timestamp
+                && let Some(span) = self.span
+                && value.abs() > span
+            {
+                return Some(format!("{name} is {value} s, outside the job's run time"));
+            }
+        }
+        None
     }
-    let span = run_time_s.map(|run_time| run_time * 2.0 + 60.0);
-    for (name, value) in float_names.iter().zip(&record.fcounters) {
-        if !value.is_finite() {
-            return Some(format!("{name} is {value}"));
+
+    /// When the size bins do not sum to the operations counter (both known).
+    fn bins_disagree(&self, direction: &Direction, counters: &[i64]) -> Option<String> {
+        let operations = *counters.get(direction.operations)?;
+        let mut sum: i64 = 0;
+        for index in &direction.bins {
+            let value = *counters.get(*index)?;
+            if value < 0 {
+                return None;
+            }
+            sum = sum.saturating_add(value);
         }
-        if name.contains("VARIANCE") || !(name.ends_with("_TIME") || name.ends_with("_TIMESTAMP")) {
-            continue;
-        }
-        if value.abs() > LONGEST_S {
-            return Some(format!("{name} is {value} s"));
-        }
-        if name.ends_with("_TIMESTAMP")
-            && let Some(span) = span
-            && value.abs() > span
-        {
-            return Some(format!("{name} is {value} s, outside the job's run time"));
-        }
+        (operations >= 0 && sum != operations).then(|| {
+            format!(
+                "{} is {operations} but its access-size bins sum to {sum}",
+                self.names[direction.operations]
+            )
+        })
     }
-    None
+
+    /// When the bytes counter exceeds what the accesses in the size bins can move (every bin
+    /// but the unbounded last one bounded, and the last empty).
+    fn bytes_above_bins(&self, direction: &Direction, counters: &[i64]) -> Option<String> {
+        let bytes_index = direction.bytes?;
+        let bytes = *counters.get(bytes_index)?;
+        let counts: Vec<i64> =
+            direction.bins.iter().filter_map(|index| counters.get(*index).copied()).collect();
+        let (bounded, unbounded) = counts.split_at(counts.len().checked_sub(1)?);
+        if bounded.len() != BIN_BOUNDS.len() || unbounded.first().is_none_or(|count| *count != 0) {
+            return None;
+        }
+        if bounded.iter().any(|count| *count < 0) {
+            return None;
+        }
+        let most = bounded
+            .iter()
+            .zip(BIN_BOUNDS)
+            .fold(0_i64, |total, (count, bound)| total.saturating_add(count.saturating_mul(bound)));
+        (bytes > most).then(|| {
+            format!("{} is {bytes}, more than its accesses' sizes allow ({most})", self.names[bytes_index])
+        })
+    }
 }
 
 /// Whether counter `name` is an amount (a count of calls or bytes, or an access-size bin) that
@@ -99,56 +211,19 @@ fn is_amount(name: &str) -> bool {
         || name.contains("_SIZE_WRITE_")
 }
 
-/// When the access-size bins named `bins*` do not sum to the `operations` counter (both known).
-fn bins_disagree(names: &[&str], counters: &[i64], operations: &str, bins: &str) -> Option<String> {
-    let position = names.iter().position(|name| *name == operations)?;
-    let operations_value = *counters.get(position)?;
-    let mut sum: i64 = 0;
-    for (name, value) in names.iter().zip(counters) {
-        if name.starts_with(bins) {
-            if *value < 0 {
-                return None;
-            }
-            sum = sum.saturating_add(*value);
-        }
-    }
-    (operations_value >= 0 && sum != operations_value)
-        .then(|| format!("{operations} is {operations_value} but its access-size bins sum to {sum}"))
-}
-
 /// The largest access each POSIX size bin holds, bytes, in the counters' order (`0_100` up to
 /// `100M_1G`); the last bin (`1G_PLUS`) has no bound.
 const BIN_BOUNDS: [i64; 9] =
     [100, 1 << 10, 10 << 10, 100 << 10, 1 << 20, 4 << 20, 10 << 20, 100 << 20, 1 << 30];
 
-/// When the bytes counter exceeds what the accesses in the size bins can move (every bin but
-/// the unbounded last one empty or bounded).
-fn bytes_above_bins(names: &[&str], counters: &[i64], bins: &str, bytes: &str) -> Option<String> {
-    let bytes_value = *counters.get(names.iter().position(|name| *name == bytes)?)?;
-    let counts: Vec<i64> = names
-        .iter()
-        .zip(counters)
-        .filter(|(name, _)| name.starts_with(bins))
-        .map(|(_, value)| *value)
-        .collect();
-    let (bounded, unbounded) = counts.split_at(counts.len().checked_sub(1)?);
-    if bounded.len() != BIN_BOUNDS.len() || unbounded.first().is_none_or(|count| *count != 0) {
-        return None;
-    }
-    if bounded.iter().any(|count| *count < 0) {
-        return None;
-    }
-    let most = bounded
-        .iter()
-        .zip(BIN_BOUNDS)
-        .fold(0_i64, |total, (count, bound)| total.saturating_add(count.saturating_mul(bound)));
-    (bytes_value > most)
-        .then(|| format!("{bytes} is {bytes_value}, more than its accesses' sizes allow ({most})"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The reason the checks of a POSIX job of `nprocs` processes give for `record`.
+    fn impossible(record: &CounterRecord, nprocs: i64, run_time_s: Option<f64>) -> Option<String> {
+        Checks::of(id::POSIX, nprocs, run_time_s).and_then(|checks| checks.impossible(record))
+    }
 
     fn posix(values: &[(&str, f64)], rank: i64) -> CounterRecord {
         CounterRecord::with_values(id::POSIX, 7, rank, values).unwrap_or_else(|error| panic!("{error}"))
@@ -165,7 +240,7 @@ mod tests {
             ],
             0,
         );
-        assert_eq!(impossible(id::POSIX, &record, 2, Some(10.0)), None);
+        assert_eq!(impossible(&record, 2, Some(10.0)), None);
     }
 
     #[test]
@@ -186,16 +261,16 @@ mod tests {
             (posix(&[("POSIX_F_WRITE_END_TIMESTAMP", 100.0)], 0), "outside the job's run time"),
         ];
         for (record, reason) in cases {
-            let found = impossible(id::POSIX, &record, 2, Some(10.0)).unwrap_or_default();
+            let found = impossible(&record, 2, Some(10.0)).unwrap_or_default();
             assert!(found.contains(reason), "{found:?} does not say {reason:?}");
         }
         // Unknown run time: only the billion-second bound on times, the rest still holds.
         let late = posix(&[("POSIX_F_WRITE_END_TIMESTAMP", 5000.0)], 0);
-        assert_eq!(impossible(id::POSIX, &late, 2, None), None);
+        assert_eq!(impossible(&late, 2, None), None);
         let absurd = posix(&[("POSIX_F_READ_TIME", 3e280)], 0);
-        assert!(impossible(id::POSIX, &absurd, 2, None).is_some());
+        assert!(impossible(&absurd, 2, None).is_some());
         // What Darshan itself writes is kept: a wrapped negative total, a faulty timer.
         let darshan_faults = posix(&[("POSIX_BYTES_READ", -27262.0), ("POSIX_F_WRITE_TIME", -2662.7)], -1);
-        assert_eq!(impossible(id::POSIX, &darshan_faults, 2, Some(117.0)), None);
+        assert_eq!(impossible(&darshan_faults, 2, Some(117.0)), None);
     }
 }
