@@ -138,19 +138,28 @@ pub fn is_trace_name(path: &Path) -> bool {
 /// Expands `inputs` into trace files, in a stable order, without duplicates (the same file
 /// reached twice, through a link or a second path, is read once: [`duplicates`] names them).
 pub fn discover<P: AsRef<Path>>(inputs: &[P]) -> (Vec<TraceFile>, Vec<InputProblem>) {
-    let (files, problems, _) = discover_naming_duplicates(inputs);
+    let (paths, mut problems) = expand(inputs);
+    let mut files = Vec::new();
+    for path in distinct(paths, |_, _| {}) {
+        match describe(&path) {
+            Ok(file) => files.push(file),
+            Err(error) => problems.push(InputProblem { path, detail: error.to_string() }),
+        }
+    }
     (files, problems)
 }
 
 /// The paths [`discover`] reads once because they are the same file as one found before (a
 /// symbolic or hard link, or the same file given twice), each with the path read in its place.
+/// Nothing is opened: the inputs are expanded and their paths resolved.
 pub fn duplicates<P: AsRef<Path>>(inputs: &[P]) -> Vec<(PathBuf, PathBuf)> {
-    discover_naming_duplicates(inputs).2
+    let mut duplicates = Vec::new();
+    let _ = distinct(expand(inputs).0, |duplicate, first| duplicates.push((duplicate, first.to_path_buf())));
+    duplicates
 }
 
-fn discover_naming_duplicates<P: AsRef<Path>>(
-    inputs: &[P],
-) -> (Vec<TraceFile>, Vec<InputProblem>, Vec<(PathBuf, PathBuf)>) {
+/// The paths `inputs` name (directories walked, globs expanded), and those that name nothing.
+fn expand<P: AsRef<Path>>(inputs: &[P]) -> (Vec<PathBuf>, Vec<InputProblem>) {
     let mut paths = Vec::new();
     let mut problems = Vec::new();
     for input in inputs {
@@ -173,24 +182,26 @@ fn discover_naming_duplicates<P: AsRef<Path>>(
                 .push(InputProblem { path: input.to_path_buf(), detail: "no such file or directory".into() });
         }
     }
+    (paths, problems)
+}
+
+/// `paths` without a second path to the same file (resolved through links), in order; each one
+/// left out is told to `duplicate` with the path kept in its place.
+fn distinct(paths: Vec<PathBuf>, mut duplicate: impl FnMut(PathBuf, &Path)) -> Vec<PathBuf> {
     let mut seen: std::collections::HashMap<PathBuf, PathBuf> = std::collections::HashMap::new();
-    let mut files = Vec::new();
-    let mut duplicates = Vec::new();
+    let mut kept = Vec::new();
     for path in paths {
         let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-        if let Some(first) = seen.get(&key) {
-            if *first != path {
-                duplicates.push((path, first.clone()));
+        match seen.get(&key) {
+            Some(first) if *first != path => duplicate(path, first),
+            Some(_) => {}
+            None => {
+                seen.insert(key, path.clone());
+                kept.push(path);
             }
-            continue;
-        }
-        seen.insert(key, path.clone());
-        match describe(&path) {
-            Ok(file) => files.push(file),
-            Err(error) => problems.push(InputProblem { path, detail: error.to_string() }),
         }
     }
-    (files, problems, duplicates)
+    kept
 }
 
 fn walk_directory(directory: &Path, paths: &mut Vec<PathBuf>, problems: &mut Vec<InputProblem>) {
