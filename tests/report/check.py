@@ -2,7 +2,8 @@
 and on a 48-process corpus folder, and checks that the page loads without console errors, that
 it has at least four charts, that each chart's region of a screenshot is drawn (not blank), that
 no legend runs past its chart, that no two row or column labels overlap, that every timeline row
-has a visible mark, and that severities are coloured; then, scripted by the page itself, that a
+has a visible mark, that every chart's data lie inside its plot and reach at least 45 % of its
+axis, and that severities are coloured; then, scripted by the page itself, that a
 zoom changes what every time chart draws and keeps them on one window, that the process filter
 narrows the timeline, and that the flame graph's top frames (and those inside the first, once
 clicked) are those of an independent nesting of the trace's events.
@@ -115,6 +116,32 @@ def call_tree_tops(source):
     return order, sorted(first, key=lambda name: (-first[name], name))
 
 
+def tick_value(text):
+    """A tick label of the page (`1.5`, `2.0k`, `100.0M`) as a number."""
+    scale = {"k": 1e3, "M": 1e6, "G": 1e9}.get(text[-1:], 1)
+    return float(text[:-1] if scale != 1 else text) * scale
+
+
+def most_threads(source):
+    """The most threads (distinct tids) of any process of the traces: an independent bound on a
+    process's seconds of I/O per second."""
+    import gzip
+    threads = {}
+    for path in sorted(Path(source).glob("*.pfw*")):
+        opener = gzip.open if path.name.endswith(".gz") else open
+        with opener(path, "rt", errors="replace") as stream:
+            for line in stream:
+                line = line.strip().rstrip(",")
+                if not line.startswith("{"):
+                    continue
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    continue
+                threads.setdefault(event.get("pid"), set()).add(event.get("tid", 0))
+    return max((len(tids) for tids in threads.values()), default=1)
+
+
 def check_drill(page, profile, source):
     """The drill-down, scripted by the page itself (`#check-drill`): six wheel steps over the
     bandwidth chart, a process chosen, a flame frame clicked; what was drawn before and after."""
@@ -172,6 +199,16 @@ def check(source, scratch):
     assert not layout["clipped_legends"], f"legends run past their chart: {layout['clipped_legends']}"
     assert not layout["overlapping_labels"], f"labels overlap: {layout['overlapping_labels'][:10]}"
     assert not layout["rows_without_marks"], f"timeline rows with no visible mark: {layout['rows_without_marks']}"
+    # Every chart's axis against its data: marks inside the plot, the highest at 45 % of the
+    # axis or more (rank 0's chart once reached 1.0 on an axis to 260).
+    assert not layout["axes_off"], f"axes that do not fit their data: {layout['axes_off']}"
+    # And rank 0's axis against the trace itself: seconds of I/O per second cannot pass a
+    # process's threads (twice that with the axis rounded up).
+    threads = most_threads(source)
+    for chart in charts:
+        if chart["id"] == "chart-rank-zero" and chart["y_ticks"]:
+            top = max(tick_value(tick) for tick in chart["y_ticks"])
+            assert top <= 2 * threads, f"rank 0's axis reaches {top} I/O s per s; a process has at most {threads} threads"
     assert "label-" in html and re.search(r'<td class="label-(critical|high|medium|low)">', html), "severity not coloured"
     check_drill(page, profile, source)
     size = page.stat().st_size

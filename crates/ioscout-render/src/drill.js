@@ -4,7 +4,7 @@
   var source = document.getElementById('drill-data');
   if (!source) { return; }
   var D = JSON.parse(source.textContent);
-  var W = 860, COMPUTE = '#0072b2', IO = '#e69f00', SECOND = '#009e73', THIRD = '#cc79a7', SLOW = '#d00000';
+  var W = 860, LABEL_MOST = 320, COMPUTE = '#0072b2', IO = '#e69f00', SECOND = '#009e73', THIRD = '#cc79a7', SLOW = '#d00000';
   var state = { t0: 0, t1: D.job_s > 0 ? D.job_s : 1, pid: null, file: null, focus: -1 };
   var drawn = {};
 
@@ -103,7 +103,21 @@
     if (old) { figure.replaceChild(fresh, old); } else { figure.appendChild(fresh); }
     attach(fresh);
   }
-  function lineChart(id, series, ylabel, scale) {
+  // What one drawn column spans: a bin, or bins joined to fit the width.
+  function widths(cols) {
+    var per = cols.length ? cols[0][1] - cols[0][0] : 1;
+    var bin = D.bin_s.toPrecision(3) + ' s';
+    return per > 1 ? 'columns of ' + (per * D.bin_s).toPrecision(3) + ' s, ' + per + ' bins of ' + bin + ' joined' : 'bins of ' + bin;
+  }
+  // Replaces what follows a figure's bold title with `text`.
+  function caption(id, text) {
+    var figure = document.getElementById(id);
+    var node = figure && figure.querySelector('figcaption');
+    if (!node) { return; }
+    var title = node.querySelector('strong');
+    node.innerHTML = (title ? title.outerHTML + ' ' : '') + esc(text);
+  }
+  function lineChart(id, series, ylabel, scale, note) {
     var height = 280, left = 70, top = 30, bottom = 50;
     var cols = columns(W - left - 20);
     var values = series.map(function (entry) {
@@ -123,17 +137,25 @@
     });
     out += legend(series.map(function (entry) { return [entry[1], entry[0]]; }), left);
     place(id, out, height, left, f.plotWidth);
+    if (note) { caption(id, '(' + note + '; ' + widths(cols) + ')'); }
   }
   function timeline() {
     var rows = D.processes.filter(function (process, index) { return state.pid === null || index === state.pid; });
     if (!rows.length) { return; }
-    var rowHeight = 18, left = 150, top = 34, bottom = 46;
+    // Room on the left for the longest label (11 px type, under 6.6 px a character), within
+    // bounds; a longer label is cut with an ellipsis and named whole by its tooltip.
+    var longest = 0;
+    rows.forEach(function (process) { longest = Math.max(longest, process.label.length); });
+    var left = Math.min(LABEL_MOST, Math.max(90, Math.ceil(12 + 6.6 * longest)));
+    var fits = Math.floor((left - 12) / 6.6 + 1e-6);
+    var rowHeight = 18, top = 34, bottom = 46;
     var height = top + bottom + rowHeight * rows.length;
     var f = frame(height, left, top, bottom, null, '');
     var cols = columns(f.plotWidth), span = state.t1 - state.t0, out = f.svg, room = rowHeight - 2;
     rows.forEach(function (process, row) {
       var y = top + rowHeight * row;
-      out += '<g class="row" data-label="' + esc(process.label) + '"><text x="' + (left - 6) + '" y="' + (y + 13) + '" class="tick row-label" text-anchor="end">' + esc(process.label) + '</text>';
+      var shown = process.label.length > fits ? '\u2026' + process.label.slice(process.label.length - fits + 1) : process.label;
+      out += '<g class="row" data-label="' + esc(process.label) + '"><text x="' + (left - 6) + '" y="' + (y + 13) + '" class="tick row-label" text-anchor="end"><title>' + esc(process.label) + '</title>' + esc(shown) + '</text>';
       cols.forEach(function (column) {
         var seconds = (column[1] - column[0]) * D.bin_s;
         var x0 = Math.max(state.t0, column[0] * D.bin_s), x1 = Math.min(state.t1, column[1] * D.bin_s);
@@ -151,6 +173,7 @@
     });
     out += legend([[COMPUTE, 'compute'], [IO, 'I/O']], left);
     place('chart-timeline', out, height, left, f.plotWidth);
+    caption('chart-timeline', '(' + rows.length + ' of ' + D.process_count + ' processes; ' + widths(cols) + ')');
   }
   function offsets() {
     var A = D.accesses;
@@ -190,7 +213,7 @@
   function rankZero() {
     var Z = D.rank_zero;
     if (!Z || !document.getElementById('chart-rank-zero')) { return; }
-    lineChart('chart-rank-zero', [['rank 0', IO, Z.io], ['others, mean', COMPUTE, Z.others_mean], ['others, most', THIRD, Z.others_most]], 'I/O s per s', 1);
+    lineChart('chart-rank-zero', [['rank 0', IO, Z.io], ['others, mean', COMPUTE, Z.others_mean], ['others, most', THIRD, Z.others_most]], 'I/O s per s', 1, 'seconds of I/O per second, its threads summed, so above 1 when calls overlap: rank 0 against the mean and the most of the other ' + Z.others + ' processes');
   }
   function flame() {
     var T = D.tree, figure = document.getElementById('chart-flame');
@@ -247,8 +270,8 @@
   function draw() {
     var B = selected();
     timeline();
-    lineChart('chart-bandwidth', [['read MB/s', COMPUTE, B.read_bytes], ['write MB/s', IO, B.write_bytes]], 'MB/s', 1e-6);
-    lineChart('chart-operations', [['reads/s', COMPUTE, B.read], ['writes/s', IO, B.write], ['metadata/s', SECOND, B.metadata]], 'operations/s', 1);
+    lineChart('chart-bandwidth', [['read MiB/s', COMPUTE, B.read_bytes], ['write MiB/s', IO, B.write_bytes]], 'MiB/s', 1 / 1048576, 'bytes moved per second of wall time');
+    lineChart('chart-operations', [['reads/s', COMPUTE, B.read], ['writes/s', IO, B.write], ['metadata/s', SECOND, B.metadata]], 'operations/s', 1, 'calls per second of wall time');
     rankZero();
     offsets();
     var text = document.getElementById('drill-window');

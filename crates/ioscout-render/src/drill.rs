@@ -132,11 +132,12 @@ impl Process {
 pub struct RankZero {
     /// Rank 0's `pid`.
     pub pid: i64,
-    /// Rank 0's I/O seconds per bin.
+    /// Rank 0's seconds of I/O in each bin (a sum, as in [`Bins`]: the script divides by the
+    /// width it draws, once).
     pub io_s: Vec<f64>,
-    /// The mean over the other processes per bin.
+    /// The mean over the other processes of their seconds of I/O in each bin.
     pub others_mean_s: Vec<f64>,
-    /// The most of any other process per bin.
+    /// The most seconds of I/O of any other process in each bin.
     pub others_most_s: Vec<f64>,
     /// Other processes.
     pub others: usize,

@@ -93,7 +93,7 @@ pub fn page(page: Page<'_>) -> (String, usize) {
         crate::drill::controls(&mut html, drill);
     }
     let mut charts = timeline_section(&mut html, &activity, max_processes);
-    charts += over_time_section(&mut html, analysis);
+    charts += over_time_section(&mut html, analysis, drill.as_ref());
     if let Some(drill) = &drill {
         charts += crate::drill::section(&mut html, drill);
     }
@@ -147,15 +147,24 @@ pub(crate) const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe 
 /// The page's own check of what it drew, written into `#layout` for the headless-browser test
 /// (`tests/report/check.py`): each chart's place on the page; legends that run past their
 /// picture; labels of one chart whose boxes overlap (row and column labels); timeline rows with
-/// no visible mark.
+/// no visible mark; charts whose data marks (line points, dots, bars, offset marks) leave the
+/// plot, or whose highest mark stays under 45 % of the axis (an axis scaled for other data).
 const LAYOUT_SCRIPT: &str = "(function(){function box(e){var r=e.getBoundingClientRect();return {left:r.left,right:r.right,top:r.top,bottom:r.bottom,width:r.width,height:r.height};}\
 function meet(a,b){return a.left<b.right-0.5&&b.left<a.right-0.5&&a.top<b.bottom-0.5&&b.top<a.bottom-0.5;}\
 var charts=[],clipped=[],overlaps=[],empty=[];\
-document.querySelectorAll('figure.chart svg').forEach(function(s){var r=box(s);charts.push({id:s.parentNode.id,x:r.left+window.scrollX,y:r.top+window.scrollY,width:r.width,height:r.height});\
+document.querySelectorAll('figure.chart svg').forEach(function(s){var r=box(s);charts.push({id:s.parentNode.id,x:r.left+window.scrollX,y:r.top+window.scrollY,width:r.width,height:r.height,y_ticks:Array.from(s.querySelectorAll('text.tick[text-anchor=end]:not(.row-label)')).map(function(t){return t.textContent;})});\
 var w=s.viewBox.baseVal.width,h=s.viewBox.baseVal.height;s.querySelectorAll('text.legend').forEach(function(t){var b=t.getBBox();if(b.x<0||b.x+b.width>w+0.5||b.y<0||b.y+b.height>h+0.5){clipped.push(s.parentNode.id+': '+t.textContent);}});\
 ['row-label','col-label'].forEach(function(kind){var labels=Array.from(s.querySelectorAll('text.'+kind));for(var i=0;i<labels.length;i++){for(var j=i+1;j<labels.length;j++){if(meet(box(labels[i]),box(labels[j]))){overlaps.push(s.parentNode.id+': '+labels[i].textContent+' / '+labels[j].textContent);}}}});\
 s.querySelectorAll('g.row').forEach(function(g){var seen=Array.from(g.querySelectorAll('rect')).some(function(rect){var b=box(rect);return b.height>=1&&b.width>=0.5;});if(!seen){empty.push(s.parentNode.id+': '+g.getAttribute('data-label'));}});});\
-document.getElementById('layout').textContent=JSON.stringify({charts:charts,clipped_legends:clipped,overlapping_labels:overlaps,rows_without_marks:empty});})();";
+var axes=[];document.querySelectorAll('figure.chart svg').forEach(function(s){var p=s.querySelector('rect.plot');if(!p){return;}\
+var px=+p.getAttribute('x'),py=+p.getAttribute('y'),pw=+p.getAttribute('width'),ph=+p.getAttribute('height'),base=py+ph,marks=[];\
+s.querySelectorAll('polyline').forEach(function(l){(l.getAttribute('points')||'').trim().split(/\\s+/).forEach(function(pair){var v=pair.split(',');if(v.length===2){marks.push([+v[0],+v[1],+v[1]]);}});});\
+s.querySelectorAll('circle').forEach(function(c){marks.push([+c.getAttribute('cx'),+c.getAttribute('cy'),+c.getAttribute('cy')]);});\
+s.querySelectorAll('rect').forEach(function(r){if(r.closest('g.row')||!(r.classList.contains('point')||r.querySelector('title'))){return;}var y=+r.getAttribute('y');marks.push([+r.getAttribute('x'),y,y+(+r.getAttribute('height'))]);});\
+if(!marks.length){return;}var id=s.parentNode.id,out=marks.filter(function(m){return m[0]<px-4||m[0]>px+pw+4||m[1]<py-4||m[2]>base+4||isNaN(m[0]+m[1]+m[2]);});\
+if(out.length){axes.push(id+': '+out.length+' of '+marks.length+' marks outside the plot');return;}\
+var high=Math.min.apply(null,marks.map(function(m){return m[1];}));if(high<base-0.5&&base-high<0.45*ph-4){axes.push(id+': the data reach '+((base-high)/ph*100).toFixed(1)+' % of the axis');}});\
+document.getElementById('layout').textContent=JSON.stringify({charts:charts,clipped_legends:clipped,overlapping_labels:overlaps,rows_without_marks:empty,axes_off:axes});})();";
 
 /// How many hosts `processes` run on.
 pub fn hosts_of<'k>(processes: impl Iterator<Item = &'k ProcessKey>) -> usize {
@@ -206,31 +215,102 @@ fn timeline_section(html: &mut String, activity: &Activity, max_processes: usize
     charts
 }
 
-/// POSIX bandwidth and operations over time; the charts drawn.
-fn over_time_section(html: &mut String, analysis: &Analysis) -> usize {
-    let mut charts = 0;
-    if let Some((bandwidth, operations, step)) = over_time(analysis) {
-        html.push_str(&svg::line_chart(
-            "chart-bandwidth",
-            "POSIX bandwidth over time",
-            "(bytes moved per second of wall time, per time bin)",
-            "time since the first event (s)",
-            "MB/s",
-            step,
-            &[Series { label: "MB/s", colour: svg::IO, values: &bandwidth }],
-        ));
-        html.push_str(&svg::line_chart(
-            "chart-operations",
-            "POSIX operations over time",
-            "(calls per second of wall time, per time bin)",
-            "time since the first event (s)",
-            "operations/s",
-            step,
-            &[Series { label: "operations/s", colour: svg::SECOND, values: &operations }],
-        ));
-        charts += 2;
+/// POSIX bandwidth and operations over time; the charts drawn. With the drill-down's bins the
+/// charts are drawn from them (joined to at most [`OVER_TIME_COLUMNS`]), so the page without its
+/// script shows what the script draws for the whole run; without them, from the analysis' time
+/// ranges (its time granularity).
+fn over_time_section(
+    html: &mut String,
+    analysis: &Analysis,
+    drill: Option<&crate::drill::Drill<'_>>,
+) -> usize {
+    let Some(over) = drill.map_or_else(|| over_time(analysis), over_time_of_bins) else { return 0 };
+    let step_text = if over.joined > 1 {
+        format!(
+            "columns of {:.3} s, {} bins of {:.4} s joined",
+            over.step_s,
+            over.joined,
+            over.step_s / over.joined as f64
+        )
+    } else {
+        format!("bins of {:.3} s", over.step_s)
+    };
+    html.push_str(&svg::line_chart(
+        "chart-bandwidth",
+        "POSIX bandwidth over time",
+        &format!("(bytes moved per second of wall time; {step_text})"),
+        "time since the first event (s)",
+        "MiB/s",
+        over.step_s,
+        &series(&over.bandwidth),
+    ));
+    html.push_str(&svg::line_chart(
+        "chart-operations",
+        "POSIX operations over time",
+        &format!("(calls per second of wall time; {step_text})"),
+        "time since the first event (s)",
+        "operations/s",
+        over.step_s,
+        &series(&over.operations),
+    ));
+    2
+}
+
+/// Most columns of the bandwidth and operations charts drawn without the script.
+const OVER_TIME_COLUMNS: usize = 200;
+
+/// Bytes of a MiB.
+const MIB: f64 = 1_048_576.0;
+
+/// POSIX rates per column over time: (label, colour, values) for each series.
+struct OverTime {
+    /// Seconds a column spans.
+    step_s: f64,
+    /// Bins joined into a column (1 when the columns are the bins).
+    joined: usize,
+    /// MiB per second.
+    bandwidth: Vec<(&'static str, &'static str, Vec<f64>)>,
+    /// Calls per second.
+    operations: Vec<(&'static str, &'static str, Vec<f64>)>,
+}
+
+impl OverTime {
+    fn any_calls(self) -> Option<OverTime> {
+        self.operations.iter().any(|(_, _, values)| values.iter().any(|value| *value > 0.0)).then_some(self)
     }
-    charts
+}
+
+/// The drill-down's exact per-bin sums, joined to at most [`OVER_TIME_COLUMNS`] columns.
+fn over_time_of_bins(drill: &crate::drill::Drill<'_>) -> Option<OverTime> {
+    let bins = &drill.total;
+    let count = bins.read_ops.len();
+    if count == 0 || drill.bin_s <= 0.0 {
+        return None;
+    }
+    let joined = count.div_ceil(OVER_TIME_COLUMNS);
+    let step_s = drill.bin_s * joined as f64;
+    let rate = |values: &[f64], scale: f64| -> Vec<f64> {
+        values.chunks(joined).map(|chunk| chunk.iter().sum::<f64>() / step_s / scale).collect()
+    };
+    OverTime {
+        step_s,
+        joined,
+        bandwidth: vec![
+            ("read MiB/s", svg::COMPUTE, rate(&bins.read_bytes, MIB)),
+            ("write MiB/s", svg::IO, rate(&bins.write_bytes, MIB)),
+        ],
+        operations: vec![
+            ("reads/s", svg::COMPUTE, rate(&bins.read_ops, 1.0)),
+            ("writes/s", svg::IO, rate(&bins.write_ops, 1.0)),
+            ("metadata/s", svg::SECOND, rate(&bins.metadata_ops, 1.0)),
+        ],
+    }
+    .any_calls()
+}
+
+/// The chart series of `entries`.
+fn series<'a>(entries: &'a [(&'static str, &'static str, Vec<f64>)]) -> Vec<Series<'a>> {
+    entries.iter().map(|(label, colour, values)| Series { label, colour, values }).collect()
 }
 
 /// Where the bytes go: directories by process, system paths left out and counted; the charts
@@ -439,8 +519,9 @@ fn summary(html: &mut String, analysis: &Analysis) {
     );
 }
 
-/// POSIX bandwidth (MB/s) and operations per second per time bin, and the bin width.
-fn over_time(analysis: &Analysis) -> Option<(Vec<f64>, Vec<f64>, f64)> {
+/// POSIX rates per time range of the analysis (its time granularity; reads, writes and the
+/// other calls apart).
+fn over_time(analysis: &Analysis) -> Option<OverTime> {
     let view = analysis.view(ViewType::TimeRange)?;
     let step = analysis.raw.time_granularity_s;
     let last = view.rows.iter().map(|row| row.order).max()?;
@@ -450,9 +531,15 @@ fn over_time(analysis: &Analysis) -> Option<(Vec<f64>, Vec<f64>, f64)> {
     for row in view.rows.iter().filter(|row| row.layer == "posix" && row.derived.is_none()) {
         let Ok(index) = usize::try_from(row.order) else { continue };
         if index < length {
-            bandwidth[index] += row.metrics.size_sum.unwrap_or(0) as f64 / step / 1e6;
+            bandwidth[index] += row.metrics.size_sum.unwrap_or(0) as f64 / step / MIB;
             operations[index] += row.metrics.count_sum as f64 / step;
         }
     }
-    operations.iter().any(|value| *value > 0.0).then_some((bandwidth, operations, step))
+    OverTime {
+        step_s: step,
+        joined: 1,
+        bandwidth: vec![("MiB/s", svg::IO, bandwidth)],
+        operations: vec![("operations/s", svg::SECOND, operations)],
+    }
+    .any_calls()
 }

@@ -256,6 +256,29 @@ pub fn bar_chart(
     figure(id, title, caption, &body, width, height)
 }
 
+/// Width of a character of an 11 px label, at most, for the room a label needs.
+const LABEL_CHARACTER_PX: f64 = 6.6;
+
+/// The widest room for a timeline's row labels.
+const LABEL_MOST_PX: f64 = 320.0;
+
+/// How many characters of a row label fit in a left margin of `left` pixels (the margin less
+/// 12 px of padding; a hair of slack so a margin made for `n` characters holds them).
+fn label_fits(left: f64) -> usize {
+    ((left - 12.0) / LABEL_CHARACTER_PX + 1e-6) as usize
+}
+
+/// `label` cut on the left to `fits` characters with an ellipsis (the end of a process label,
+/// its pid and host, tells rows apart).
+fn cut_left(label: &str, fits: usize) -> String {
+    let count = label.chars().count();
+    if count <= fits || fits < 2 {
+        return label.to_string();
+    }
+    let kept: String = label.chars().skip(count - (fits - 1)).collect();
+    format!("\u{2026}{kept}")
+}
+
 /// A timeline: one row per process, per time bin the share of the bin spent computing and in
 /// I/O (stacked, height proportional).
 pub fn timeline(
@@ -266,7 +289,12 @@ pub fn timeline(
     bin_seconds: f64,
 ) -> String {
     let row_height = 18.0;
-    let (left, right, top, bottom) = (150.0, 20.0, 34.0, 46.0);
+    // Room for the longest label (11 px type: under 6.6 px a character), within bounds; a
+    // longer label is cut on the left with an ellipsis and named whole by its tooltip.
+    let longest = rows.iter().map(|(label, _)| label.chars().count()).max().unwrap_or(0);
+    let left = (12.0 + LABEL_CHARACTER_PX * longest as f64).ceil().clamp(90.0, LABEL_MOST_PX);
+    let fits = label_fits(left);
+    let (right, top, bottom) = (20.0, 34.0, 46.0);
     let width = 860.0;
     let height = top + bottom + row_height * rows.len().max(1) as f64;
     let plot_width = width - left - right;
@@ -285,11 +313,12 @@ pub fn timeline(
         let y = top + row_height * row as f64;
         let _ = write!(
             body,
-            "<g class=\"row\" data-label=\"{}\"><text x=\"{:.1}\" y=\"{:.1}\" class=\"tick row-label\" text-anchor=\"end\">{}</text>",
+            "<g class=\"row\" data-label=\"{}\"><text x=\"{:.1}\" y=\"{:.1}\" class=\"tick row-label\" text-anchor=\"end\"><title>{}</title>{}</text>",
             escape(label),
             left - 6.0,
             y + 13.0,
-            escape(label)
+            escape(label),
+            escape(&cut_left(label, fits))
         );
         for (bin, (compute, io)) in cells.iter().enumerate() {
             let x = left + cell_width * bin as f64;
@@ -463,6 +492,31 @@ mod tests {
             .collect();
         assert!(heights.iter().filter(|height| **height < 18.0).all(|height| *height >= 1.0), "{heights:?}");
         assert!(drawn.contains("<g class=\"row\""));
+    }
+
+    /// Process labels were cut on the left at a fixed 150 px ("nk 0 (pid 9000 on node01)"): the
+    /// margin now fits the longest label whole, and a label past the widest margin is cut with
+    /// an ellipsis and named whole by its tooltip.
+    #[test]
+    fn timeline_labels_are_whole_or_cut_with_an_ellipsis() {
+        let shown = |drawn: &str| -> Vec<String> {
+            drawn
+                .split("</title>")
+                .skip(1)
+                .filter_map(|rest| rest.split("</text>").next().map(str::to_string))
+                .collect()
+        };
+        // 21 characters around the host: up to 46 fit in the widest margin.
+        for length in 1..=25 {
+            let label = format!("rank 0 (pid 9000 on {})", "n".repeat(length));
+            let drawn = timeline("t", "T", "c", &[(label.clone(), vec![(0.5, 0.5)])], 1.0);
+            assert_eq!(shown(&drawn), vec![label], "length {length}");
+        }
+        let long = format!("rank 0 (pid 9000 on {})", "n".repeat(80));
+        let drawn = timeline("t", "T", "c", &[(long.clone(), vec![(0.5, 0.5)])], 1.0);
+        let cut = shown(&drawn).remove(0);
+        assert!(cut.starts_with('\u{2026}') && long.ends_with(&cut[3..]), "{cut}");
+        assert!(drawn.contains(&format!("<title>{long}</title>")));
     }
 
     #[test]

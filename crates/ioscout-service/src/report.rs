@@ -293,8 +293,9 @@ fn activity(input: &Input, analysis: &Analysis) -> Result<(Activity, Fine)> {
     let scanner = input.scanner();
     let metadata = scanner.metadata(&files);
     let job_us = (analysis.raw.last_end - analysis.raw.first_ts).max(1) as f64;
-    let bins =
-        TIMELINE_BINS.min((job_us / 1e6 / analysis.raw.time_granularity_s).ceil().max(1.0) as usize).max(1);
+    // The timeline's bins are its own (not the analysis' time granularity, which leaves a job
+    // of a few seconds with a few bins), at least a microsecond wide.
+    let bins = TIMELINE_BINS.min(job_us.ceil() as usize).max(1);
     let bin_us = job_us / bins as f64;
     let drill_bin_us = job_us / DRILL_BINS as f64;
     let mut busy: HashMap<ProcessKey, Vec<(f64, f64)>> = HashMap::new();
@@ -439,14 +440,14 @@ fn drill_processes(
         if others.is_empty() {
             return None;
         }
-        let bin_s = fine.bin_us / 1e6;
+        // Seconds per bin, as every series of the drill-down: the script divides by the width
+        // of what it draws (a bin, or bins joined to fit), once.
         let count = others.len() as f64;
         let mean: Vec<f64> = (0..DRILL_BINS)
-            .map(|bin| others.iter().map(|bins| bins.io_s[bin]).sum::<f64>() / count / bin_s)
+            .map(|bin| others.iter().map(|bins| bins.io_s[bin]).sum::<f64>() / count)
             .collect();
-        let most: Vec<f64> = (0..DRILL_BINS)
-            .map(|bin| others.iter().map(|bins| bins.io_s[bin]).fold(0.0, f64::max) / bin_s)
-            .collect();
+        let most: Vec<f64> =
+            (0..DRILL_BINS).map(|bin| others.iter().map(|bins| bins.io_s[bin]).fold(0.0, f64::max)).collect();
         let measures: [Measure; 3] = [
             ("I/O time (s)", |bins| bins.io_total_s()),
             ("bytes read and written", |bins| {
@@ -474,7 +475,7 @@ fn drill_processes(
             .collect();
         Some(ioscout_render::drill::RankZero {
             pid: zero.pid,
-            io_s: mine.io_s.iter().map(|seconds| seconds / bin_s).collect(),
+            io_s: mine.io_s.clone(),
             others_mean_s: mean,
             others_most_s: most,
             others: others.len(),
@@ -529,5 +530,40 @@ mod tests {
             "fetch.iter under epoch.block in the call tree"
         );
         assert!(report.html.ends_with("</html>\n"));
+    }
+
+    /// Rank 0's chart reached about 260 "I/O s per s" where its data peak at 1.0: its series
+    /// were divided by the bin width here and again by the script. They are seconds per bin
+    /// now: they sum to rank 0's I/O seconds, and no bin holds more than its width (each
+    /// process of the sample runs one thread; 1 % for calls nested in calls and the six
+    /// places the page keeps).
+    #[test]
+    fn rank_zero_series_are_seconds_per_bin() {
+        let sample = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/sample");
+        let report = report(&Input::of(vec![sample]), &ReportRequest::default())
+            .unwrap_or_else(|error| panic!("{error}"));
+        let data =
+            report.html.split("<script type=\"application/json\" id=\"drill-data\">").nth(1).unwrap_or("");
+        let data = data.split("</script>").next().unwrap_or("");
+        let data: serde_json::Value = serde_json::from_str(data).unwrap_or_else(|error| panic!("{error}"));
+        let bin_s = data["bin_s"].as_f64().unwrap_or(0.0);
+        let series = |name: &str| -> Vec<f64> {
+            data["rank_zero"][name]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(serde_json::Value::as_f64)
+                .collect()
+        };
+        let io = series("io");
+        assert_eq!(io.len(), 600);
+        let total: f64 = io.iter().sum();
+        // The page's table: rank 0's I/O time, 0.30 s (its checkpoint's POSIX calls; the series
+        // are written to six places).
+        assert!((total - 0.2993).abs() < 0.005, "rank 0's I/O seconds {total}");
+        for name in ["io", "others_mean", "others_most"] {
+            let most = series(name).into_iter().fold(0.0, f64::max);
+            assert!(most > 0.0 && most <= bin_s * 1.01, "{name}: {most} in a bin of {bin_s} s");
+        }
     }
 }
