@@ -226,12 +226,12 @@ pub fn page(campaign: &Campaign, names: &[RunName<'_>]) -> (String, usize) {
         let metrics: [(&str, &str, &str, Vec<Option<f64>>); 4] = [
             ("time", "Time", "seconds", value(&|line| Some(line.line.time_s))),
             ("operations", "Operations", "operations", value(&|line| Some(line.line.count as f64))),
-            ("bytes", "Bytes", "MB", value(&|line| Some(line.line.bytes as f64 / 1e6))),
+            ("bytes", "Bytes", "MiB", value(&|line| Some(line.line.bytes as f64 / crate::text::MIB))),
             (
                 "bandwidth",
                 "Bandwidth",
-                "MB/s",
-                value(&|line| line.line.bandwidth_bps.map(|value| value / 1e6)),
+                "MiB/s",
+                value(&|line| line.line.bandwidth_bps.map(|value| value / crate::text::MIB)),
             ),
         ];
         for (key, title, unit, values) in metrics {

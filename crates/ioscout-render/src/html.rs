@@ -260,7 +260,7 @@ fn over_time_section(
 const OVER_TIME_COLUMNS: usize = 200;
 
 /// Bytes of a MiB.
-const MIB: f64 = 1_048_576.0;
+use crate::text::MIB;
 
 /// POSIX rates per column over time: (label, colour, values) for each series.
 struct OverTime {

@@ -18,6 +18,23 @@ pub fn thousands(value: u64) -> String {
     out
 }
 
+/// Bytes in a mebibyte. Every size and bandwidth ioscout prints is in binary units and says so:
+/// MiB and MiB/s in tables and charts, KiB/MiB/GiB in sentences ([`bytes`]), bytes or bytes
+/// per second in the JSON (`_bytes`, `_bps` in the field names). DFAnalyzer prints the same
+/// MiB as "MB": that label is kept only under `--compat dfanalyzer`.
+pub const MIB: f64 = 1_048_576.0;
+
+/// The units of a size and a bandwidth column: `("MiB", "MiB/s")`, or DFAnalyzer's labels for
+/// the same numbers under `--compat dfanalyzer`.
+pub fn mib_units(dfanalyzer_labels: bool) -> (&'static str, &'static str) {
+    if dfanalyzer_labels { ("MB", "MB/s") } else { ("MiB", "MiB/s") }
+}
+
+/// `bytes` in MiB with one decimal place, as the tables print them.
+pub fn mib(bytes: f64) -> String {
+    format!("{:.1}", bytes / MIB)
+}
+
 /// A byte count in binary units.
 pub fn bytes(value: u64) -> String {
     // One rule for sizes in every text, the findings' included.

@@ -7,10 +7,8 @@ use std::fmt::Write as _;
 use ioscout_analysis::{Analysis, AnalysisOptions, Binning, LayerSummary, OverlapMode, View, ViewType};
 
 use crate::table::Table;
-use crate::text::thousands;
+use crate::text::{MIB, mib_units, thousands};
 use crate::{Input, Outcome, Result, ServiceError};
-
-const MIB: f64 = 1024.0 * 1024.0;
 
 /// What to analyse and how, as a user names it. Also the parameters of the MCP `analyze` tool
 /// (beside its `trace_path`), under the names dftracer-agents use.
@@ -208,7 +206,7 @@ pub fn render(analysis: &Analysis, compat: bool, file_count: usize) -> String {
     let mut out = String::new();
     out.push_str(&summary_table(analysis, view, compat).render());
     out.push('\n');
-    out.push_str(&breakdown_table(analysis, view).render());
+    out.push_str(&breakdown_table(analysis, view, compat).render());
     let raw = &analysis.raw;
     let _ = writeln!(
         out,
@@ -231,6 +229,7 @@ pub fn render(analysis: &Analysis, compat: bool, file_count: usize) -> String {
 
 fn summary_table(analysis: &Analysis, view: &View, compat: bool) -> Table {
     let raw = &analysis.raw;
+    let (size_unit, rate_unit) = mib_units(compat);
     let mut table = Table::new(
         &format!("{} Summary", view.view.label()),
         &["Metric", "Unit", "Value"],
@@ -248,21 +247,31 @@ fn summary_table(analysis: &Analysis, view: &View, compat: bool) -> Table {
     for line in view.summary.iter().filter(|line| line.count > 0) {
         add(format!("{} Count", line.label), "count", thousands(line.count));
         if let Some(size) = line.size_bytes.filter(|size| *size > 0.0) {
-            add(format!("{} Size", line.label), "MB", fixed(size / MIB));
-            add(format!("{} Bandwidth", line.label), "MB/s", fixed(line.bandwidth_bps.unwrap_or(0.0) / MIB));
+            add(format!("{} Size", line.label), size_unit, fixed(size / MIB));
+            add(
+                format!("{} Bandwidth", line.label),
+                rate_unit,
+                fixed(line.bandwidth_bps.unwrap_or(0.0) / MIB),
+            );
             let operations = if compat { line.count } else { line.sized_count };
             if operations > 0 {
-                add(format!("{} Avg Transfer Size", line.label), "MB", fixed(size / operations as f64 / MIB));
+                add(
+                    format!("{} Avg Transfer Size", line.label),
+                    size_unit,
+                    fixed(size / operations as f64 / MIB),
+                );
             }
         }
     }
     table
 }
 
-fn breakdown_table(analysis: &Analysis, view: &View) -> Table {
+fn breakdown_table(analysis: &Analysis, view: &View, compat: bool) -> Table {
+    let (size_unit, rate_unit) = mib_units(compat);
+    let (size, bandwidth) = (format!("Size ({size_unit})"), format!("Bandwidth ({rate_unit})"));
     let mut table = Table::new(
         "Layer Breakdown (w/ overlap %)",
-        &["Layer", "Time (s)", "Ops", "Ops/sec", "Size (MB)", "Bandwidth (MB/s)"],
+        &["Layer", "Time (s)", "Ops", "Ops/sec", &size, &bandwidth],
         &[false, true, true, true, true, true],
     );
     let measured = analysis.preset.measures_overlap();

@@ -464,8 +464,8 @@ pub fn summary_over(request: &ManyLogsRequest) -> Result<Outcome> {
     Ok(Outcome { warnings, ..Outcome::new(value, text) })
 }
 
-fn megabytes(bytes: u64) -> String {
-    format!("{:.1}", bytes as f64 / 1e6)
+fn mebibytes(bytes: u64) -> String {
+    ioscout_render::text::mib(bytes as f64)
 }
 
 fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs: usize) -> String {
@@ -496,8 +496,8 @@ fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs
             "Longest (s)",
             "I/O time (s)",
             "Meta time (s)",
-            "Read (MB)",
-            "Written (MB)",
+            "Read (MiB)",
+            "Written (MiB)",
             "I/O share",
         ],
         &[false, true, true, true, true, true, true, true, true, true],
@@ -511,8 +511,8 @@ fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs
             format!("{:.1}", group.max_run_time_s),
             format!("{:.3}", group.amounts.io_time_s()),
             format!("{:.3}", group.amounts.meta_time_s),
-            megabytes(group.amounts.bytes_read),
-            megabytes(group.amounts.bytes_written),
+            mebibytes(group.amounts.bytes_read),
+            mebibytes(group.amounts.bytes_written),
             if group.process_seconds > 0.0 {
                 format!("{:.1} %", 100.0 * group.amounts.io_time_s() / group.process_seconds)
             } else {
@@ -540,7 +540,7 @@ fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs
             "Run time (s)",
             "I/O time (s)",
             "Meta time (s)",
-            "Bytes (MB)",
+            "Bytes (MiB)",
         ],
         &[false, false, true, true, true, true, true, true],
     );
@@ -553,14 +553,14 @@ fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs
             format!("{:.1}", top.job.run_time_s),
             format!("{:.3}", top.job.amounts.io_time_s()),
             format!("{:.3}", top.job.amounts.meta_time_s),
-            megabytes(top.job.amounts.bytes()),
+            mebibytes(top.job.amounts.bytes()),
         ]);
     }
     out.push('\n');
     out.push_str(&jobs.render());
     let mut files = Table::new(
         &format!("Top {} files by {}", fold.files.len(), request.by.words()),
-        &["File", "Module", "Rank", "Log", "I/O time (s)", "Meta time (s)", "Bytes (MB)"],
+        &["File", "Module", "Rank", "Log", "I/O time (s)", "Meta time (s)", "Bytes (MiB)"],
         &[false, false, true, false, true, true, true],
     );
     for top in &fold.files {
@@ -571,7 +571,7 @@ fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs
             top.log.clone(),
             format!("{:.3}", top.file.amounts.io_time_s()),
             format!("{:.3}", top.file.amounts.meta_time_s),
-            megabytes(top.file.amounts.bytes()),
+            mebibytes(top.file.amounts.bytes()),
         ]);
     }
     out.push('\n');

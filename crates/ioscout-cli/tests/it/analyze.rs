@@ -5,8 +5,8 @@ use crate::{corpus, ioscout, json, read_json, stdout, temp_dir};
 
 const MIB: f64 = 1024.0 * 1024.0;
 
-/// `(layer, time s, ops, ops/s, size MB, bandwidth MB/s, overlap % of time, ops, size)` from the
-/// table in `shared/research/analysis-semantics.md` §3.9 (DFAnalyzer's README).
+/// `(layer, time s, ops, ops/s, size MiB, bandwidth MiB/s (DFAnalyzer's "MB"), overlap % of
+/// time, ops, size)` from the table in `shared/research/analysis-semantics.md` §3.9 (DFAnalyzer's README).
 type GoldenRow = (&'static str, f64, u64, f64, Option<f64>, Option<f64>, Option<(f64, f64, Option<f64>)>);
 
 const GOLDEN: [GoldenRow; 12] = [
@@ -89,6 +89,27 @@ fn golden_terminal_tables_show_summary_and_breakdown() {
     let line = text.lines().find(|line| line.contains("POSIX - All Avg Transfer Size")).unwrap_or_default();
     // Bytes over the 7,200 reads and writes that moved them, not over all 10,581 calls.
     assert!(line.trim_end().ends_with("15.530"), "{line}");
+}
+
+/// "MB" meant two things: `analyze` printed MiB as "MB" (320.000) where `compare` printed
+/// 10^6 bytes as "MB" (335.5) for the same bytes. One convention: MiB, labelled so, the same
+/// number in both; DFAnalyzer's "MB" label only under `--compat dfanalyzer`.
+#[test]
+fn sizes_are_mebibytes_labelled_so_in_analyze_and_compare() {
+    let sample = "testdata/sample";
+    let text = stdout(&ioscout(&["analyze", sample]));
+    let line = text.lines().find(|line| line.contains("POSIX - All Size")).unwrap_or_default();
+    assert!(line.contains(" MiB ") && line.trim_end().ends_with("320.000"), "{line}");
+    assert!(text.contains("Size (MiB)") && text.contains("Bandwidth (MiB/s)"), "{text}");
+    assert!(!text.contains(" MB") && !text.contains("(MB"), "{text}");
+    let compat = stdout(&ioscout(&["analyze", "--compat", "dfanalyzer", sample]));
+    let line = compat.lines().find(|line| line.contains("POSIX - All Size")).unwrap_or_default();
+    assert!(line.contains(" MB ") && line.trim_end().ends_with("320.000"), "{line}");
+    let compared = stdout(&ioscout(&["compare", sample, sample]));
+    assert!(compared.contains("Size (MiB)") && !compared.contains("(MB"), "{compared}");
+    let posix = compared.split("Layer posix\n").nth(1).unwrap_or_default();
+    let first = posix.lines().nth(2).unwrap_or_default();
+    assert!(first.split_whitespace().any(|cell| cell == "320.0"), "{posix}");
 }
 
 /// Layers whose numbers differ from DFAnalyzer 0.0.9's on DFTracer 2.x traces by design

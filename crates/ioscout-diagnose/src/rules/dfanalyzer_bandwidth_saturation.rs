@@ -38,10 +38,10 @@ impl Rule for BandwidthSaturation {
             return Vec::new();
         }
         let why = format!(
-            "{process} reads at {:.0} MB/s, {:.0}% of the {:.0} MB/s ceiling",
-            bandwidth / 1e6,
+            "{process} reads at {:.0} MiB/s, {:.0}% of the {:.0} MiB/s ceiling",
+            bandwidth / super::MIB,
             ratio * 100.0,
-            ceiling / 1e6
+            ceiling / super::MIB
         );
         vec![
             Finding::new(&Self::DOC, (ratio - 0.7) / 0.3, format!("posix_read/{process}"), why)

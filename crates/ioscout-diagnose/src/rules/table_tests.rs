@@ -175,7 +175,7 @@ fn assert_findings(name: &str, description: &str, findings: &[Finding]) {
     check_all(&[&printed_check, &json_check]);
 }
 
-/// 20 reads of 8 MiB in 50 ms each (168 MB/s).
+/// 20 reads of 8 MiB in 50 ms each (160 MiB/s).
 fn steady_large_reads() -> Vec<String> {
     let mut lines = header();
     for index in 0..20 {
