@@ -74,12 +74,10 @@ def decode_png(data):
     return width, height, channels, rows
 
 
-def call_tree_tops(source):
-    """An independent model of the flame graph's first two levels: every complete event of the
-    traces (DFTracer's own metadata left out), nested per (pid, tid) by time, merged by name.
-    Returns the root names by inclusive time, and the first root's children by inclusive time."""
+def trace_events(source):
+    """Every JSON object line of the traces of `source` (`.pfw` and `.pfw.gz`), read here
+    independently of ioscout."""
     import gzip
-    threads = {}
     for path in sorted(Path(source).glob("*.pfw*")):
         opener = gzip.open if path.name.endswith(".gz") else open
         with opener(path, "rt", errors="replace") as stream:
@@ -88,15 +86,23 @@ def call_tree_tops(source):
                 if not line.startswith("{"):
                     continue
                 try:
-                    event = json.loads(line)
+                    yield json.loads(line)
                 except ValueError:
                     continue
-                if str(event.get("cat", "")).lower() == "dftracer" or "dur" not in event or "ts" not in event:
-                    continue
-                if event.get("ph") not in (1, "X", None):
-                    continue
-                start, end = int(event["ts"]), int(event["ts"]) + max(0, int(event["dur"]))
-                threads.setdefault((event.get("pid"), event.get("tid", 0)), []).append((start, end, event.get("name", "")))
+
+
+def call_tree_tops(source):
+    """An independent model of the flame graph's first two levels: every complete event of the
+    traces (DFTracer's own metadata left out), nested per (pid, tid) by time, merged by name.
+    Returns the root names by inclusive time, and the first root's children by inclusive time."""
+    threads = {}
+    for event in trace_events(source):
+        if str(event.get("cat", "")).lower() == "dftracer" or "dur" not in event or "ts" not in event:
+            continue
+        if event.get("ph") not in (1, "X", None):
+            continue
+        start, end = int(event["ts"]), int(event["ts"]) + max(0, int(event["dur"]))
+        threads.setdefault((event.get("pid"), event.get("tid", 0)), []).append((start, end, event.get("name", "")))
     roots, children = {}, {}
     for intervals in threads.values():
         intervals.sort(key=lambda item: (item[0], -item[1], item[2]))
@@ -125,20 +131,9 @@ def tick_value(text):
 def most_threads(source):
     """The most threads (distinct tids) of any process of the traces: an independent bound on a
     process's seconds of I/O per second."""
-    import gzip
     threads = {}
-    for path in sorted(Path(source).glob("*.pfw*")):
-        opener = gzip.open if path.name.endswith(".gz") else open
-        with opener(path, "rt", errors="replace") as stream:
-            for line in stream:
-                line = line.strip().rstrip(",")
-                if not line.startswith("{"):
-                    continue
-                try:
-                    event = json.loads(line)
-                except ValueError:
-                    continue
-                threads.setdefault(event.get("pid"), set()).add(event.get("tid", 0))
+    for event in trace_events(source):
+        threads.setdefault(event.get("pid"), set()).add(event.get("tid", 0))
     return max((len(tids) for tids in threads.values()), default=1)
 
 
