@@ -496,6 +496,9 @@ mod tests {
             .unwrap_or_else(|error| panic!("{error}"));
         // The five server-side charts and the drill-down's three (offsets, rank 0, flame graph).
         assert_eq!(report.charts, 8);
+        // The timeline drawn without the script has bins of its own: it had the analysis' 1-s
+        // granularity, 3 bins of 0.753 s on this 2.26 s job.
+        assert!(report.html.contains("(the 6 busiest processes; bins of 0.011 s)"), "timeline caption");
         for section in ["Access pattern and metadata", "Data shape", "Access pattern by file"] {
             assert!(report.html.contains(section), "{section}");
         }
