@@ -188,8 +188,11 @@
     }
     var most = 0;
     chosen.forEach(function (i) { most = Math.max(most, A.o[i] + A.b[i]); });
-    var ymax = niceMax(most);
-    var f = frame(height, left, top, bottom, ymax, 'offset (bytes)');
+    // Offsets in the binary unit of the largest (as every size of the report), so a tick reads
+    // 64 MiB and not 67.1M bytes.
+    var unit = [[1073741824, 'GiB'], [1048576, 'MiB'], [1024, 'KiB'], [1, 'bytes']].filter(function (entry) { return most >= entry[0]; })[0] || [1, 'bytes'];
+    var ymax = niceMax(most / unit[0]) * unit[0];
+    var f = frame(height, left, top, bottom, ymax / unit[0], 'offset (' + unit[1] + ')');
     var out = f.svg, span = state.t1 - state.t0, stride = Math.max(1, Math.ceil(chosen.length / 20000));
     var slow = 0;
     chosen.forEach(function (i, index) {
