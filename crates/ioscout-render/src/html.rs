@@ -12,7 +12,7 @@ use ioscout_analysis::{Analysis, ViewType};
 use ioscout_read::ProcessKey;
 
 use crate::svg::{self, Series, escape};
-use crate::text::thousands;
+use crate::text::{MIB, thousands};
 
 /// Per process and time bin, compute and I/O seconds; per (directory, process), bytes moved.
 #[derive(Clone, Debug, Default)]
@@ -258,9 +258,6 @@ fn over_time_section(
 
 /// Most columns of the bandwidth and operations charts drawn without the script.
 const OVER_TIME_COLUMNS: usize = 200;
-
-/// Bytes of a MiB.
-use crate::text::MIB;
 
 /// POSIX rates per column over time: (label, colour, values) for each series.
 struct OverTime {

@@ -21,8 +21,9 @@ pub fn thousands(value: u64) -> String {
 /// Bytes in a mebibyte. Every size and bandwidth ioscout prints is in binary units and says so:
 /// MiB and MiB/s in tables and charts, KiB/MiB/GiB in sentences ([`bytes`]), bytes or bytes
 /// per second in the JSON (`_bytes`, `_bps` in the field names). DFAnalyzer prints the same
-/// MiB as "MB": that label is kept only under `--compat dfanalyzer`.
-pub const MIB: f64 = 1_048_576.0;
+/// MiB as "MB": that label is kept only under `--compat dfanalyzer`. The rules' own constant,
+/// one definition for every crate.
+pub use ioscout_diagnose::rules::MIB;
 
 /// The units of a size and a bandwidth column: `("MiB", "MiB/s")`, or DFAnalyzer's labels for
 /// the same numbers under `--compat dfanalyzer`.

@@ -464,10 +464,6 @@ pub fn summary_over(request: &ManyLogsRequest) -> Result<Outcome> {
     Ok(Outcome { warnings, ..Outcome::new(value, text) })
 }
 
-fn mebibytes(bytes: u64) -> String {
-    ioscout_render::text::mib(bytes as f64)
-}
-
 fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs: usize) -> String {
     use crate::table::Table;
     let mut out = String::new();
@@ -511,8 +507,8 @@ fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs
             format!("{:.1}", group.max_run_time_s),
             format!("{:.3}", group.amounts.io_time_s()),
             format!("{:.3}", group.amounts.meta_time_s),
-            mebibytes(group.amounts.bytes_read),
-            mebibytes(group.amounts.bytes_written),
+            ioscout_render::text::mib(group.amounts.bytes_read as f64),
+            ioscout_render::text::mib(group.amounts.bytes_written as f64),
             if group.process_seconds > 0.0 {
                 format!("{:.1} %", 100.0 * group.amounts.io_time_s() / group.process_seconds)
             } else {
@@ -553,7 +549,7 @@ fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs
             format!("{:.1}", top.job.run_time_s),
             format!("{:.3}", top.job.amounts.io_time_s()),
             format!("{:.3}", top.job.amounts.meta_time_s),
-            mebibytes(top.job.amounts.bytes()),
+            ioscout_render::text::mib(top.job.amounts.bytes() as f64),
         ]);
     }
     out.push('\n');
@@ -571,7 +567,7 @@ fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs
             top.log.clone(),
             format!("{:.3}", top.file.amounts.io_time_s()),
             format!("{:.3}", top.file.amounts.meta_time_s),
-            mebibytes(top.file.amounts.bytes()),
+            ioscout_render::text::mib(top.file.amounts.bytes() as f64),
         ]);
     }
     out.push('\n');
