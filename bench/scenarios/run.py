@@ -6,10 +6,13 @@ interval, the predicted and the measured App Impact, and the proposals that meas
 (harmful, caught: never reported as wins). Then the totals the acceptance counts.
 
     bench/scenarios/run.py [--bin target/release/ioscout] [--pairs N] [--only a,b] [--json OUT]
+                           [--preload libdftracer_preload.so]
 
 Timings are untraced wall times on this machine, baseline and variant alternated; the evidence
-is the committed trace of each baseline (testdata/scenarios). The measured App Impact is the
-share of the baseline's wall time the fix removed (1 - 1/speedup).
+is the committed trace of each baseline (testdata/scenarios), or with --preload one traced run
+of the baseline at the timed scale on this machine, which puts the predicted App Impact on the
+untraced run's time base (the tracer's own cost per event measured and left out). The measured
+App Impact is the share of the baseline's wall time the fix removed (1 - 1/speedup).
 """
 import argparse
 import json
@@ -28,6 +31,8 @@ def main():
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--only", default="")
     parser.add_argument("--json", default="")
+    parser.add_argument("--preload", default="",
+                        help="DFTracer's libdftracer_preload.so: trace each baseline here instead of the committed traces")
     parser.add_argument("--check", action="store_true",
                         help="exit 1 unless every fix is ranked first by advise and measured as a win, and no control wins")
     arguments = parser.parse_args()
@@ -39,8 +44,10 @@ def main():
         expected = suite[name]["fix"]
         spec = HERE / "specs" / f"{name}.toml"
         if spec.exists():
-            run = subprocess.run([arguments.bin, "optimize", str(spec), "--no-kb", "--json", "--pairs", str(arguments.pairs)],
-                                 capture_output=True, text=True)
+            command = [arguments.bin, "optimize", str(spec), "--no-kb", "--json", "--pairs", str(arguments.pairs)]
+            if arguments.preload:
+                command += ["--preload", arguments.preload]
+            run = subprocess.run(command, capture_output=True, text=True)
         else:
             # A trace-only scenario: advice alone, nothing timed.
             run = subprocess.run([arguments.bin, "advise", "--json", str(REPO / "testdata" / "scenarios" / name)],
@@ -54,12 +61,16 @@ def main():
         advice = report["advice"]
         raised = [finding for finding in advice["findings"] if finding[2] in ("medium", "high", "critical")]
         named = raised[0][0] if raised else "-"
-        proposals = [proposal["id"] for proposal in advice["proposals"]]
+        # Advise alone: the order before anything was measured (the report's advice is after).
+        proposals = ([ranked["id"] for ranked in sorted(report["ranked"], key=lambda ranked: ranked["advised_rank"])]
+                     or [proposal["id"] for proposal in advice["proposals"]])
         first = proposals[0] if proposals else "-"
         rank = proposals.index(expected) + 1 if expected in proposals else None
         fix = next((found for found in report["measured"] if expected in found["implements"]), None)
         measured = fix["measurement"] if fix else None
-        predicted = next((proposal["app_impact_pct"] for proposal in advice["proposals"] if proposal["id"] == expected), None)
+        # The prediction on the time base optimize measured (the untraced run's, with --preload).
+        predicted = next((ranked["predicted_impact_pct"] for ranked in report["ranked"] if ranked["id"] == expected),
+                         next((proposal["app_impact_pct"] for proposal in advice["proposals"] if proposal["id"] == expected), None))
         harmful = [found["variant"] for found in report["measured"] if found["measurement"]["verdict"] == "regression"]
         after = [ranked["id"] for ranked in report["ranked"]]
         rows.append({

@@ -247,12 +247,12 @@ fn basis_time(measurements: &Measurements, basis: catalog::Basis) -> (f64, Strin
             )
         }
         catalog::Basis::OverlappableRead => (
-            gaps.map_or(0.0, |gaps| gaps.read_time_s.min(gaps.other_work_s)),
-            "read time the gaps between the busiest process's calls could hide (min of read time and other work)",
+            gaps.map_or(0.0, |gaps| gaps.read_ahead_s),
+            "read time the work before each read could hide (the busiest process's reads, each stretch up to the work since the one before)",
         ),
         catalog::Basis::OverlappableWrite => (
-            gaps.map_or(0.0, |gaps| gaps.write_time_s.min(gaps.other_work_s)),
-            "write time the gaps between the busiest process's calls could hide (min of write time and other work)",
+            gaps.map_or(0.0, |gaps| gaps.write_behind_s),
+            "write time the work after each write could hide (the busiest process's writes, each stretch up to the work until the next)",
         ),
         catalog::Basis::Reread => {
             let share = if profile.bytes_read > 0 {

@@ -358,6 +358,11 @@ pub(crate) struct OptimizeArguments {
     /// tmpfs, other.
     #[arg(long, value_name = "TYPE")]
     pub(crate) fs_type: Option<String>,
+    /// DFTracer's preload library (the shared object its Python package installs): trace the baseline
+    /// once here, at the timed scale, instead of using the spec's `traces`; the report then
+    /// says what tracing added to the baseline.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) preload: Option<PathBuf>,
     /// Print the report as JSON.
     #[arg(long)]
     pub(crate) json: bool,

@@ -353,6 +353,10 @@ pub struct OptimizeParams {
     /// File system, overriding detection.
     #[serde(default)]
     pub fs_type: Option<String>,
+    /// DFTracer's preload library, under a root: trace the baseline once here instead of using
+    /// the spec's `traces` (the report then says what tracing added).
+    #[serde(default)]
+    pub preload: Option<String>,
 }
 
 fn default_ofat() -> String {
@@ -712,6 +716,7 @@ pub fn optimize(context: &Context, params: OptimizeParams) -> Result<Outcome, To
         no_kb: false,
         pairs: params.pairs,
         fs_type: params.fs_type,
+        preload: params.preload.map(|path| context.roots.resolve(&path, true)).transpose()?,
     };
     Ok(ioscout_service::optimize::optimize(&request)?)
 }

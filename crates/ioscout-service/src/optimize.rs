@@ -36,6 +36,9 @@ pub struct OptimizeRequest {
     pub pairs: Option<u32>,
     /// File system, overriding detection.
     pub fs_type: Option<String>,
+    /// DFTracer's `LD_PRELOAD` library: trace the baseline once on this machine instead of using
+    /// the spec's `traces` (the report then says what tracing added).
+    pub preload: Option<PathBuf>,
 }
 
 /// One change measured against the baseline.
@@ -77,6 +80,40 @@ pub struct Ranked {
     pub variant: Option<String>,
 }
 
+/// The traced baseline run against its untraced runs: what the tracer added. App Impact stays a
+/// share of the traced job: the tracer's cost sits in the calls and the short gaps between them,
+/// which the shares of the job scale together (the scenario suite measured this closer to the
+/// untraced outcome than a per-event correction, which the I/O's own variance between runs
+/// confounds: BENCHMARKS.md).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TracerOverhead {
+    /// Wall time of the traced run, seconds.
+    pub traced_wall_s: f64,
+    /// Median wall time of the untraced baseline runs, seconds.
+    pub untraced_wall_s: f64,
+    /// What tracing added, percent of the untraced time (negative: within the runs' noise).
+    pub added_pct: f64,
+    /// Events the busiest process wrote.
+    pub events: u64,
+    /// What tracing added per event, seconds (0 when it added nothing).
+    pub per_event_s: f64,
+}
+
+impl TracerOverhead {
+    /// The overhead of a traced run of `traced_wall_s` whose busiest process wrote `events`
+    /// events, against untraced runs of median `untraced_wall_s`.
+    pub fn new(traced_wall_s: f64, untraced_wall_s: f64, events: u64) -> TracerOverhead {
+        let added = traced_wall_s - untraced_wall_s;
+        TracerOverhead {
+            traced_wall_s,
+            untraced_wall_s,
+            added_pct: if untraced_wall_s > 0.0 { 100.0 * added / untraced_wall_s } else { 0.0 },
+            events,
+            per_event_s: if events > 0 { added.max(0.0) / events as f64 } else { 0.0 },
+        }
+    }
+}
+
 /// The whole result.
 #[derive(Clone, Debug, Serialize)]
 pub struct OptimizeReport {
@@ -97,6 +134,9 @@ pub struct OptimizeReport {
     pub measured: Vec<Measured>,
     /// The proposals ranked by what was measured.
     pub ranked: Vec<Ranked>,
+    /// What tracing added to the baseline, when it was traced here (`preload`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tracer: Option<TracerOverhead>,
     /// Variants of strategies the advice did not propose that measured as wins: fixes it missed.
     pub missed_wins: Vec<String>,
     /// The knowledge base written.
@@ -147,14 +187,24 @@ fn prepare(command: &[String], directory: &Path) -> Result<()> {
     }
 }
 
-/// The baseline's traces: the spec's, or one run of the baseline under DFTracer's preload library.
-fn evidence(spec: &Spec, work_dir: &Path, executor: &dyn Executor) -> Result<PathBuf> {
+/// The baseline's traces: the spec's, or one run of the baseline under DFTracer's preload library
+/// (`preload` given to the request first, then the spec's `traces`, then its `preload`), with the
+/// wall time of that traced run.
+fn evidence(
+    spec: &Spec,
+    work_dir: &Path,
+    executor: &dyn Executor,
+    preload: Option<&Path>,
+) -> Result<(PathBuf, Option<f64>)> {
     let Some(optimize) = &spec.optimize else { return Err(bad(&"no [optimize] section")) };
-    if let Some(traces) = &optimize.traces {
+    if let (None, Some(traces)) = (preload, &optimize.traces) {
         let traces = spec.directory.join(traces);
-        return Ok(traces.canonicalize().unwrap_or(traces));
+        return Ok((traces.canonicalize().unwrap_or(traces), None));
     }
-    let Some(preload) = &optimize.preload else {
+    let Some(preload) = preload
+        .map(Path::to_path_buf)
+        .or_else(|| optimize.preload.as_ref().map(|path| spec.directory.join(path)))
+    else {
         return Err(bad(
             &"[optimize] needs `traces` (the baseline's DFTracer traces) or `preload` (DFTracer's LD_PRELOAD library, to trace the baseline once)",
         ));
@@ -164,7 +214,6 @@ fn evidence(spec: &Spec, work_dir: &Path, executor: &dyn Executor) -> Result<Pat
     std::fs::create_dir_all(&traces).map_err(|error| ServiceError::io(&traces, error))?;
     let mut traced = spec.clone();
     if let Some(workload) = traced.workload.as_mut() {
-        let preload = spec.directory.join(preload);
         for (name, value) in [
             ("LD_PRELOAD", preload.display().to_string()),
             ("DFTRACER_ENABLE", "1".into()),
@@ -181,7 +230,7 @@ fn evidence(spec: &Spec, work_dir: &Path, executor: &dyn Executor) -> Result<Pat
     if evaluation.status != ioscout_tune::executor::Status::Ok {
         return Err(bad(&format!("the traced baseline run failed: {}", evaluation.message)));
     }
-    Ok(traces)
+    Ok((traces, Some(evaluation.seconds)))
 }
 
 /// The ROMIO hints of the strategies ioscout can apply itself, by strategy id: a hints file
@@ -296,7 +345,7 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
         prepare(&command, &work_dir)?;
     }
     let executor: &dyn Executor = if spec.objective.source == "mock" { &MockSurface } else { &Local };
-    let traces = evidence(&spec, &work_dir, executor)?;
+    let (traces, traced_wall_s) = evidence(&spec, &work_dir, executor, request.preload.as_deref())?;
     let kb_path = if request.no_kb {
         None
     } else {
@@ -358,7 +407,7 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
             }
         }
     }
-    let ranked = rank(&advice, &measured);
+    let advised = advice;
     let missed_wins = measured
         .iter()
         .filter(|found| found.proposal.is_none() && found.measurement.verdict == MeasuredVerdict::Win)
@@ -373,7 +422,7 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
         };
         let measurement = &found.measurement;
         let effect = measurement.measured_impact_pct;
-        let citation = advice
+        let citation = advised
             .proposals
             .iter()
             .find(|proposal| proposal.id == strategy)
@@ -385,12 +434,14 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
             citation,
         ));
     }
+    let tracer = tracer_overhead(&spec.objective.source, traced_wall_s, &advised.measurements, &measured);
     let advice = ioscout_advise::advise(
         &catalog,
-        advice.measurements.clone(),
-        advice.filesystem.clone(),
+        advised.measurements.clone(),
+        advised.filesystem.clone(),
         &measured_by_strategy,
     );
+    let ranked = rank(&advised, &advice, &measured);
     let artifacts = ioscout_advise::artifacts::write(&work_dir, &advice, metric)
         .map_err(|error| ServiceError::io(&work_dir, error))?;
     let result = OptimizeReport {
@@ -402,6 +453,7 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
         advice,
         measured,
         ranked,
+        tracer,
         missed_wins,
         kb: kb_path,
         artifacts: Some(artifacts.clone()),
@@ -415,13 +467,42 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
     Ok(Outcome { value, text, report, flagged, warnings })
 }
 
+/// What tracing cost the baseline: its traced run's wall time against the median of its untraced
+/// runs in the pairs, when the objective is the wall time and the baseline was traced here (the
+/// spec's committed traces come from another run, often at another scale).
+fn tracer_overhead(
+    objective_source: &str,
+    traced_wall_s: Option<f64>,
+    measurements: &ioscout_advise::Measurements,
+    measured: &[Measured],
+) -> Option<TracerOverhead> {
+    let traced_wall_s = traced_wall_s?;
+    if objective_source != "wall_time" {
+        return None;
+    }
+    let baselines: Vec<f64> = measured
+        .iter()
+        .flat_map(|found| found.measurement.pairs.iter().map(|(baseline, _)| *baseline))
+        .filter(|seconds| seconds.is_finite() && *seconds > 0.0)
+        .collect();
+    let median = ioscout_tune::optimize::median(&baselines)?;
+    Some(TracerOverhead::new(traced_wall_s, median, measurements.busiest_process_events))
+}
+
 /// The proposals ranked by what was measured: wins by measured App Impact, then those not
-/// measured (by predicted App Impact), then no change, then regressions.
-fn rank(advice: &Advice, measured: &[Measured]) -> Vec<Ranked> {
-    let mut ranked: Vec<Ranked> = advice
+/// measured (by predicted App Impact, on the untraced time base when it was measured), then no
+/// change, then regressions. `advised` is the advice before measurement (its ranks), `advice`
+/// the same proposals after it.
+fn rank(advised: &Advice, advice: &Advice, measured: &[Measured]) -> Vec<Ranked> {
+    let mut ranked: Vec<Ranked> = advised
         .proposals
         .iter()
         .map(|proposal| {
+            let predicted = advice
+                .proposals
+                .iter()
+                .find(|after| after.id == proposal.id)
+                .map_or(proposal.app_impact_pct, |after| after.app_impact_pct);
             let best = measured
                 .iter()
                 .filter(|found| found.proposal.as_deref() == Some(proposal.id.as_str()))
@@ -435,7 +516,7 @@ fn rank(advice: &Advice, measured: &[Measured]) -> Vec<Ranked> {
                 advised_rank: proposal.rank,
                 id: proposal.id.clone(),
                 strategy: proposal.strategy.clone(),
-                predicted_impact_pct: proposal.app_impact_pct,
+                predicted_impact_pct: predicted,
                 measured_impact_pct: best.and_then(|found| found.measurement.measured_impact_pct),
                 speedup: best.and_then(|found| found.measurement.median),
                 interval: best.and_then(|found| found.measurement.interval),
@@ -460,6 +541,24 @@ fn rank(advice: &Advice, measured: &[Measured]) -> Vec<Ranked> {
         ranked.rank = index + 1;
     }
     ranked
+}
+
+/// What the predicted App Impact is a share of, and what tracing added.
+fn time_base(result: &OptimizeReport) -> String {
+    let job = result.advice.measurements.job_time_s;
+    match &result.tracer {
+        Some(tracer) => format!(
+            "Predicted: a share of the traced job ({job:.3} s); tracing added {:+.0} % (traced run {:.3} s, untraced median {:.3} s; {:.1} us per event over {} events of the busiest process)",
+            tracer.added_pct,
+            tracer.traced_wall_s,
+            tracer.untraced_wall_s,
+            tracer.per_event_s * 1e6,
+            tracer.events
+        ),
+        None => format!(
+            "Predicted: a share of the traced job ({job:.3} s, from the spec's traces; --preload traces the baseline here and says what tracing added)"
+        ),
+    }
 }
 
 fn render(result: &OptimizeReport) -> String {
@@ -493,6 +592,7 @@ fn render(result: &OptimizeReport) -> String {
         out.push_str("No proposals: the advice found nothing to change, so nothing was measured.\n");
     } else {
         out.push_str(&table.render());
+        let _ = writeln!(out, "{}", time_base(result));
     }
     let others: Vec<&Measured> = result.measured.iter().filter(|found| found.proposal.is_none()).collect();
     if !others.is_empty() {
@@ -524,4 +624,39 @@ fn render(result: &OptimizeReport) -> String {
         let _ = writeln!(out, "Artifacts: {}", display_path(artifacts));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measured(pairs: Vec<(f64, f64)>) -> Measured {
+        Measured {
+            variant: "fix".into(),
+            implements: vec!["l1-buffer-small-writes".into()],
+            proposal: None,
+            measurement: ioscout_tune::optimize::paired(pairs, false, 0.03, Vec::new()),
+        }
+    }
+
+    #[test]
+    fn the_tracer_overhead_is_the_traced_run_against_the_median_untraced_baseline() {
+        let measurements =
+            ioscout_advise::Measurements { busiest_process_events: 100_000, ..Default::default() };
+        // Baselines of two variants: 1.0, 1.2, 0.9, 1.1, 1.0 (median 1.0); the traced run 1.5 s.
+        let runs =
+            [measured(vec![(1.0, 0.5), (1.2, 0.6), (0.9, 0.5)]), measured(vec![(1.1, 1.0), (1.0, 1.0)])];
+        let overhead = tracer_overhead("wall_time", Some(1.5), &measurements, &runs)
+            .unwrap_or_else(|| panic!("no overhead measured"));
+        assert!((overhead.untraced_wall_s - 1.0).abs() < 1e-12, "{overhead:?}");
+        assert!((overhead.added_pct - 50.0).abs() < 1e-9, "{overhead:?}");
+        assert!((overhead.per_event_s - 5e-6).abs() < 1e-15, "{overhead:?}");
+        // A traced run faster than the untraced ones is noise: nothing added per event.
+        let faster = tracer_overhead("wall_time", Some(0.8), &measurements, &runs)
+            .unwrap_or_else(|| panic!("no overhead measured"));
+        assert!(faster.added_pct < 0.0 && faster.per_event_s == 0.0, "{faster:?}");
+        // Not traced here, or an objective that is not the wall time: nothing to compare.
+        assert_eq!(tracer_overhead("wall_time", None, &measurements, &runs), None);
+        assert_eq!(tracer_overhead("mock", Some(1.5), &measurements, &runs), None);
+    }
 }

@@ -35,6 +35,7 @@ pub(crate) fn optimize(arguments: &OptimizeArguments) -> anyhow::Result<ExitCode
         no_kb: arguments.no_kb,
         pairs: arguments.pairs,
         fs_type: arguments.fs_type.clone(),
+        preload: arguments.preload.clone(),
     };
     let outcome = ioscout_service::optimize::optimize(&request)?;
     common::print(&outcome, arguments.json, false)?;

@@ -26,6 +26,14 @@ pub struct IoGaps {
     pub window_s: f64,
     /// The time overlapping I/O with that work could hide at most: min(I/O, other work).
     pub overlappable_s: f64,
+    /// The write time a write-behind (an asynchronous checkpoint, a writer thread) could hide:
+    /// each stretch of I/O's write time up to the work that follows it before the next stretch
+    /// (a write can only run beside the work after it; the last stretch has none in the window).
+    pub write_behind_s: f64,
+    /// The read time a read-ahead (a reader thread, a data loader's workers) could hide: each
+    /// stretch's read time up to the work before it since the previous stretch (a read can only
+    /// be issued early beside the work before it; the first stretch has none in the window).
+    pub read_ahead_s: f64,
     /// Time between its calls in gaps under [`MIN_GAP_S`]: the caller's own cost per call
     /// (an interpreter loop, a format library), which a change issuing fewer calls saves too.
     pub short_gaps_s: f64,
@@ -40,12 +48,27 @@ impl IoGaps {
     }
 }
 
-/// One I/O interval of a record: start, end, busy seconds inside, calls inside.
+/// One I/O interval of a record: start, end, busy seconds inside (and its read and write
+/// parts), calls inside.
 struct Interval {
     start: f64,
     end: f64,
     busy: f64,
+    read: f64,
+    write: f64,
     calls: i64,
+}
+
+/// Records whose windows overlap, one after the other in a process's time: a stretch of I/O.
+struct Stretch {
+    start: f64,
+    end: f64,
+    records: usize,
+    read: f64,
+    write: f64,
+    /// The idle time inside its one record when that record's calls are on average a gap apart
+    /// (a file read a block per step): other work inside the stretch.
+    sparse_idle: f64,
 }
 
 /// The gaps between the I/O of the process with the most I/O time, from its POSIX records' first
@@ -88,6 +111,8 @@ pub fn io_gaps(context: &DarshanContext<'_>) -> Option<IoGaps> {
             start,
             end,
             busy: read + write + meta,
+            read,
+            write,
             calls: calls.saturating_add(other_calls),
         });
         entry.1 += read;
@@ -105,35 +130,51 @@ pub fn io_gaps(context: &DarshanContext<'_>) -> Option<IoGaps> {
             // other work, and so is the idle time inside a stretch of one record whose calls are on
             // average a gap apart (a file read a block per step). Inside a stretch of several
             // records nothing is counted: their windows cover each other's idle time.
-            let mut other = 0.0;
-            let mut stretch: Option<(f64, f64, usize, f64)> = None;
-            let mut lone_idle = 0.0;
+            let mut stretches: Vec<Stretch> = Vec::new();
             for interval in &intervals {
                 let idle = (interval.end - interval.start - interval.busy).max(0.0);
                 let data_calls = interval.calls.max(1);
-                match stretch.as_mut() {
-                    Some((_, end, records, _)) if interval.start < *end => {
-                        *end = end.max(interval.end);
-                        *records += 1;
+                match stretches.last_mut() {
+                    Some(stretch) if interval.start < stretch.end => {
+                        stretch.end = stretch.end.max(interval.end);
+                        stretch.records += 1;
+                        stretch.read += interval.read;
+                        stretch.write += interval.write;
                     }
-                    _ => {
-                        if let Some((_, end, records, idle_of_lone)) = stretch {
-                            if records == 1 {
-                                lone_idle += idle_of_lone;
-                            }
-                            if interval.start - end >= MIN_GAP_S {
-                                other += interval.start - end;
-                            }
-                        }
-                        let sparse = if idle / data_calls as f64 >= MIN_GAP_S { idle } else { 0.0 };
-                        stretch = Some((interval.start, interval.end, 1, sparse));
-                    }
+                    _ => stretches.push(Stretch {
+                        start: interval.start,
+                        end: interval.end,
+                        records: 1,
+                        read: interval.read,
+                        write: interval.write,
+                        sparse_idle: if idle / data_calls as f64 >= MIN_GAP_S { idle } else { 0.0 },
+                    }),
                 }
             }
-            if let Some((_, _, 1, idle_of_lone)) = stretch {
-                lone_idle += idle_of_lone;
+            // The work between stretches, in gaps of at least MIN_GAP_S: gap[i] lies between
+            // stretch i and stretch i + 1.
+            let between: Vec<f64> = stretches
+                .windows(2)
+                .map(|pair| {
+                    let gap = pair[1].start - pair[0].end;
+                    if gap >= MIN_GAP_S { gap } else { 0.0 }
+                })
+                .collect();
+            let lone = |stretch: &Stretch| if stretch.records == 1 { stretch.sparse_idle } else { 0.0 };
+            let lone_idle: f64 = stretches.iter().map(lone).sum();
+            let other = (between.iter().sum::<f64>() + lone_idle).min((window_s - io).max(0.0));
+            // Overlap by direction: a write hides behind the work after it, a read behind the
+            // work before it; inside a lone sparse record the two alternate, and its idle time
+            // bounds both.
+            let mut write_behind = 0.0;
+            let mut read_ahead = 0.0;
+            for (index, stretch) in stretches.iter().enumerate() {
+                let after = between.get(index).copied().unwrap_or(0.0);
+                let before =
+                    index.checked_sub(1).and_then(|previous| between.get(previous).copied()).unwrap_or(0.0);
+                write_behind += stretch.write.min(after + lone(stretch));
+                read_ahead += stretch.read.min(before + lone(stretch));
             }
-            let other = (other + lone_idle).min((window_s - io).max(0.0));
             let calls = intervals.iter().map(|interval| interval.calls).fold(0, i64::saturating_add);
             IoGaps {
                 short_gaps_s: (window_s - io - other).max(0.0),
@@ -145,6 +186,8 @@ pub fn io_gaps(context: &DarshanContext<'_>) -> Option<IoGaps> {
                 other_work_s: other,
                 window_s,
                 overlappable_s: io.min(other),
+                write_behind_s: write_behind.min(other),
+                read_ahead_s: read_ahead.min(other),
             }
         })
         .max_by(|a, b| a.io_time_s.total_cmp(&b.io_time_s))
@@ -198,5 +241,68 @@ impl DarshanRule for IoGapsRule {
                 .crossing("overlappable time >= 5% of the job")
                 .crossing("gaps >= 10% of the I/O window"),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::darshan::testing::{facts, record};
+    use crate::darshan::{DarshanFacts, DrishtiThresholds};
+
+    /// One process's files, each moving data for 0.2 s from `start` (a write, or a read), 1 s
+    /// apart: three stretches with 0.8 s of work between them and none after the last.
+    fn three_files(write: bool) -> DarshanFacts {
+        let mut facts = facts(1, 4.0, &["POSIX"]);
+        for (id, start) in [1.0, 2.0, 3.0].into_iter().enumerate() {
+            let (count, time, first, last) = if write {
+                (
+                    "POSIX_WRITES",
+                    "POSIX_F_WRITE_TIME",
+                    "POSIX_F_WRITE_START_TIMESTAMP",
+                    "POSIX_F_WRITE_END_TIMESTAMP",
+                )
+            } else {
+                (
+                    "POSIX_READS",
+                    "POSIX_F_READ_TIME",
+                    "POSIX_F_READ_START_TIMESTAMP",
+                    "POSIX_F_READ_END_TIMESTAMP",
+                )
+            };
+            let values = [
+                (count, 8.0),
+                (time, 0.2),
+                ("POSIX_F_OPEN_START_TIMESTAMP", start),
+                (first, start),
+                (last, start + 0.2),
+                ("POSIX_F_CLOSE_END_TIMESTAMP", start + 0.2),
+            ];
+            facts.posix.push(record(Module::Posix, id as u64 + 1, 0, &values));
+        }
+        facts
+    }
+
+    fn gaps_of(facts: &DarshanFacts) -> IoGaps {
+        io_gaps(&DarshanContext::new(facts, DrishtiThresholds::default()))
+            .unwrap_or_else(|| panic!("no gaps measured"))
+    }
+
+    #[test]
+    fn a_write_hides_only_behind_the_work_after_it() {
+        let gaps = gaps_of(&three_files(true));
+        assert!((gaps.other_work_s - 1.6).abs() < 1e-9, "{gaps:?}");
+        // min(writes 0.6, work 1.6) would say 0.6; the last checkpoint has no work after it.
+        assert!((gaps.overlappable_s - 0.6).abs() < 1e-9, "{gaps:?}");
+        assert!((gaps.write_behind_s - 0.4).abs() < 1e-9, "{gaps:?}");
+        assert!(gaps.read_ahead_s.abs() < 1e-9, "{gaps:?}");
+    }
+
+    #[test]
+    fn a_read_hides_only_behind_the_work_before_it() {
+        let gaps = gaps_of(&three_files(false));
+        // The first read has no work before it in the window: a reader thread cannot start it early.
+        assert!((gaps.read_ahead_s - 0.4).abs() < 1e-9, "{gaps:?}");
+        assert!(gaps.write_behind_s.abs() < 1e-9, "{gaps:?}");
     }
 }
