@@ -26,6 +26,13 @@ def scaled(count, scale):
     return max(1, int(count * scale))
 
 
+def durable(file):
+    """Flushes a prepared input to the disk: the job's POSIX_FADV_DONTNEED then evicts it, so
+    every run (traced or timed) reads it cold (dirty pages would stay cached)."""
+    file.flush()
+    os.fsync(file.fileno())
+
+
 def compute(seconds):
     """Work that is not I/O: a busy loop of `seconds`."""
     end = time.perf_counter() + seconds
@@ -56,6 +63,7 @@ def random_reads(variant, data, scale):
         with open(path, "wb") as file:
             for _ in range(64):
                 file.write(os.urandom(MIB))
+            durable(file)
         return
     rng = random.Random(7)
     offsets = [rng.randrange(0, (64 * MIB) // 4096) * 4096 for _ in range(scaled(20000, scale))]
@@ -154,6 +162,7 @@ def serial_read_compute(variant, data, scale):
         with open(path, "wb") as file:
             for _ in range(count):
                 file.write(os.urandom(4 * MIB))
+            durable(file)
         return
     os.posix_fadvise(os.open(path, os.O_RDONLY), 0, 0, os.POSIX_FADV_DONTNEED)
     fd = os.open(path, os.O_RDONLY)
