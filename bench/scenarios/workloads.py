@@ -297,6 +297,40 @@ def hdf5_chunk_cache(variant, data, scale):
             total += float(dataset[row].sum())
 
 
+def mpiio_interleaved(variant, data, scale):
+    """Every rank (run under mpirun, ROMIO as MPI-IO: `OMPI_MCA_io=romio321`) writes 256-byte
+    records interleaved with the other ranks' into one shared file, through a strided file view,
+    two records per independent MPI_File_write: each call is noncontiguous, so ROMIO's data
+    sieving reads the extent, modifies it and writes it back under a file lock; fix: the same
+    view and bytes in one collective MPI_File_write_all (two-phase I/O: no locks, large writes)."""
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    records, record = scaled(80000, scale), 256
+    per_call = 2
+    records -= records % per_call
+    data_of_rank = bytes([65 + rank % 26]) * record
+    path = os.path.join(data, "shared.dat")
+    if rank == 0 and os.path.exists(path):
+        os.remove(path)
+    comm.Barrier()
+    handle = MPI.File.Open(comm, path, MPI.MODE_CREATE | MPI.MODE_WRONLY)
+    # One record's slot in every `size` slots, tiled over the file.
+    slot = MPI.BYTE.Create_contiguous(record)
+    filetype = slot.Create_resized(0, record * size).Commit()
+    slot.Free()
+    handle.Set_view(rank * record, MPI.BYTE, filetype)
+    if variant == "fix":
+        handle.Write_all(data_of_rank * records)
+    else:
+        block = data_of_rank * per_call
+        for _ in range(records // per_call):
+            handle.Write(block)
+    filetype.Free()
+    handle.Close()
+
+
 def compute_bound(variant, data, scale):
     """The control: 2 s of computation and one 8 MiB result written in 1 MiB writes. No I/O
     bottleneck: nothing to fix."""
@@ -312,6 +346,7 @@ SCENARIOS = {
     "tiny_writes": tiny_writes,
     "random_reads": random_reads,
     "small_sequential_reads": small_sequential_reads,
+    "mpiio_interleaved": mpiio_interleaved,
     "metadata_storm": metadata_storm,
     "serial_read_compute": serial_read_compute,
     "sync_storm": sync_storm,

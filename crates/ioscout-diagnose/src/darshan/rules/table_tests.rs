@@ -420,6 +420,31 @@ fn iosage() -> Vec<Row> {
             ),
         ],
     );
+    // Two processes' POSIX requests on a shared file (rank -1), no MPI-IO visible (a trace):
+    // 8,000 of 555 B interleaved (3 % consecutive), or the same bytes written front to back.
+    let shared_file = |consecutive: f64| {
+        with(
+            facts(2, 10.0, &["POSIX"]),
+            vec![(
+                Module::Posix,
+                record(
+                    Module::Posix,
+                    3,
+                    -1,
+                    &[
+                        ("POSIX_READS", 4000.0),
+                        ("POSIX_WRITES", 4000.0),
+                        ("POSIX_BYTES_READ", 2.44e6),
+                        ("POSIX_BYTES_WRITTEN", 2.0e6),
+                        ("POSIX_CONSEC_READS", consecutive * 4000.0),
+                        ("POSIX_CONSEC_WRITES", consecutive * 4000.0),
+                        ("POSIX_F_WRITE_TIME", 0.2),
+                        ("POSIX_F_READ_TIME", 0.1),
+                    ],
+                ),
+            )],
+        )
+    };
     let read_time = |time: f64| {
         with(
             facts(1, 100.0, &["POSIX"]),
@@ -471,6 +496,8 @@ fn iosage() -> Vec<Row> {
         single(&Healthy, "io_weighs", read_time(30.0)),
         single(&Interface, "stdio_bulk_and_independent_mpiio", stdio_and_independent),
         single(&Interface, "posix_bulk_and_collectives", posix_and_collective),
+        single(&Interface, "shared_file_small_interleaved", shared_file(0.03)),
+        single(&Interface, "shared_file_written_in_order", shared_file(0.9)),
         single(
             &Metadata,
             "metadata_dominates",
