@@ -21,7 +21,7 @@ pub fn breakdown_text(path: &str, version: &str, breakdown: &Breakdown) -> Strin
     let mut out = String::new();
     let at_least = if breakdown.job_estimated { "at least " } else { "" };
     let run_time = match breakdown.run_time_s {
-        Some(run_time) => format!("run time {at_least}{run_time:.3} s"),
+        Some(run_time) => format!("run time {at_least}{} s", crate::text::seconds(run_time, 3)),
         None => "run time unknown (neither the job record nor the records give one)".into(),
     };
     let _ = writeln!(

@@ -36,6 +36,21 @@ pub fn mib(bytes: f64) -> String {
     format!("{:.1}", bytes / MIB)
 }
 
+/// Seconds with `decimals` places, or, when that would print a positive time as zero (a few
+/// milliseconds estimated from a damaged log's records, "at least 0.0 s"), with two
+/// significant digits: `seconds(0.0042, 1)` is "0.0042".
+pub fn seconds(value: f64, decimals: usize) -> String {
+    let shown = format!("{value:.decimals$}");
+    if value > 0.0 && value.is_finite() && shown.trim_start_matches(['0', '.']).is_empty() {
+        // Two significant digits: 0.0042 has its first at the third place.
+        let first = (-value.log10()).ceil().max(0.0) as usize;
+        let places = (first + 1).min(12);
+        format!("{value:.places$}")
+    } else {
+        shown
+    }
+}
+
 /// A byte count in binary units.
 pub fn bytes(value: u64) -> String {
     // One rule for sizes in every text, the findings' included.
@@ -172,6 +187,16 @@ pub fn why_of(finding: &ioscout_diagnose::Finding) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_positive_time_is_never_printed_as_zero() {
+        assert_eq!(seconds(12.34, 1), "12.3");
+        assert_eq!(seconds(0.0, 1), "0.0");
+        assert_eq!(seconds(0.04, 1), "0.040");
+        assert_eq!(seconds(0.0042, 1), "0.0042");
+        assert_eq!(seconds(0.0042, 3), "0.004");
+        assert_eq!(seconds(0.00042, 3), "0.00042");
+    }
 
     #[test]
     fn counts_take_the_right_noun() {

@@ -295,11 +295,11 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
         let at_least = if log.job_estimated { "at least " } else { "" };
         let _ = writeln!(
             text,
-            "{}: Darshan {}, {at_least}{} processes, {at_least}{:.1} s, I/O on the critical path {}{:.1} % of the run time",
+            "{}: Darshan {}, {at_least}{}, {at_least}{} s, I/O on the critical path {}{:.1} % of the run time",
             display_path(path),
             log.header.version,
-            log.job.nprocs,
-            log.run_time(),
+            ioscout_render::text::count_of(log.job.nprocs.max(0) as u64, "process", "processes"),
+            ioscout_render::text::seconds(log.run_time(), 1),
             if log.job_estimated { "at most " } else { "" },
             context.io_share() * 100.0
         );
