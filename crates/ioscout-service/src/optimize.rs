@@ -214,7 +214,7 @@ fn evidence(
     std::fs::create_dir_all(&traces).map_err(|error| ServiceError::io(&traces, error))?;
     let mut traced = spec.clone();
     if let Some(workload) = traced.workload.as_mut() {
-        for (name, value) in [
+        let variables = [
             ("LD_PRELOAD", preload.display().to_string()),
             ("DFTRACER_ENABLE", "1".into()),
             ("DFTRACER_INIT", "PRELOAD".into()),
@@ -222,8 +222,14 @@ fn evidence(
             ("DFTRACER_DATA_DIR", "all".into()),
             ("DFTRACER_TRACE_COMPRESSION", "1".into()),
             ("DFTRACER_LOG_FILE", traces.join("trace").display().to_string()),
-        ] {
-            workload.environment.insert(name.into(), value);
+        ];
+        match traced_launch(&workload.command, &variables) {
+            Some(command) => workload.command = command,
+            None => {
+                for (name, value) in variables {
+                    workload.environment.insert(name.into(), value);
+                }
+            }
         }
     }
     let evaluation = executor.evaluate(&traced, &ioscout_tune::optimize::baseline_params(spec), None, 0);
@@ -231,6 +237,28 @@ fn evidence(
         return Err(bad(&format!("the traced baseline run failed: {}", evaluation.message)));
     }
     Ok((traces, Some(evaluation.seconds)))
+}
+
+/// Open MPI's launchers: their ranks get the tracer's variables by `-x NAME=VALUE`, and the
+/// launcher itself is not traced (a traced launcher is one more process in the trace, so a file
+/// every rank shares is no longer shared by every process, and Darshan's reduced record of it
+/// is not made).
+const OPEN_MPI_LAUNCHERS: [&str; 3] = ["mpirun", "orterun", "prterun"];
+
+/// `command` with the tracer's `variables` passed to the ranks of an Open MPI launch, or `None`
+/// when the command is not one (the variables then go in the environment).
+fn traced_launch(command: &[String], variables: &[(&str, String)]) -> Option<Vec<String>> {
+    let launcher = Path::new(command.first()?).file_name()?.to_str()?;
+    if !OPEN_MPI_LAUNCHERS.contains(&launcher) {
+        return None;
+    }
+    let mut traced = vec![command[0].clone()];
+    for (name, value) in variables {
+        traced.push("-x".into());
+        traced.push(format!("{name}={value}"));
+    }
+    traced.extend(command[1..].iter().cloned());
+    Some(traced)
 }
 
 /// The ROMIO hints of the strategies ioscout can apply itself, by strategy id: a hints file
@@ -637,6 +665,35 @@ mod tests {
             proposal: None,
             measurement: ioscout_tune::optimize::paired(pairs, false, 0.03, Vec::new()),
         }
+    }
+
+    #[test]
+    fn an_open_mpi_launch_passes_the_tracer_to_its_ranks_and_is_not_traced_itself() {
+        let variables = [("LD_PRELOAD", "/lib/preload.so".to_string()), ("DFTRACER_ENABLE", "1".to_string())];
+        let command: Vec<String> =
+            ["/usr/bin/mpirun", "-n", "2", "python3", "job.py"].iter().map(ToString::to_string).collect();
+        assert_eq!(
+            traced_launch(&command, &variables),
+            Some(
+                [
+                    "/usr/bin/mpirun",
+                    "-x",
+                    "LD_PRELOAD=/lib/preload.so",
+                    "-x",
+                    "DFTRACER_ENABLE=1",
+                    "-n",
+                    "2",
+                    "python3",
+                    "job.py"
+                ]
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+            )
+        );
+        let plain: Vec<String> = ["python3", "job.py"].iter().map(ToString::to_string).collect();
+        assert_eq!(traced_launch(&plain, &variables), None);
+        assert_eq!(traced_launch(&[], &variables), None);
     }
 
     #[test]
