@@ -75,8 +75,7 @@ struct Stretch {
 /// and last timestamps and times (a shared record, rank -1, has no one process's timeline and is
 /// left out). `None` when no record with reads or writes has timestamps.
 pub fn io_gaps(context: &DarshanContext<'_>) -> Option<IoGaps> {
-    let mut by_rank: std::collections::BTreeMap<i64, (Vec<Interval>, f64, f64)> =
-        std::collections::BTreeMap::new();
+    let mut by_rank: std::collections::BTreeMap<i64, Vec<Interval>> = std::collections::BTreeMap::new();
     for record in context.records(Module::Posix) {
         if record.rank < 0 {
             continue;
@@ -107,7 +106,7 @@ pub fn io_gaps(context: &DarshanContext<'_>) -> Option<IoGaps> {
             .iter()
             .map(|name| context.value(record, name).max(0))
             .fold(0, i64::saturating_add);
-        entry.0.push(Interval {
+        entry.push(Interval {
             start,
             end,
             busy: read + write + meta,
@@ -115,12 +114,13 @@ pub fn io_gaps(context: &DarshanContext<'_>) -> Option<IoGaps> {
             write,
             calls: calls.saturating_add(other_calls),
         });
-        entry.1 += read;
-        entry.2 += write;
     }
     by_rank
         .into_iter()
-        .map(|(rank, (mut intervals, read, write))| {
+        .map(|(rank, mut intervals)| {
+            // In record order, before sorting by time: the sums as the records give them.
+            let read: f64 = intervals.iter().map(|interval| interval.read).sum();
+            let write: f64 = intervals.iter().map(|interval| interval.write).sum();
             intervals.sort_by(|a, b| a.start.total_cmp(&b.start));
             let io: f64 = intervals.iter().map(|interval| interval.busy).sum();
             let window =
