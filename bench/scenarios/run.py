@@ -10,9 +10,9 @@ interval, the predicted and the measured App Impact, and the proposals that meas
 
 Timings are untraced wall times on this machine, baseline and variant alternated; the evidence
 is the committed trace of each baseline (testdata/scenarios), or with --preload one traced run
-of the baseline at the timed scale on this machine, which puts the predicted App Impact on the
-untraced run's time base (the tracer's own cost per event measured and left out). The measured
-App Impact is the share of the baseline's wall time the fix removed (1 - 1/speedup).
+of the baseline at the timed scale on this machine (optimize then reports what tracing added).
+The predicted App Impact is a share of the traced job; the measured one is the share of the
+baseline's wall time the fix removed (1 - 1/speedup).
 """
 import argparse
 import json
@@ -68,9 +68,7 @@ def main():
         rank = proposals.index(expected) + 1 if expected in proposals else None
         fix = next((found for found in report["measured"] if expected in found["implements"]), None)
         measured = fix["measurement"] if fix else None
-        # The prediction on the time base optimize measured (the untraced run's, with --preload).
-        predicted = next((ranked["predicted_impact_pct"] for ranked in report["ranked"] if ranked["id"] == expected),
-                         next((proposal["app_impact_pct"] for proposal in advice["proposals"] if proposal["id"] == expected), None))
+        predicted = next((proposal["app_impact_pct"] for proposal in advice["proposals"] if proposal["id"] == expected), None)
         harmful = [found["variant"] for found in report["measured"] if found["measurement"]["verdict"] == "regression"]
         after = [ranked["id"] for ranked in report["ranked"]]
         rows.append({

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use ioscout_analysis::{Analysis, ViewType};
-use ioscout_diagnose::darshan::{DarshanContext, DarshanFacts, DrishtiThresholds, Module};
+use ioscout_diagnose::darshan::{DarshanContext, DarshanFacts, DrishtiThresholds};
 use ioscout_diagnose::{Context, Finding, Parameters};
 use serde::Serialize;
 
@@ -66,52 +66,6 @@ pub struct Measurements {
     /// The learned detector's decisions, once [`Measurements::detect`] ran.
     #[serde(skip)]
     pub detection: Option<ioscout_diagnose::detector::Detection>,
-    /// The calls the busiest process made (its POSIX and STDIO calls, a close for each open):
-    /// the events a tracer wrote on the job's longest timeline. 0 for a log.
-    #[serde(skip)]
-    pub busiest_process_events: u64,
-}
-
-/// The calls of the process with the most: POSIX and STDIO reads, writes, opens (and a close for
-/// each), stats, seeks, syncs and flushes, by rank.
-fn busiest_process_events(facts: &DarshanFacts) -> u64 {
-    let context = DarshanContext::new(facts, DrishtiThresholds::default());
-    let mut by_rank: std::collections::BTreeMap<i64, i64> = std::collections::BTreeMap::new();
-    let counted: [(Module, &[(&str, i64)]); 2] = [
-        (
-            Module::Posix,
-            &[
-                ("POSIX_READS", 1),
-                ("POSIX_WRITES", 1),
-                ("POSIX_OPENS", 2),
-                ("POSIX_STATS", 1),
-                ("POSIX_SEEKS", 1),
-                ("POSIX_FSYNCS", 1),
-                ("POSIX_FDSYNCS", 1),
-            ],
-        ),
-        (
-            Module::Stdio,
-            &[
-                ("STDIO_READS", 1),
-                ("STDIO_WRITES", 1),
-                ("STDIO_OPENS", 2),
-                ("STDIO_SEEKS", 1),
-                ("STDIO_FLUSHES", 1),
-            ],
-        ),
-    ];
-    for (module, names) in counted {
-        for record in context.records(module) {
-            let calls = names
-                .iter()
-                .map(|(name, each)| context.value(record, name).max(0).saturating_mul(*each))
-                .fold(0_i64, i64::saturating_add);
-            let entry = by_rank.entry(record.rank).or_default();
-            *entry = entry.saturating_add(calls);
-        }
-    }
-    by_rank.into_values().max().unwrap_or(0).max(0) as u64
 }
 
 /// Whether `path` is a file an MPI library makes for its own use (Open MPI's session directory
@@ -245,7 +199,6 @@ impl Measurements {
             .as_ref()
             .map(|facts| crate::profile::Profile::of(facts, false, sync_time_s, uses.contains("mpi")))
             .unwrap_or_default();
-        let busiest_process_events = facts.as_ref().map_or(0, busiest_process_events);
         Measurements {
             source: "trace",
             job_time_s: context.job_time_s(),
@@ -270,7 +223,6 @@ impl Measurements {
             facts,
             profile,
             detection: None,
-            busiest_process_events,
         }
     }
 
@@ -361,7 +313,6 @@ impl Measurements {
             facts: Some(facts),
             profile,
             detection: None,
-            busiest_process_events: 0,
         }
     }
 

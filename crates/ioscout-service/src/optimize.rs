@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use ioscout_advise::{Advice, Proposal, kb};
+use ioscout_diagnose::darshan::{DarshanContext, DarshanFacts, DrishtiThresholds, Module};
 use ioscout_tune::executor::{Executor, Local, MockSurface};
 use ioscout_tune::optimize::{Candidate, MeasuredVerdict, Paired, candidates, measure};
 use ioscout_tune::spec::Spec;
@@ -435,7 +436,7 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
             }
         }
     }
-    let advised = advice;
+    let ranked = rank(&advice, &measured);
     let missed_wins = measured
         .iter()
         .filter(|found| found.proposal.is_none() && found.measurement.verdict == MeasuredVerdict::Win)
@@ -450,7 +451,7 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
         };
         let measurement = &found.measurement;
         let effect = measurement.measured_impact_pct;
-        let citation = advised
+        let citation = advice
             .proposals
             .iter()
             .find(|proposal| proposal.id == strategy)
@@ -462,14 +463,18 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
             citation,
         ));
     }
-    let tracer = tracer_overhead(&spec.objective.source, traced_wall_s, &advised.measurements, &measured);
+    // The busiest process's events, counted only when the baseline was traced here.
+    let events = match (traced_wall_s, &advice.measurements.facts) {
+        (Some(_), Some(facts)) => busiest_process_events(facts),
+        _ => 0,
+    };
+    let tracer = tracer_overhead(&spec.objective.source, traced_wall_s, events, &measured);
     let advice = ioscout_advise::advise(
         &catalog,
-        advised.measurements.clone(),
-        advised.filesystem.clone(),
+        advice.measurements.clone(),
+        advice.filesystem.clone(),
         &measured_by_strategy,
     );
-    let ranked = rank(&advised, &advice, &measured);
     let artifacts = ioscout_advise::artifacts::write(&work_dir, &advice, metric)
         .map_err(|error| ServiceError::io(&work_dir, error))?;
     let result = OptimizeReport {
@@ -501,7 +506,7 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
 fn tracer_overhead(
     objective_source: &str,
     traced_wall_s: Option<f64>,
-    measurements: &ioscout_advise::Measurements,
+    events: u64,
     measured: &[Measured],
 ) -> Option<TracerOverhead> {
     let traced_wall_s = traced_wall_s?;
@@ -514,23 +519,58 @@ fn tracer_overhead(
         .filter(|seconds| seconds.is_finite() && *seconds > 0.0)
         .collect();
     let median = ioscout_tune::optimize::median(&baselines)?;
-    Some(TracerOverhead::new(traced_wall_s, median, measurements.busiest_process_events))
+    Some(TracerOverhead::new(traced_wall_s, median, events))
+}
+
+/// The calls of the process with the most: POSIX and STDIO reads, writes, opens (and a close for
+/// each), stats, seeks, syncs and flushes, by rank.
+fn busiest_process_events(facts: &DarshanFacts) -> u64 {
+    let context = DarshanContext::new(facts, DrishtiThresholds::default());
+    let mut by_rank: std::collections::BTreeMap<i64, i64> = std::collections::BTreeMap::new();
+    let counted: [(Module, &[(&str, i64)]); 2] = [
+        (
+            Module::Posix,
+            &[
+                ("POSIX_READS", 1),
+                ("POSIX_WRITES", 1),
+                ("POSIX_OPENS", 2),
+                ("POSIX_STATS", 1),
+                ("POSIX_SEEKS", 1),
+                ("POSIX_FSYNCS", 1),
+                ("POSIX_FDSYNCS", 1),
+            ],
+        ),
+        (
+            Module::Stdio,
+            &[
+                ("STDIO_READS", 1),
+                ("STDIO_WRITES", 1),
+                ("STDIO_OPENS", 2),
+                ("STDIO_SEEKS", 1),
+                ("STDIO_FLUSHES", 1),
+            ],
+        ),
+    ];
+    for (module, names) in counted {
+        for record in context.records(module) {
+            let calls = names
+                .iter()
+                .map(|(name, each)| context.value(record, name).max(0).saturating_mul(*each))
+                .fold(0_i64, i64::saturating_add);
+            let entry = by_rank.entry(record.rank).or_default();
+            *entry = entry.saturating_add(calls);
+        }
+    }
+    by_rank.into_values().max().unwrap_or(0).max(0) as u64
 }
 
 /// The proposals ranked by what was measured: wins by measured App Impact, then those not
-/// measured (by predicted App Impact, on the untraced time base when it was measured), then no
-/// change, then regressions. `advised` is the advice before measurement (its ranks), `advice`
-/// the same proposals after it.
-fn rank(advised: &Advice, advice: &Advice, measured: &[Measured]) -> Vec<Ranked> {
-    let mut ranked: Vec<Ranked> = advised
+/// measured (by predicted App Impact), then no change, then regressions.
+fn rank(advice: &Advice, measured: &[Measured]) -> Vec<Ranked> {
+    let mut ranked: Vec<Ranked> = advice
         .proposals
         .iter()
         .map(|proposal| {
-            let predicted = advice
-                .proposals
-                .iter()
-                .find(|after| after.id == proposal.id)
-                .map_or(proposal.app_impact_pct, |after| after.app_impact_pct);
             let best = measured
                 .iter()
                 .filter(|found| found.proposal.as_deref() == Some(proposal.id.as_str()))
@@ -544,7 +584,7 @@ fn rank(advised: &Advice, advice: &Advice, measured: &[Measured]) -> Vec<Ranked>
                 advised_rank: proposal.rank,
                 id: proposal.id.clone(),
                 strategy: proposal.strategy.clone(),
-                predicted_impact_pct: predicted,
+                predicted_impact_pct: proposal.app_impact_pct,
                 measured_impact_pct: best.and_then(|found| found.measurement.measured_impact_pct),
                 speedup: best.and_then(|found| found.measurement.median),
                 interval: best.and_then(|found| found.measurement.interval),
@@ -698,22 +738,20 @@ mod tests {
 
     #[test]
     fn the_tracer_overhead_is_the_traced_run_against_the_median_untraced_baseline() {
-        let measurements =
-            ioscout_advise::Measurements { busiest_process_events: 100_000, ..Default::default() };
         // Baselines of two variants: 1.0, 1.2, 0.9, 1.1, 1.0 (median 1.0); the traced run 1.5 s.
         let runs =
             [measured(vec![(1.0, 0.5), (1.2, 0.6), (0.9, 0.5)]), measured(vec![(1.1, 1.0), (1.0, 1.0)])];
-        let overhead = tracer_overhead("wall_time", Some(1.5), &measurements, &runs)
+        let overhead = tracer_overhead("wall_time", Some(1.5), 100_000, &runs)
             .unwrap_or_else(|| panic!("no overhead measured"));
         assert!((overhead.untraced_wall_s - 1.0).abs() < 1e-12, "{overhead:?}");
         assert!((overhead.added_pct - 50.0).abs() < 1e-9, "{overhead:?}");
         assert!((overhead.per_event_s - 5e-6).abs() < 1e-15, "{overhead:?}");
         // A traced run faster than the untraced ones is noise: nothing added per event.
-        let faster = tracer_overhead("wall_time", Some(0.8), &measurements, &runs)
+        let faster = tracer_overhead("wall_time", Some(0.8), 100_000, &runs)
             .unwrap_or_else(|| panic!("no overhead measured"));
         assert!(faster.added_pct < 0.0 && faster.per_event_s == 0.0, "{faster:?}");
         // Not traced here, or an objective that is not the wall time: nothing to compare.
-        assert_eq!(tracer_overhead("wall_time", None, &measurements, &runs), None);
-        assert_eq!(tracer_overhead("mock", Some(1.5), &measurements, &runs), None);
+        assert_eq!(tracer_overhead("wall_time", None, 100_000, &runs), None);
+        assert_eq!(tracer_overhead("mock", Some(1.5), 100_000, &runs), None);
     }
 }
