@@ -12,10 +12,14 @@ Timings are untraced wall times on this machine, baseline and variant alternated
 is the committed trace of each baseline (testdata/scenarios), or with --preload one traced run
 of the baseline at the timed scale on this machine (optimize then reports what tracing added).
 The predicted App Impact is a share of the traced job; the measured one is the share of the
-baseline's wall time the fix removed (1 - 1/speedup).
+baseline's wall time the fix removed (1 - 1/speedup). The specs start `python3`: the suite runs
+them with this interpreter's directory first on PATH, so that the timed runs start the
+interpreter the traces were made with (trace.sh), not a launcher shim in front of it (pyenv's
+costs 0.06 s per start here, as much as the whole fix of a short scenario).
 """
 import argparse
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -40,6 +44,7 @@ def main():
     names = [name for name in suite if not arguments.only or name in arguments.only.split(",")]
     rows, results = [], {}
     started = time.time()
+    environment = dict(os.environ, PATH=os.pathsep.join([str(pathlib.Path(sys.executable).parent), os.environ.get("PATH", "")]))
     for name in names:
         expected = suite[name]["fix"]
         spec = HERE / "specs" / f"{name}.toml"
@@ -47,7 +52,7 @@ def main():
             command = [arguments.bin, "optimize", str(spec), "--no-kb", "--json", "--pairs", str(arguments.pairs)]
             if arguments.preload:
                 command += ["--preload", arguments.preload]
-            run = subprocess.run(command, capture_output=True, text=True)
+            run = subprocess.run(command, capture_output=True, text=True, env=environment)
         else:
             # A trace-only scenario: advice alone, nothing timed.
             run = subprocess.run([arguments.bin, "advise", "--json", str(REPO / "testdata" / "scenarios" / name)],

@@ -104,6 +104,9 @@ pub enum Basis {
     /// The share of the bytes read that were read before, of the read time and of the work
     /// between the reads (decoding the same data again is repeated work too).
     Reread,
+    /// Time of the requests under 1 MiB to files shared by several processes, with the caller's
+    /// time between them (the calls an aggregation across processes replaces).
+    SharedSmallIo,
 }
 
 /// The file-system load a strategy removes.

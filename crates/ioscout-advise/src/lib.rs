@@ -185,7 +185,9 @@ fn op_count_bound(measurements: &Measurements, strategy: &catalog::Strategy) -> 
     let classes: &[&str] = match strategy.basis {
         Basis::Read | Basis::SmallRead | Basis::OverlappableRead | Basis::Reread => &["posix_read"],
         Basis::Write | Basis::SmallWrite | Basis::OverlappableWrite => &["posix_write"],
-        Basis::Io | Basis::SmallIo | Basis::Unoverlapped => &["posix_read", "posix_write"],
+        Basis::Io | Basis::SmallIo | Basis::Unoverlapped | Basis::SharedSmallIo => {
+            &["posix_read", "posix_write"]
+        }
         Basis::Metadata | Basis::RepeatedMetadata | Basis::Sync => return None,
     };
     let shapes: Vec<&ioscout_evidence::shape::Shape> =
@@ -254,6 +256,10 @@ fn basis_time(measurements: &Measurements, basis: catalog::Basis) -> (f64, Strin
             gaps.map_or(0.0, |gaps| gaps.write_behind_s),
             "write time the work after each write could hide (the busiest process's writes, each stretch up to the work until the next)",
         ),
+        catalog::Basis::SharedSmallIo => (
+            profile.shared.as_ref().map_or(0.0, |shared| shared.small_io_time_s + shared.small_caller_s),
+            "time of the requests under 1 MiB to files shared by several processes, with the caller's time between them (the slowest process's time in each shared file, and the rest of the file's window where its calls are dense)",
+        ),
         catalog::Basis::Reread => {
             let share = if profile.bytes_read > 0 {
                 (profile.reread_bytes as f64 / profile.bytes_read as f64).min(1.0)
@@ -297,11 +303,15 @@ fn basis_time(measurements: &Measurements, basis: catalog::Basis) -> (f64, Strin
         (seconds, said.to_string())
     };
     // Never above what the I/O costs on the critical path: its time, and the caller's own time
-    // around its calls (for re-reads: and the work on the bytes read again).
+    // around its calls, in its own files and in the files it shares (for re-reads: and the work
+    // on the bytes read again).
     let repeated_work =
         if basis == catalog::Basis::Reread { gaps.map_or(0.0, |gaps| gaps.other_work_s) } else { 0.0 };
-    let ceiling =
-        measurements.io_time_s.max(0.0) + gaps.map_or(0.0, |gaps| gaps.short_gaps_s) + repeated_work;
+    let shared_caller = profile.shared.as_ref().map_or(0.0, |shared| shared.small_caller_s);
+    let ceiling = measurements.io_time_s.max(0.0)
+        + gaps.map_or(0.0, |gaps| gaps.short_gaps_s)
+        + shared_caller
+        + repeated_work;
     (seconds.max(0.0).min(if ceiling > 0.0 { ceiling } else { seconds }), said)
 }
 

@@ -7,7 +7,7 @@
 //! [`Profile::holds`] gives whether it holds, with the numbers that decide it, or `None` when
 //! the run cannot tell (the tracer does not see those calls, no timestamps).
 
-use ioscout_diagnose::darshan::rules::{IoGaps, io_gaps};
+use ioscout_diagnose::darshan::rules::{IoGaps, SharedFileCalls, io_gaps, shared_file_calls};
 use ioscout_diagnose::darshan::{DarshanContext, DarshanFacts, DrishtiThresholds, Module};
 use serde::{Deserialize, Serialize};
 
@@ -109,6 +109,8 @@ pub struct Profile {
     pub mpi: bool,
     /// The gaps between the calls of the process with the most I/O time.
     pub gaps: Option<IoGaps>,
+    /// The calls to files shared by several processes and the caller's time between them.
+    pub shared: Option<SharedFileCalls>,
     /// The job's run time, seconds.
     pub job_time_s: f64,
 }
@@ -128,6 +130,7 @@ impl Profile {
             mpi,
             job_time_s: facts.run_time.max(0.0),
             gaps: io_gaps(&context),
+            shared: shared_file_calls(&context),
             ..Profile::default()
         };
         let mut opened = std::collections::BTreeSet::new();

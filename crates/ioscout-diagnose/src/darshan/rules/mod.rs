@@ -95,7 +95,7 @@ pub use iosage_interface::Interface;
 pub use iosage_metadata::Metadata;
 pub use iosage_parallelism::Parallelism;
 pub use iosage_throughput::Throughput;
-pub use pipeline_io_gaps::{IoGaps, IoGapsRule, MIN_GAP_S, io_gaps};
+pub use pipeline_io_gaps::{IoGaps, IoGapsRule, MIN_GAP_S, SharedFileCalls, io_gaps, shared_file_calls};
 pub use pipeline_redundant_reads::RedundantReadTraffic;
 pub use pipeline_redundant_writes::RedundantWriteTraffic;
 pub use pipeline_repeated_metadata::RepeatedMetadata;

@@ -193,6 +193,87 @@ pub fn io_gaps(context: &DarshanContext<'_>) -> Option<IoGaps> {
         .max_by(|a, b| a.io_time_s.total_cmp(&b.io_time_s))
 }
 
+/// Size bins of requests under 1 MiB, Darshan's names.
+const SMALL_BINS: [&str; 5] = ["0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M"];
+
+/// What the files shared by several processes (Darshan's reduced records, rank -1) cost each
+/// process: their calls and the caller's time between them. [`io_gaps`] leaves these records
+/// out (they hold no one process's timeline); a change that aggregates the processes' requests
+/// (collective buffering) removes the calls and the library's work around each.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct SharedFileCalls {
+    /// Shared records that moved data.
+    pub files: usize,
+    /// Their reads and writes, all processes.
+    pub requests: i64,
+    /// Of those, the requests under 1 MiB.
+    pub small_requests: i64,
+    /// The slowest process's I/O time in them (reads, writes, metadata), summed over the
+    /// records, the small requests' share of it: seconds.
+    pub small_io_time_s: f64,
+    /// The time between one process's calls inside the records whose calls are dense (on
+    /// average under [`MIN_GAP_S`] apart per process): the caller's own work around each call
+    /// (an MPI-IO library packing, locking, sieving), the small requests' share of it: seconds.
+    pub small_caller_s: f64,
+}
+
+/// The shared records' calls and caller time per process. Each process is taken to spend a
+/// record's window (its first open, read or write to its last) in it, the slowest process's I/O
+/// time busy and the rest around its share of the calls; a record whose calls are on average
+/// [`MIN_GAP_S`] or more apart per process holds other work between them, and no caller time is
+/// counted for it. `None` when no shared record moved data, or the job has one process (a
+/// record reduced to rank -1 is then that process's own).
+pub fn shared_file_calls(context: &DarshanContext<'_>) -> Option<SharedFileCalls> {
+    let processes = context.facts.nprocs;
+    if processes < 2 {
+        return None;
+    }
+    let mut shared = SharedFileCalls::default();
+    for record in context.records(Module::Posix) {
+        if record.rank >= 0 {
+            continue;
+        }
+        let requests = context
+            .value(record, "POSIX_READS")
+            .max(0)
+            .saturating_add(context.value(record, "POSIX_WRITES").max(0));
+        if requests == 0 {
+            continue;
+        }
+        let small: i64 = SMALL_BINS
+            .iter()
+            .flat_map(|bin| [format!("POSIX_SIZE_READ_{bin}"), format!("POSIX_SIZE_WRITE_{bin}")])
+            .map(|name| context.value(record, &name).max(0))
+            .fold(0, i64::saturating_add)
+            .min(requests);
+        let small_share = small as f64 / requests as f64;
+        let start =
+            ["POSIX_F_OPEN_START_TIMESTAMP", "POSIX_F_READ_START_TIMESTAMP", "POSIX_F_WRITE_START_TIMESTAMP"]
+                .iter()
+                .map(|name| context.fvalue(record, name))
+                .filter(|value| *value > 0.0)
+                .fold(f64::INFINITY, f64::min);
+        let end =
+            ["POSIX_F_CLOSE_END_TIMESTAMP", "POSIX_F_READ_END_TIMESTAMP", "POSIX_F_WRITE_END_TIMESTAMP"]
+                .iter()
+                .map(|name| context.fvalue(record, name))
+                .fold(0.0, f64::max);
+        let busy = context.fvalue(record, "POSIX_F_SLOWEST_RANK_TIME").max(0.0);
+        shared.files += 1;
+        shared.requests = shared.requests.saturating_add(requests);
+        shared.small_requests = shared.small_requests.saturating_add(small);
+        shared.small_io_time_s += small_share * busy;
+        if start.is_finite() && end > start {
+            let idle = (end - start - busy).max(0.0);
+            let calls_per_process = (requests as f64 / processes as f64).max(1.0);
+            if idle / calls_per_process < MIN_GAP_S {
+                shared.small_caller_s += small_share * idle;
+            }
+        }
+    }
+    (shared.files > 0).then_some(shared)
+}
+
 rule! {
     pub struct IoGapsRule {
         code: "PIPE-IO-GAPS",
@@ -304,5 +385,61 @@ mod tests {
         // The first read has no work before it in the window: a reader thread cannot start it early.
         assert!((gaps.read_ahead_s - 0.4).abs() < 1e-9, "{gaps:?}");
         assert!(gaps.write_behind_s.abs() < 1e-9, "{gaps:?}");
+    }
+
+    /// One file shared by 2 processes (rank -1), open for 1 s from t = 1, the slowest process
+    /// 0.2 s in it, with `writes` writes of `bin` bytes in all.
+    fn one_shared_file(writes: f64, bin: &str) -> DarshanFacts {
+        let mut facts = facts(2, 3.0, &["POSIX"]);
+        let size = format!("POSIX_SIZE_WRITE_{bin}");
+        let values = [
+            ("POSIX_WRITES", writes),
+            (size.as_str(), writes),
+            ("POSIX_F_WRITE_TIME", 0.35),
+            ("POSIX_F_SLOWEST_RANK_TIME", 0.2),
+            ("POSIX_F_OPEN_START_TIMESTAMP", 1.0),
+            ("POSIX_F_WRITE_START_TIMESTAMP", 1.0),
+            ("POSIX_F_WRITE_END_TIMESTAMP", 2.0),
+            ("POSIX_F_CLOSE_END_TIMESTAMP", 2.0),
+        ];
+        facts.posix.push(record(Module::Posix, 1, -1, &values));
+        facts
+    }
+
+    fn shared_of(facts: &DarshanFacts) -> Option<SharedFileCalls> {
+        shared_file_calls(&DarshanContext::new(facts, DrishtiThresholds::default()))
+    }
+
+    #[test]
+    fn dense_small_calls_to_a_shared_file_cost_the_window() {
+        // 20,000 writes, 10,000 per process in 1 s: 80 us apart, the library's work between them.
+        let shared = shared_of(&one_shared_file(20_000.0, "100_1K")).unwrap_or_default();
+        assert_eq!((shared.files, shared.requests, shared.small_requests), (1, 20_000, 20_000));
+        assert!((shared.small_io_time_s - 0.2).abs() < 1e-9, "{shared:?}");
+        assert!((shared.small_caller_s - 0.8).abs() < 1e-9, "{shared:?}");
+        // Private records are io_gaps' business: it sees none here.
+        assert!(
+            io_gaps(&DarshanContext::new(&one_shared_file(20_000.0, "100_1K"), DrishtiThresholds::default()))
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn sparse_calls_to_a_shared_file_hold_other_work_not_caller_time() {
+        // 200 writes, 100 per process in 1 s: 10 ms apart, steps of other work between them.
+        let shared = shared_of(&one_shared_file(200.0, "100_1K")).unwrap_or_default();
+        assert!((shared.small_io_time_s - 0.2).abs() < 1e-9, "{shared:?}");
+        assert!(shared.small_caller_s.abs() < 1e-12, "{shared:?}");
+    }
+
+    #[test]
+    fn large_requests_to_a_shared_file_are_not_small_calls() {
+        let shared = shared_of(&one_shared_file(20_000.0, "1M_4M")).unwrap_or_default();
+        assert_eq!(shared.small_requests, 0, "{shared:?}");
+        assert!(shared.small_io_time_s.abs() + shared.small_caller_s.abs() < 1e-12, "{shared:?}");
+        assert!(shared_of(&facts(2, 3.0, &["POSIX"])).is_none());
+        let mut alone = one_shared_file(20_000.0, "100_1K");
+        alone.nprocs = 1;
+        assert!(shared_of(&alone).is_none(), "one process shares no file");
     }
 }
