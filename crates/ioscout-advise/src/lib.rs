@@ -604,15 +604,32 @@ fn checklist(
         .iter()
         .map(|(dimension, name)| {
             let in_dimension: Vec<&Strategy> = catalog.strategies.iter().filter(|strategy| strategy.dimension == *dimension).collect();
-            if let Some((id, (verdict, delta, citation))) =
-                measured.iter().find(|(id, _)| in_dimension.iter().any(|strategy| &strategy.id == *id))
-            {
+            // Of the dimension's measured strategies, the best outcome speaks for it (a win before
+            // no change before a regression, then the larger effect); the others are counted.
+            let mut in_measured: Vec<_> =
+                measured.iter().filter(|(id, _)| in_dimension.iter().any(|strategy| &strategy.id == *id)).collect();
+            let outcome_rank = |verdict: &str| match verdict {
+                "win" => 0,
+                "no_change" => 1,
+                _ => 2,
+            };
+            in_measured.sort_by(|(_, (a, a_delta, _)), (_, (b, b_delta, _))| {
+                outcome_rank(a)
+                    .cmp(&outcome_rank(b))
+                    .then_with(|| b_delta.unwrap_or(f64::MIN).total_cmp(&a_delta.unwrap_or(f64::MIN)))
+            });
+            if let Some((id, (verdict, delta, citation))) = in_measured.first() {
                 let delta = delta.map_or_else(|| "not computable".to_string(), |delta| format!("{delta:+.1} %"));
+                let others = match in_measured.len() - 1 {
+                    0 => String::new(),
+                    1 => "; 1 other strategy of this dimension measured".to_string(),
+                    count => format!("; {count} other strategies of this dimension measured"),
+                };
                 return ChecklistItem {
                     dimension,
                     name,
                     verdict: Verdict::AppliedMeasured,
-                    reason: format!("{id} was applied and measured: {verdict}, {delta} (citation: {citation})"),
+                    reason: format!("{id} was applied and measured: {verdict}, {delta} (citation: {citation}){others}"),
                 };
             }
             let proposed: Vec<&Proposal> = proposals.iter().filter(|proposal| proposal.dimension == *dimension).collect();
@@ -901,5 +918,15 @@ mod tests {
         measured.insert("l1-buffer-small-writes".into(), ("win".into(), Some(23.0), "drishti22".into()));
         let advice = advise(&catalog, measured_run(&["P06"]), on(FsType::Lustre), &measured);
         assert_eq!(advice.checklist[0].verdict, Verdict::AppliedMeasured);
+        // A second strategy of the same dimension measured as no change (and first by name): the
+        // win still speaks for the dimension, and the other is counted.
+        measured.insert("l1-buffer-small-reads".into(), ("no_change".into(), Some(1.0), "hermes18".into()));
+        let advice = advise(&catalog, measured_run(&["P06"]), on(FsType::Lustre), &measured);
+        let reason = &advice.checklist[0].reason;
+        assert!(
+            reason.starts_with("l1-buffer-small-writes was applied and measured: win, +23.0 %"),
+            "{reason}"
+        );
+        assert!(reason.ends_with("; 1 other strategy of this dimension measured"), "{reason}");
     }
 }

@@ -240,7 +240,7 @@ fn the_knowledge_base_entry_has_one_schema_for_the_cli_and_mcp() {
 fn an_app_impact_above_the_io_share_is_explained() {
     let output = crate::ioscout(&["advise", "testdata/scenarios/tiny_writes"]);
     let text = String::from_utf8_lossy(&output.stdout);
-    assert!(text.contains("I/O on the critical path 11.3 %"), "{text}");
-    assert!(text.contains("App Impact above the I/O's 11.3 % of the run"), "{text}");
+    assert!(text.contains("I/O on the critical path 14.0 %"), "{text}");
+    assert!(text.contains("App Impact above the I/O's 14.0 % of the run"), "{text}");
     assert!(text.contains("caller's own time around each call it removes"), "{text}");
 }
