@@ -6,7 +6,8 @@ has a visible mark, that every chart's data lie inside its plot and reach at lea
 axis, and that severities are coloured; then, scripted by the page itself, that a
 zoom changes what every time chart draws and keeps them on one window, that the process filter
 narrows the timeline, and that the flame graph's top frames (and those inside the first, once
-clicked) are those of an independent nesting of the trace's events.
+clicked) are those of an independent nesting of the trace's events. And the job-summary page of
+the bundled Darshan log: its charts (the read and write sizes apart) drawn inside their axes.
 
 Usage: python3 tests/report/check.py path/to/ioscout [chromium]
 """
@@ -172,13 +173,10 @@ def check_drill(page, profile, source):
           f"inside {result['flame_clicked']}: {result['flame_zoomed'][:3]}")
 
 
-def check(source, scratch):
-    """Writes the report of `source`, opens it in Chromium and checks what it drew."""
-    page = scratch / "report.html"
-    subprocess.run([str(BINARY), "report", str(source), "-o", str(page), "--quiet"], cwd=REPO, check=True)
+def layout_of(page, profile):
+    """Opens `page` in Chromium: no console message, the page's own layout check as it ran."""
     html = page.read_text()
     assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', ""), "the report references the network"
-    profile = scratch / "profile"
     dom = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
                           "--virtual-time-budget=3000", "--dump-dom", page.as_uri()],
                          capture_output=True, text=True, timeout=120)
@@ -187,8 +185,7 @@ def check(source, scratch):
     match = re.search(r'<pre id="layout" hidden="">(.*?)</pre>', dom.stdout, re.S)
     assert match, "the page's script did not run (no layout)"
     layout = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"))
-    charts = layout["charts"]
-    assert len(charts) >= 4, f"{len(charts)} charts"
+    assert len(layout["charts"]) >= 4, f"{len(layout['charts'])} charts"
     # What a reader would see wrong: a legend cut off, labels written over each other, a
     # process row of the timeline with nothing drawn in it.
     assert not layout["clipped_legends"], f"legends run past their chart: {layout['clipped_legends']}"
@@ -197,6 +194,43 @@ def check(source, scratch):
     # Every chart's axis against its data: marks inside the plot, the highest at 45 % of the
     # axis or more (rank 0's chart once reached 1.0 on an axis to 260).
     assert not layout["axes_off"], f"axes that do not fit their data: {layout['axes_off']}"
+    return layout, html
+
+
+def drawn(page, profile, charts, name):
+    """A screenshot of `page`: each chart's region holds drawing, not a blank."""
+    size = page.stat().st_size
+    assert size < 10 * 1024 * 1024, f"the page is {size} bytes"
+    shot = page.parent / "shot.png"
+    subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={shot}", page.as_uri()],
+                   capture_output=True, timeout=120, check=True)
+    width, height, channels, rows = decode_png(shot.read_bytes())
+    for chart in charts:
+        x0, y0 = int(chart["x"]), int(chart["y"])
+        x1, y1 = min(width, int(chart["x"] + chart["width"])), min(height, int(chart["y"] + chart["height"]))
+        assert x1 - x0 > 50 and y1 - y0 > 50, f"{chart['id']}: region {chart} is off the screenshot ({width}x{height})"
+        total = marked = 0
+        colours = set()
+        for y in range(y0, y1, 2):
+            line = rows[y]
+            for x in range(x0, x1, 2):
+                pixel = tuple(line[x * channels:x * channels + 3])
+                total += 1
+                colours.add(pixel)
+                if sum(pixel) < 720:
+                    marked += 1
+        share = marked / max(total, 1)
+        print(f"{name} {chart['id']}: {x1 - x0}x{y1 - y0} px, {share * 100:.1f} % drawn, {len(colours)} colours")
+        assert share > 0.01 and len(colours) > 3, f"{chart['id']} looks blank"
+
+
+def check(source, scratch):
+    """Writes the report of `source`, opens it in Chromium and checks what it drew."""
+    page = scratch / "report.html"
+    subprocess.run([str(BINARY), "report", str(source), "-o", str(page), "--quiet"], cwd=REPO, check=True)
+    profile = scratch / "profile"
+    layout, html = layout_of(page, profile)
+    charts = layout["charts"]
     # And rank 0's axis against the trace itself: seconds of I/O per second cannot pass a
     # process's threads (twice that with the axis rounded up).
     threads = most_threads(source)
@@ -206,30 +240,21 @@ def check(source, scratch):
             assert top <= 2 * threads, f"rank 0's axis reaches {top} I/O s per s; a process has at most {threads} threads"
     assert "label-" in html and re.search(r'<td class="label-(critical|high|medium|low)">', html), "severity not coloured"
     check_drill(page, profile, source)
-    size = page.stat().st_size
-    assert size < 10 * 1024 * 1024, f"the page is {size} bytes"
-    shot = scratch / "shot.png"
-    subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={shot}", page.as_uri()],
-                   capture_output=True, timeout=120, check=True)
-    width, height, channels, rows = decode_png(shot.read_bytes())
-    for chart in charts:
-        x0, y0 = int(chart["x"]), int(chart["y"])
-        x1, y1 = min(width, int(chart["x"] + chart["width"])), min(height, int(chart["y"] + chart["height"]))
-        assert x1 - x0 > 50 and y1 - y0 > 50, f"{chart['id']}: region {chart} is off the screenshot ({width}x{height})"
-        total = drawn = 0
-        colours = set()
-        for y in range(y0, y1, 2):
-            line = rows[y]
-            for x in range(x0, x1, 2):
-                pixel = tuple(line[x * channels:x * channels + 3])
-                total += 1
-                colours.add(pixel)
-                if sum(pixel) < 720:
-                    drawn += 1
-        share = drawn / max(total, 1)
-        print(f"{source.name} {chart['id']}: {x1 - x0}x{y1 - y0} px, {share * 100:.1f} % drawn, {len(colours)} colours")
-        assert share > 0.01 and len(colours) > 3, f"{chart['id']} looks blank"
+    drawn(page, profile, charts, source.name)
     return len(charts)
+
+
+def check_darshan(log, scratch):
+    """Writes the job-summary page of the Darshan log `log` and checks what Chromium drew: the
+    read and write size charts apart, every chart inside its axes and drawn."""
+    page = scratch / "report.html"
+    subprocess.run([str(BINARY), "report", str(log), "-o", str(page), "--quiet"], cwd=REPO, check=True)
+    profile = scratch / "profile"
+    layout, _ = layout_of(page, profile)
+    ids = {chart["id"] for chart in layout["charts"]}
+    assert {"module-time", "operation-counts", "sizes-posix-read", "sizes-posix-write"} <= ids, f"charts {sorted(ids)}"
+    drawn(page, profile, layout["charts"], log.name)
+    return len(layout["charts"])
 
 
 def main():
@@ -243,6 +268,10 @@ def main():
         with tempfile.TemporaryDirectory(prefix="ioscout-report-") as scratch:
             count = check(source, Path(scratch))
         print(f"report check: {source.name}: {count} charts render, legends whole, labels apart, every timeline row marked, no console errors")
+    log = REPO / "testdata" / "darshan" / "mpi-io-test-x86_64-3.5.0.darshan"
+    with tempfile.TemporaryDirectory(prefix="ioscout-report-") as scratch:
+        count = check_darshan(log, Path(scratch))
+    print(f"report check: {log.name}: {count} charts of the job summary render inside their axes, no console errors")
 
 
 if __name__ == "__main__":

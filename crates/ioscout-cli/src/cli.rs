@@ -221,9 +221,10 @@ Examples:
     Optimize(OptimizeArguments),
     /// Write a self-contained HTML report: summary, layer breakdown, per-process timeline of
     /// compute and I/O, bandwidth and operations over time, bytes by directory and process, the
-    /// transfer-size histogram, findings and proposals.
+    /// transfer-size histogram, findings and proposals; for a Darshan log, its job summary
+    /// (I/O cost per module, operation counts, access sizes, files by use, findings, proposals).
     #[command(
-        after_help = "Examples:\n  ioscout report testdata/sample -o report.html\n  ioscout report traces/ --preset dlio -o run42.html"
+        after_help = "Examples:\n  ioscout report testdata/sample -o report.html\n  ioscout report traces/ --preset dlio -o run42.html\n  ioscout report job.darshan -o job.html"
     )]
     Report(ReportArguments),
     /// Export events to a file: Parquet (for pandas, polars, `DuckDB`) or Chrome's trace-event

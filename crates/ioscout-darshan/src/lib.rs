@@ -18,6 +18,7 @@ pub mod dump;
 pub mod error;
 pub mod header;
 pub mod job;
+pub mod job_summary;
 pub mod module;
 pub mod summary;
 pub mod totals;

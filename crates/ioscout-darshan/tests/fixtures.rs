@@ -443,3 +443,38 @@ fn a_bzip2_log_of_several_streams_reads_like_the_zlib_one() {
     let dumped = dump::dump(&log, dump::DumpOptions::default());
     assert!(dumped.contains("# compression method: BZIP2"));
 }
+
+/// The job summary's histograms hold every request once (Darshan's size bins sum to the
+/// operation counts) and its files by use hold every byte once, against the module totals of
+/// `summary` (summed apart from the counters).
+#[test]
+fn the_job_summary_accounts_for_every_request_and_byte() {
+    use ioscout_darshan::job_summary::JobSummary;
+    for name in [
+        "mpi-io-test-x86_64-3.5.0.darshan",
+        "mpi-io-test-x86_64-3.1.3.darshan",
+        "mpi-io-test-ppc64-3.0.0.darshan",
+    ] {
+        let log = open(name);
+        let summary = JobSummary::of(&log);
+        let totals = ioscout_darshan::summary::summary(&log);
+        let total = |module: &str, counter: &str| totals[module][counter].as_u64().unwrap_or(u64::MAX);
+        let posix = summary.sizes.iter().find(|histogram| histogram.module == "POSIX");
+        let posix = posix.unwrap_or_else(|| panic!("{name}: no POSIX sizes"));
+        assert_eq!(posix.reads.iter().sum::<u64>(), total("POSIX", "POSIX_READS"), "{name}");
+        assert_eq!(posix.writes.iter().sum::<u64>(), total("POSIX", "POSIX_WRITES"), "{name}");
+        let files = summary.files.iter().find(|files| files.module == "POSIX");
+        let files = files.unwrap_or_else(|| panic!("{name}: no POSIX files"));
+        assert_eq!(
+            files.read_only.1 + files.write_only.1 + files.read_write.1,
+            total("POSIX", "POSIX_BYTES_READ") + total("POSIX", "POSIX_BYTES_WRITTEN"),
+            "{name}"
+        );
+        let common: i64 =
+            summary.common.iter().filter(|access| access.module == "POSIX").map(|access| access.count).sum();
+        assert!(
+            common > 0 && common as u64 <= total("POSIX", "POSIX_READS") + total("POSIX", "POSIX_WRITES"),
+            "{name}"
+        );
+    }
+}

@@ -132,7 +132,7 @@ fn slowest_table(breakdown: &Breakdown) -> Table {
     table
 }
 
-fn striping_line(striping: &Striping) -> String {
+pub(crate) fn striping_line(striping: &Striping) -> String {
     let range = |values: &[i64], show: &dyn Fn(i64) -> String| match (values.first(), values.last()) {
         (Some(first), Some(last)) if first == last => show(*first),
         (Some(first), Some(last)) => format!("{} to {}", show(*first), show(*last)),

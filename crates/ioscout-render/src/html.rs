@@ -149,7 +149,7 @@ pub(crate) const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe 
 /// picture; labels of one chart whose boxes overlap (row and column labels); timeline rows with
 /// no visible mark; charts whose data marks (line points, dots, bars, offset marks) leave the
 /// plot, or whose highest mark stays under 45 % of the axis (an axis scaled for other data).
-const LAYOUT_SCRIPT: &str = "(function(){function box(e){var r=e.getBoundingClientRect();return {left:r.left,right:r.right,top:r.top,bottom:r.bottom,width:r.width,height:r.height};}\
+pub(crate) const LAYOUT_SCRIPT: &str = "(function(){function box(e){var r=e.getBoundingClientRect();return {left:r.left,right:r.right,top:r.top,bottom:r.bottom,width:r.width,height:r.height};}\
 function meet(a,b){return a.left<b.right-0.5&&b.left<a.right-0.5&&a.top<b.bottom-0.5&&b.top<a.bottom-0.5;}\
 var charts=[],clipped=[],overlaps=[],empty=[];\
 document.querySelectorAll('figure.chart svg').forEach(function(s){var r=box(s);charts.push({id:s.parentNode.id,x:r.left+window.scrollX,y:r.top+window.scrollY,width:r.width,height:r.height,y_ticks:Array.from(s.querySelectorAll('text.tick[text-anchor=end]:not(.row-label)')).map(function(t){return t.textContent;})});\
@@ -435,7 +435,7 @@ fn evidence_section(html: &mut String, derived: &ioscout_evidence::Derived) {
     }
 }
 
-fn findings_section(html: &mut String, findings: &[ioscout_diagnose::Finding]) {
+pub(crate) fn findings_section(html: &mut String, findings: &[ioscout_diagnose::Finding]) {
     html.push_str("<h2>Findings</h2>\n");
     if findings.is_empty() {
         html.push_str("<p>No findings.</p>\n");
@@ -463,7 +463,7 @@ fn findings_section(html: &mut String, findings: &[ioscout_diagnose::Finding]) {
 }
 
 /// The proposal table.
-fn proposals_section(html: &mut String, advice: &ioscout_advise::Advice) {
+pub(crate) fn proposals_section(html: &mut String, advice: &ioscout_advise::Advice) {
     html.push_str("<h2>Proposals</h2>\n");
     if advice.proposals.is_empty() {
         html.push_str("<p>No proposals: no finding that a technique answers passed its gates.</p>\n");

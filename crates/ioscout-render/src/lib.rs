@@ -19,6 +19,7 @@
 
 pub mod campaign;
 pub mod darshan;
+pub mod darshan_page;
 pub mod details;
 pub mod drill;
 pub mod evidence;

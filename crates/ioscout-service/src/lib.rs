@@ -302,8 +302,7 @@ pub fn is_darshan_log(path: &std::path::Path) -> bool {
 }
 
 /// The commands that read Darshan logs, for the message refusing a log elsewhere.
-const COMMANDS_READING_LOGS: &str =
-    "`ioscout info`, `darshan summary`, `darshan dump`, `diagnose`, `advise` and `compare` read logs";
+const COMMANDS_READING_LOGS: &str = "`ioscout info`, `analyze`, `report`, `darshan summary`, `darshan dump`, `diagnose`, `advise` and `compare` read logs";
 
 /// Refuses the Darshan logs among the paths discovery could not use as traces: a log file, or a
 /// directory holding logs and no trace.

@@ -570,3 +570,46 @@ mod tests {
         }
     }
 }
+
+/// The job-summary page of one Darshan log.
+#[derive(Debug)]
+pub struct DarshanHtmlReport {
+    /// The page.
+    pub html: String,
+    /// Charts drawn.
+    pub charts: usize,
+    /// Findings listed.
+    pub findings: usize,
+    /// What the reader could not read (damaged regions, dropped records), one line each.
+    pub problems: Vec<String>,
+}
+
+/// Builds the job-summary page of the Darshan log at `path` (`partial`: keep going past a
+/// damaged region, as every command reading logs does unless `--strict`).
+pub fn darshan_report(path: &std::path::Path, partial: bool) -> Result<DarshanHtmlReport> {
+    let log = crate::darshan::read(path, partial)?;
+    let breakdown = ioscout_darshan::breakdown::Breakdown::of(&log);
+    let summary = ioscout_darshan::job_summary::JobSummary::of(&log);
+    let catalog = ioscout_advise::Catalog::bundled()?;
+    let mut measurements = ioscout_advise::Measurements::from_darshan(
+        &log,
+        ioscout_diagnose::darshan::DrishtiThresholds::default(),
+    );
+    measurements.detect(&crate::detect::load(None)?);
+    let findings = crate::diagnose::select(measurements.findings.clone(), ioscout_diagnose::Label::Low, None);
+    let filesystem = ioscout_advise::filesystem::detect(&measurements.file_weights, None);
+    let advice = ioscout_advise::advise(&catalog, measurements, filesystem, &ioscout_advise::Measured::new());
+    let described = crate::text::display_path(path);
+    let (html, charts) = ioscout_render::darshan_page::page(ioscout_render::darshan_page::DarshanPage {
+        path: &described,
+        version: &log.header.version,
+        exe: &log.job.exe,
+        job_id: log.job.jobid,
+        start_time: log.job.start_time,
+        breakdown: &breakdown,
+        summary: &summary,
+        findings: &findings,
+        advice: &advice,
+    });
+    Ok(DarshanHtmlReport { html, charts, findings: findings.len(), problems: log.problems.clone() })
+}

@@ -10,6 +10,9 @@ use crate::cli::ReportArguments;
 use crate::common;
 
 pub(crate) fn run(arguments: &ReportArguments) -> anyhow::Result<ExitCode> {
+    if let Some(logs) = ioscout_service::darshan_inputs(&arguments.input.paths)? {
+        return darshan_log(arguments, &logs);
+    }
     let request = ReportRequest { preset: arguments.preset, ..ReportRequest::default() };
     let (input, bar) = common::service_input_with_progress(&arguments.input, "report");
     let report = ioscout_service::report::report(&input, &request)?;
@@ -30,4 +33,33 @@ pub(crate) fn run(arguments: &ReportArguments) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(common::finish(&report.scan, &arguments.input))
+}
+
+/// The job-summary page of one Darshan log.
+fn darshan_log(arguments: &ReportArguments, logs: &[std::path::PathBuf]) -> anyhow::Result<ExitCode> {
+    let [log] = logs else {
+        return Err(ioscout_service::ServiceError::BadRequest(format!(
+            "give one Darshan log at a time; got {}",
+            logs.len()
+        ))
+        .into());
+    };
+    let report = ioscout_service::report::darshan_report(log, !arguments.input.strict)?;
+    std::fs::write(&arguments.output, &report.html)
+        .with_context(|| format!("writing {}", arguments.output.display()))?;
+    if !arguments.input.quiet {
+        let mut stderr = std::io::stderr().lock();
+        for problem in &report.problems {
+            let _ = writeln!(stderr, "ioscout: warning: {problem}");
+        }
+        let _ = writeln!(
+            stderr,
+            "ioscout: wrote {} ({} charts, {} findings, {} KiB)",
+            arguments.output.display(),
+            report.charts,
+            report.findings,
+            report.html.len() / 1024
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }

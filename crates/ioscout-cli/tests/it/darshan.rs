@@ -334,8 +334,7 @@ fn walkdir_logs(root: &std::path::Path) -> Vec<String> {
 }
 
 /// The commands that read traces only, each with the arguments it needs besides its input.
-const TRACE_COMMANDS: [&[&str]; 6] = [
-    &["report", "-o", "target/refused-log-report.html"],
+const TRACE_COMMANDS: [&[&str]; 5] = [
     &["count"],
     &["view"],
     &["query"],
@@ -346,9 +345,8 @@ const TRACE_COMMANDS: [&[&str]; 6] = [
 /// Runs every trace-only command on `log` and holds each to a one-line refusal with exit 2: the
 /// log is named, never decoded as lines, and no output file is left behind.
 fn refused_by_trace_commands(log: &str) {
-    for leftover in ["target/refused-log-report.html", "target/refused-log-export.json"] {
-        let _ = std::fs::remove_file(root().join(leftover));
-    }
+    let leftover = "target/refused-log-export.json";
+    let _ = std::fs::remove_file(root().join(leftover));
     for command in TRACE_COMMANDS {
         let mut arguments = command.to_vec();
         arguments.push(log);
@@ -364,9 +362,7 @@ fn refused_by_trace_commands(log: &str) {
         assert!(stderr.contains("Darshan log") && stderr.contains("read logs"), "{arguments:?}: {stderr}");
         assert!(!stderr.contains("UTF-8"), "{arguments:?}: {stderr}");
     }
-    for leftover in ["target/refused-log-report.html", "target/refused-log-export.json"] {
-        assert!(!root().join(leftover).exists(), "{leftover} was written for {log}");
-    }
+    assert!(!root().join(leftover).exists(), "{leftover} was written for {log}");
 }
 
 #[test]
@@ -382,9 +378,19 @@ fn trace_commands_refuse_a_darshan_log_in_one_line() {
     let renamed = folder.join("renamed.pfw");
     std::fs::write(&renamed, &bytes).unwrap_or_else(|error| panic!("{error}"));
     refused_by_trace_commands(&renamed.to_string_lossy());
+    reported_as_a_job_summary(&renamed.to_string_lossy());
     let cut = folder.join("cut.darshan");
     std::fs::write(&cut, &bytes[..bytes.len() / 3]).unwrap_or_else(|error| panic!("{error}"));
     refused_by_trace_commands(&cut.to_string_lossy());
+    // Cut inside its header: nothing to summarise; one line naming the byte, exit 2, no page.
+    let page = root().join("target/cut-log-report.html");
+    let _ = std::fs::remove_file(&page);
+    let output = ioscout(&["report", "-o", &page.to_string_lossy(), &cut.to_string_lossy()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("header at byte"), "{stderr}");
+    assert!(!page.exists(), "a page was written for a log cut in its header");
     // A directory of logs only is refused as logs.
     let directory = folder.join("logs");
     std::fs::create_dir_all(&directory).unwrap_or_else(|error| panic!("{error}"));
@@ -399,6 +405,32 @@ fn trace_commands_refuse_every_corpus_log_in_one_line() {
     for log in &logs {
         refused_by_trace_commands(log);
         analyzed_by_modules(log);
+        reported_as_a_job_summary(log);
+    }
+}
+
+/// `report LOG` writes the log's job-summary page with exit 0: its sections, charts drawn from
+/// the counters, nothing loaded from elsewhere, and never a line of the log's bytes.
+fn reported_as_a_job_summary(log: &str) {
+    let page = root().join("target/log-report.html");
+    let _ = std::fs::remove_file(&page);
+    let output = ioscout(&["report", "-o", &page.to_string_lossy(), log]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "report {log}: {stderr}");
+    assert!(!stderr.contains("UTF-8"), "report {log}: {stderr}");
+    assert!(stderr.contains("ioscout: wrote"), "report {log}: {stderr}");
+    let html = std::fs::read_to_string(&page).unwrap_or_else(|error| panic!("report {log}: {error}"));
+    for section in [
+        "<h1>Darshan job summary</h1>",
+        "<h2>Job</h2>",
+        "<h2>I/O cost per module</h2>",
+        "<h2>Findings</h2>",
+        "<h2>Proposals</h2>",
+    ] {
+        assert!(html.contains(section), "report {log}: no {section}");
+    }
+    for remote in ["<script src", "<link ", "src=\"http", "@import"] {
+        assert!(!html.contains(remote), "report {log}: {remote}");
     }
 }
 
@@ -415,6 +447,39 @@ fn analyzed_by_modules(log: &str) {
     assert_eq!(value["kind"], "darshan");
     assert_eq!(value["logs"][0]["log"].as_str(), Some(log));
     assert!(value["logs"][0]["modules"].is_array(), "{value}");
+}
+
+/// The job-summary page of the bundled 4-process log: the module cost, the operation counts, the
+/// access sizes of POSIX and MPI-IO with reads and writes in charts of their own, the common
+/// access sizes and the files by use, as the counters give them.
+#[test]
+fn report_gives_a_logs_job_summary() {
+    let log = "testdata/darshan/mpi-io-test-x86_64-3.5.0.darshan";
+    reported_as_a_job_summary(log);
+    let html = std::fs::read_to_string(root().join("target/log-report.html"))
+        .unwrap_or_else(|error| panic!("{error}"));
+    for part in [
+        "id=\"module-time\"",
+        "id=\"operation-counts\"",
+        "id=\"sizes-posix-read\"",
+        "id=\"sizes-posix-write\"",
+        "id=\"sizes-mpiio-write\"",
+        "<h2>Most common access sizes</h2>",
+        "<h2>Files</h2>",
+        "I/O time, slowest rank (s)",
+        "Read time, summed (s)",
+    ] {
+        assert!(html.contains(part), "no {part}");
+    }
+    // Two logs at once are refused: a page is one job.
+    let output = ioscout(&[
+        "report",
+        "-o",
+        "target/two-logs.html",
+        log,
+        "testdata/darshan/mpi-io-test-x86_64-3.1.3.darshan",
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
 }
 
 /// The module breakdown of the bundled 4-process log, as users read it (golden text), and its

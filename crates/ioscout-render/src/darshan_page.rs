@@ -1,0 +1,323 @@
+//! The HTML job-summary page of one Darshan log (`ioscout report LOG`): one self-contained file
+//! (inline styles, server-side SVG, no network at view time) with the job, the I/O cost per
+//! module (time summed over processes and the slowest rank's, labelled), the operation counts,
+//! the access sizes with reads and writes apart, the most common access sizes, the files by
+//! use, the LUSTRE striping, the findings with their evidence and the proposals. The service
+//! gathers what a [`DarshanPage`] holds from the log; this module only draws it.
+
+use std::fmt::Write as _;
+
+use ioscout_darshan::breakdown::Breakdown;
+use ioscout_darshan::job_summary::{JobSummary, SIZE_BINS};
+
+use crate::html::{LAYOUT_SCRIPT, STYLE, findings_section, proposals_section, table};
+use crate::svg::{self, escape};
+use crate::text::{bytes, thousands};
+
+/// What one log's page shows.
+#[derive(Clone, Copy)]
+pub struct DarshanPage<'p> {
+    /// The log, as the title names it.
+    pub path: &'p str,
+    /// Darshan's format version.
+    pub version: &'p str,
+    /// The executable and its arguments as the job record holds them.
+    pub exe: &'p str,
+    /// The scheduler's job id.
+    pub job_id: i64,
+    /// Start time, seconds since the epoch (0: unknown).
+    pub start_time: i64,
+    /// The module breakdown.
+    pub breakdown: &'p Breakdown,
+    /// Access sizes, common accesses, files by use.
+    pub summary: &'p JobSummary,
+    /// The findings listed.
+    pub findings: &'p [ioscout_diagnose::Finding],
+    /// The checklist and proposals.
+    pub advice: &'p ioscout_advise::Advice,
+}
+
+/// Darshan's size bins as a reader says them.
+const BIN_LABELS: [&str; 10] = [
+    "0-100 B",
+    "100 B-1 KiB",
+    "1-10 KiB",
+    "10-100 KiB",
+    "100 KiB-1 MiB",
+    "1-4 MiB",
+    "4-10 MiB",
+    "10-100 MiB",
+    "100 MiB-1 GiB",
+    "1 GiB+",
+];
+
+const READ: &str = "#0072b2";
+const WRITE: &str = "#d55e00";
+const META: &str = "#009e73";
+
+/// The page of `page`, and the number of charts drawn.
+pub fn page(page: DarshanPage<'_>) -> (String, usize) {
+    let DarshanPage { path, version, exe, job_id, start_time, breakdown, summary, findings, advice } = page;
+    let mut html = String::with_capacity(1 << 16);
+    let at_least = if breakdown.job_estimated { "at least " } else { "" };
+    let run_time = breakdown.run_time_s.map_or_else(
+        || "unknown (neither the job record nor the records give one)".to_string(),
+        |seconds| format!("{at_least}{} s", crate::text::seconds(seconds, 3)),
+    );
+    let _ = write!(
+        html,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{}</title><style>{STYLE}</style></head><body>\n<h1>Darshan job summary</h1><p class=\"meta\">{} &middot; Darshan {} &middot; {at_least}{} &middot; run time {}</p>\n",
+        escape(&format!("ioscout report: {path}")),
+        escape(path),
+        escape(version),
+        crate::text::count_of(breakdown.nprocs.max(0) as u64, "process", "processes"),
+        escape(&run_time)
+    );
+    let mut job = vec![
+        vec!["Executable".to_string(), exe.to_string()],
+        vec!["Job id".to_string(), job_id.to_string()],
+        vec!["Processes".to_string(), format!("{at_least}{}", thousands(breakdown.nprocs.max(0) as u64))],
+        vec!["Run time".to_string(), run_time.clone()],
+    ];
+    if start_time > 0 {
+        job.push(vec!["Start (seconds since the epoch)".to_string(), start_time.to_string()]);
+    }
+    let modules: Vec<&str> = breakdown.modules.iter().map(|line| line.module.as_str()).collect();
+    job.push(vec!["Modules with records".to_string(), modules.join(", ")]);
+    if breakdown.job_estimated {
+        job.push(vec![
+            "Job record".to_string(),
+            "unreadable: processes and run time are lower bounds from the records, so shares of the run are upper bounds".to_string(),
+        ]);
+    }
+    if !breakdown.unread_modules.is_empty() {
+        job.push(vec!["Not read (region unreadable)".to_string(), breakdown.unread_modules.join(", ")]);
+    }
+    if !breakdown.damaged_modules.is_empty() {
+        job.push(vec![
+            "Partly read (damaged records dropped and counted)".to_string(),
+            breakdown.damaged_modules.join(", "),
+        ]);
+    }
+    html.push_str("<h2>Job</h2>\n");
+    table(&mut html, &["Field", "Value"], &job);
+    let mut charts = cost_section(&mut html, breakdown);
+    charts += operations_section(&mut html, breakdown);
+    charts += sizes_section(&mut html, summary);
+    common_section(&mut html, summary);
+    files_section(&mut html, summary);
+    if let Some(striping) = &breakdown.striping {
+        let _ = writeln!(
+            html,
+            "<h2>LUSTRE striping</h2>\n<p>{}</p>",
+            escape(&crate::darshan::striping_line(striping))
+        );
+    }
+    findings_section(&mut html, findings);
+    proposals_section(&mut html, advice);
+    let _ = write!(
+        html,
+        "<p class=\"meta\">File system: {} ({}). Generated by ioscout {}.</p>\n<pre id=\"layout\" hidden></pre>\n<script>{LAYOUT_SCRIPT}</script>\n</body></html>\n",
+        escape(advice.filesystem.fs_type.name()),
+        escape(advice.filesystem.source),
+        env!("CARGO_PKG_VERSION")
+    );
+    (html, charts)
+}
+
+/// Time, operations and bytes per module, with time summed and the slowest rank's apart.
+fn cost_section(html: &mut String, breakdown: &Breakdown) -> usize {
+    html.push_str("<h2>I/O cost per module</h2>\n");
+    if breakdown.modules.is_empty() {
+        html.push_str("<p>No I/O module has records.</p>\n");
+        return 0;
+    }
+    let rows: Vec<Vec<String>> = breakdown
+        .modules
+        .iter()
+        .map(|line| {
+            vec![
+                line.module.clone(),
+                thousands(line.files as u64),
+                bytes(line.bytes_read),
+                bytes(line.bytes_written),
+                format!("{:.3}", line.read_time_summed_s),
+                format!("{:.3}", line.write_time_summed_s),
+                format!("{:.3}", line.meta_time_summed_s),
+                format!("{:.3}", line.io_time_slowest_rank_s),
+                line.bandwidth_bytes_per_s
+                    .map_or("-".to_string(), |rate| format!("{}/s", bytes(rate as u64))),
+                line.share_of_run_time_pct.map_or("-".to_string(), |share| format!("{share:.1} %")),
+            ]
+        })
+        .collect();
+    table(
+        html,
+        &[
+            "Module",
+            "Files",
+            "Read",
+            "Written",
+            "Read time, summed (s)",
+            "Write time, summed (s)",
+            "Metadata time, summed (s)",
+            "I/O time, slowest rank (s)",
+            "Bandwidth (slowest rank)",
+            "Slowest rank, of run",
+        ],
+        &rows,
+    );
+    html.push_str("<p class=\"meta\">Summed: over processes, as Darshan's counters hold them (above the run time when processes do I/O at once). Slowest rank: the slowest rank through the files it alone opened plus each shared file's slowest rank; bandwidth is the bytes over that time.</p>\n");
+    // Each module's time split as read, write and metadata, per process on average: comparable
+    // with the run time.
+    let processes = breakdown.nprocs.max(1) as f64;
+    let mut bars = Vec::new();
+    for line in &breakdown.modules {
+        bars.push((format!("{} read", line.module), line.read_time_summed_s / processes));
+        bars.push((format!("{} write", line.module), line.write_time_summed_s / processes));
+        bars.push((format!("{} meta", line.module), line.meta_time_summed_s / processes));
+    }
+    html.push_str(&svg::bar_chart(
+        "module-time",
+        "I/O time per module, per process on average",
+        "the summed time over the processes, by read, write and metadata",
+        "module and kind",
+        "seconds",
+        &bars,
+        META,
+    ));
+    1
+}
+
+/// Operation counts per module.
+fn operations_section(html: &mut String, breakdown: &Breakdown) -> usize {
+    if breakdown.modules.is_empty() {
+        return 0;
+    }
+    html.push_str("<h2>Operation counts</h2>\n");
+    let mut bars = Vec::new();
+    for line in &breakdown.modules {
+        for (kind, count) in [
+            ("read", line.reads),
+            ("write", line.writes),
+            ("open", line.opens),
+            ("stat", line.stats),
+            ("seek", line.seeks),
+            ("sync", line.syncs),
+        ] {
+            if count > 0 {
+                bars.push((format!("{} {kind}", line.module), count as f64));
+            }
+        }
+    }
+    if bars.is_empty() {
+        html.push_str("<p>No operations counted.</p>\n");
+        return 0;
+    }
+    html.push_str(&svg::bar_chart(
+        "operation-counts",
+        "Operations per module",
+        "calls counted by Darshan, all processes",
+        "module and operation",
+        "calls",
+        &bars,
+        READ,
+    ));
+    1
+}
+
+/// Access sizes per module, reads and writes in charts of their own.
+fn sizes_section(html: &mut String, summary: &JobSummary) -> usize {
+    let mut charts = 0;
+    html.push_str("<h2>Access sizes</h2>\n");
+    for histogram in &summary.sizes {
+        for (direction, counts, colour) in
+            [("read", &histogram.reads, READ), ("write", &histogram.writes, WRITE)]
+        {
+            let total: u64 = counts.iter().sum();
+            if total == 0 {
+                let _ = writeln!(html, "<p>{}: no {direction}s.</p>", escape(&histogram.module));
+                continue;
+            }
+            let bars: Vec<(String, f64)> = BIN_LABELS
+                .iter()
+                .zip(counts)
+                .map(|(label, count)| ((*label).to_string(), *count as f64))
+                .collect();
+            let id = format!(
+                "sizes-{}-{direction}",
+                histogram.module.to_ascii_lowercase().replace(['-', ' '], "")
+            );
+            html.push_str(&svg::bar_chart(
+                &id,
+                &format!("{} {direction} sizes", histogram.module),
+                &format!("{} {direction}s by request size", thousands(total)),
+                "request size",
+                &format!("{direction}s"),
+                &bars,
+                colour,
+            ));
+            charts += 1;
+        }
+    }
+    if summary.sizes.is_empty() {
+        html.push_str("<p>No module of this log keeps access sizes.</p>\n");
+    }
+    debug_assert_eq!(BIN_LABELS.len(), SIZE_BINS.len());
+    charts
+}
+
+/// The most common access sizes.
+fn common_section(html: &mut String, summary: &JobSummary) {
+    if summary.common.is_empty() {
+        return;
+    }
+    html.push_str("<h2>Most common access sizes</h2>\n");
+    let rows: Vec<Vec<String>> = summary
+        .common
+        .iter()
+        .map(|access| {
+            vec![
+                access.module.clone(),
+                bytes(access.size.max(0) as u64),
+                thousands(access.count.max(0) as u64),
+            ]
+        })
+        .collect();
+    table(html, &["Module", "Access size", "Count"], &rows);
+}
+
+/// Files by use.
+fn files_section(html: &mut String, summary: &JobSummary) {
+    if summary.files.is_empty() {
+        return;
+    }
+    html.push_str("<h2>Files</h2>\n");
+    let rows: Vec<Vec<String>> = summary
+        .files
+        .iter()
+        .map(|files| {
+            let total = files.read_only.0 + files.write_only.0 + files.read_write.0 + files.no_data;
+            vec![
+                files.module.clone(),
+                thousands(total),
+                format!("{} ({})", thousands(files.read_only.0), bytes(files.read_only.1)),
+                format!("{} ({})", thousands(files.write_only.0), bytes(files.write_only.1)),
+                format!("{} ({})", thousands(files.read_write.0), bytes(files.read_write.1)),
+                thousands(files.no_data),
+            ]
+        })
+        .collect();
+    table(
+        html,
+        &[
+            "Module",
+            "Files",
+            "Read only (bytes)",
+            "Written only (bytes)",
+            "Read and written (bytes)",
+            "No data moved",
+        ],
+        &rows,
+    );
+}
