@@ -1,6 +1,7 @@
 //! What a Darshan job-summary page shows beside the module breakdown ([`crate::breakdown`]):
-//! per module the access-size histograms (reads and writes apart), the most common access sizes
-//! and the files by how they were used (read only, written only, both, opened without data).
+//! per module the access-size histograms (reads and writes apart), the most common access sizes,
+//! the files by how they were used (read only, written only, both, opened without data), and
+//! each DXT module's bytes per rank and time bin (reads and writes apart).
 //! `ioscout report LOG` draws it (`ioscout-render`'s `darshan_page`); the numbers are the
 //! records' counters summed, never estimated.
 
@@ -52,6 +53,33 @@ pub struct FileUse {
     pub no_data: u64,
 }
 
+/// Most rows of a DXT heatmap: beyond this many ranks, each row holds a run of ranks.
+pub const HEATMAP_ROWS: usize = 32;
+/// Time bins of a DXT heatmap over the job.
+pub const HEATMAP_BINS: usize = 40;
+
+/// A DXT module's segments as bytes per rank (rows) and time bin (columns), reads and writes
+/// apart. Each segment's bytes are spread over the bins its time overlaps.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct DxtHeatmap {
+    /// The module (`DXT_POSIX`, `DXT_MPIIO`).
+    pub module: String,
+    /// Each row's ranks, first and last.
+    pub rows: Vec<(i64, i64)>,
+    /// The width of a time bin, seconds (the bins cover the run time, or the last segment's end
+    /// when the run time is unknown).
+    pub bin_s: f64,
+    /// Bytes read per row and bin.
+    pub read: Vec<Vec<f64>>,
+    /// Bytes written per row and bin.
+    pub written: Vec<Vec<f64>>,
+    /// Segments drawn.
+    pub segments: u64,
+    /// Segments left out: a negative length, a time that is not a number or ends before it
+    /// starts, a rank outside the job.
+    pub left_out: u64,
+}
+
 /// The job-summary sections of one log.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct JobSummary {
@@ -61,6 +89,60 @@ pub struct JobSummary {
     pub common: Vec<CommonAccess>,
     /// Files by use, per module with byte counters.
     pub files: Vec<FileUse>,
+    /// The DXT modules' heatmaps.
+    pub heatmaps: Vec<DxtHeatmap>,
+}
+
+/// The heatmap of one DXT module's records, over `nprocs` ranks and `span_s` seconds.
+fn heatmap(module: &str, records: &[crate::module::DxtRecord], nprocs: i64, span_s: f64) -> DxtHeatmap {
+    let ranks = nprocs.max(1);
+    let per_row = (ranks as usize).div_ceil(HEATMAP_ROWS).max(1) as i64;
+    let row_count = (ranks as usize).div_ceil(per_row as usize);
+    let rows: Vec<(i64, i64)> =
+        (0..row_count as i64).map(|row| (row * per_row, ((row + 1) * per_row - 1).min(ranks - 1))).collect();
+    let bin_s = (span_s / HEATMAP_BINS as f64).max(f64::MIN_POSITIVE);
+    let mut map = DxtHeatmap {
+        module: module.to_string(),
+        rows,
+        bin_s,
+        read: vec![vec![0.0; HEATMAP_BINS]; row_count],
+        written: vec![vec![0.0; HEATMAP_BINS]; row_count],
+        ..DxtHeatmap::default()
+    };
+    for record in records {
+        for segment in &record.segments {
+            let valid = segment.length >= 0
+                && segment.start.is_finite()
+                && segment.end.is_finite()
+                && segment.end >= segment.start
+                && (0..ranks).contains(&record.rank);
+            if !valid {
+                map.left_out += 1;
+                continue;
+            }
+            map.segments += 1;
+            let row = (record.rank / per_row) as usize;
+            let target = if segment.write { &mut map.written[row] } else { &mut map.read[row] };
+            let bytes = segment.length as f64;
+            let bin_of = |time: f64| ((time / bin_s).floor().max(0.0) as usize).min(HEATMAP_BINS - 1);
+            let (first, last) = (bin_of(segment.start), bin_of(segment.end));
+            let duration = segment.end - segment.start;
+            if first == last || duration <= 0.0 {
+                target[first] += bytes;
+                continue;
+            }
+            for (bin, cell) in target.iter_mut().enumerate().take(last + 1).skip(first) {
+                let from = segment.start.max(bin as f64 * bin_s);
+                let to = if bin == HEATMAP_BINS - 1 {
+                    segment.end
+                } else {
+                    segment.end.min((bin + 1) as f64 * bin_s)
+                };
+                *cell += bytes * ((to - from).max(0.0) / duration);
+            }
+        }
+    }
+    map
 }
 
 fn positive(value: i64) -> u64 {
@@ -71,7 +153,22 @@ impl JobSummary {
     /// The sections of `log`, from its readable counter records.
     pub fn of(log: &DarshanLog) -> JobSummary {
         let mut summary = JobSummary::default();
+        let run_time = log.run_time();
         for module in &log.modules {
+            if let Records::Dxt(records) = &module.records {
+                let last_end = records
+                    .iter()
+                    .flat_map(|record| &record.segments)
+                    .map(|segment| segment.end)
+                    .filter(|end| end.is_finite())
+                    .fold(0.0, f64::max);
+                let span =
+                    if run_time.is_finite() && run_time > 0.0 { run_time.max(last_end) } else { last_end };
+                if records.iter().any(|record| !record.segments.is_empty()) && span > 0.0 {
+                    summary.heatmaps.push(heatmap(module.name, records, log.job.nprocs, span));
+                }
+                continue;
+            }
             let Records::Counters(records) = &module.records else { continue };
             let Some((names, _)) = counter_names(module.id) else { continue };
             if records.is_empty() {

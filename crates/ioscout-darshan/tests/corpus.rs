@@ -241,3 +241,62 @@ fn breakdown_holds_pydarshan_totals() {
     assert!(failures.is_empty(), "{} differences:\n{}", failures.len(), failures.join("\n"));
     assert!(checked > 500, "only {checked} totals checked");
 }
+
+/// Every DXT log's heatmaps hold each valid segment's bytes once, reads and writes apart, and
+/// count the segments left out: the bytes drawn are the segments' lengths summed apart.
+#[test]
+fn dxt_heatmaps_hold_every_segments_bytes() {
+    let Some(root) = corpus() else { return };
+    let mut checked = 0;
+    let mut stack = vec![root.join("logs")];
+    while let Some(directory) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&directory) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let Ok(log) = DarshanLog::open(&path, ReadOptions { partial: true }) else { continue };
+            let summary = ioscout_darshan::job_summary::JobSummary::of(&log);
+            for map in &summary.heatmaps {
+                let module = log.modules.iter().find(|module| module.name == map.module);
+                let Some(ioscout_darshan::Records::Dxt(records)) = module.map(|module| &module.records)
+                else {
+                    panic!("{}: no {} records", path.display(), map.module)
+                };
+                let (mut read, mut written, mut segments) = (0.0, 0.0, 0_u64);
+                for record in records {
+                    for segment in &record.segments {
+                        let valid = segment.length >= 0
+                            && segment.end >= segment.start
+                            && (0..log.job.nprocs.max(1)).contains(&record.rank);
+                        if valid {
+                            segments += 1;
+                            if segment.write {
+                                written += segment.length as f64;
+                            } else {
+                                read += segment.length as f64;
+                            }
+                        }
+                    }
+                }
+                let drawn_read: f64 = map.read.iter().flatten().sum();
+                let drawn_written: f64 = map.written.iter().flatten().sum();
+                assert_eq!(map.segments, segments, "{} {}", path.display(), map.module);
+                assert!(
+                    (drawn_read - read).abs() <= 1e-6 * read.max(1.0),
+                    "{} read {drawn_read} != {read}",
+                    path.display()
+                );
+                assert!(
+                    (drawn_written - written).abs() <= 1e-6 * written.max(1.0),
+                    "{} written {drawn_written} != {written}",
+                    path.display()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 5, "only {checked} DXT modules in the corpus");
+}

@@ -104,6 +104,7 @@ pub fn page(page: DarshanPage<'_>) -> (String, usize) {
     let mut charts = cost_section(&mut html, breakdown);
     charts += operations_section(&mut html, breakdown);
     charts += sizes_section(&mut html, summary);
+    charts += heatmap_section(&mut html, summary);
     common_section(&mut html, summary);
     files_section(&mut html, summary);
     if let Some(striping) = &breakdown.striping {
@@ -264,6 +265,67 @@ fn sizes_section(html: &mut String, summary: &JobSummary) -> usize {
         html.push_str("<p>No module of this log keeps access sizes.</p>\n");
     }
     debug_assert_eq!(BIN_LABELS.len(), SIZE_BINS.len());
+    charts
+}
+
+/// Each DXT module's bytes per rank and time bin, reads and writes in heatmaps of their own.
+fn heatmap_section(html: &mut String, summary: &JobSummary) -> usize {
+    if summary.heatmaps.is_empty() {
+        return 0;
+    }
+    let mut charts = 0;
+    html.push_str("<h2>I/O over time per rank (DXT)</h2>\n");
+    for map in &summary.heatmaps {
+        let rows: Vec<String> = map
+            .rows
+            .iter()
+            .map(
+                |(first, last)| {
+                    if first == last { format!("rank {first}") } else { format!("ranks {first}-{last}") }
+                },
+            )
+            .collect();
+        let columns: Vec<String> = (0..map.read.first().map_or(0, Vec::len))
+            .map(|bin| {
+                // Enough decimals that neighbouring bins never read the same.
+                let decimals = match map.bin_s {
+                    width if width >= 10.0 => 0,
+                    width if width >= 1.0 => 1,
+                    width if width >= 0.1 => 2,
+                    _ => 3,
+                };
+                format!("{:.*} s", decimals, bin as f64 * map.bin_s)
+            })
+            .collect();
+        let left_out = if map.left_out > 0 {
+            format!("; {} segments left out (an impossible length, time or rank)", thousands(map.left_out))
+        } else {
+            String::new()
+        };
+        for (direction, values) in [("read", &map.read), ("written", &map.written)] {
+            let total: f64 = values.iter().flatten().sum();
+            if total <= 0.0 {
+                let _ = writeln!(html, "<p>{}: no bytes {direction}.</p>", escape(&map.module));
+                continue;
+            }
+            let id = format!("heatmap-{}-{direction}", map.module.to_ascii_lowercase().replace('_', "-"));
+            html.push_str(&svg::heatmap(
+                &id,
+                &format!("{} bytes {direction} per rank over time", map.module),
+                &format!(
+                    "{} in {} segments; bins of {} s, each segment's bytes spread over the time it took{left_out}",
+                    bytes(total as u64),
+                    thousands(map.segments),
+                    svg::short(map.bin_s)
+                ),
+                &rows,
+                &columns,
+                values,
+                "bytes",
+            ));
+            charts += 1;
+        }
+    }
     charts
 }
 

@@ -432,6 +432,9 @@ fn reported_as_a_job_summary(log: &str) {
     for remote in ["<script src", "<link ", "src=\"http", "@import"] {
         assert!(!html.contains(remote), "report {log}: {remote}");
     }
+    if log.ends_with("dxt.darshan") {
+        assert!(html.contains("<h2>I/O over time per rank (DXT)</h2>"), "report {log}: no DXT heatmap");
+    }
 }
 
 /// `analyze LOG` gives the module breakdown with exit 0, text and JSON, and never a line of the
