@@ -244,15 +244,17 @@ def check(source, scratch):
     return len(charts)
 
 
-def check_darshan(log, scratch):
+def check_darshan(log, scratch, also=()):
     """Writes the job-summary page of the Darshan log `log` and checks what Chromium drew: the
-    read and write size charts apart, every chart inside its axes and drawn."""
+    module and operation charts and those `also` names (the read and write sizes apart, a DXT
+    heatmap), every chart inside its axes and drawn."""
     page = scratch / "report.html"
     subprocess.run([str(BINARY), "report", str(log), "-o", str(page), "--quiet"], cwd=REPO, check=True)
     profile = scratch / "profile"
     layout, _ = layout_of(page, profile)
     ids = {chart["id"] for chart in layout["charts"]}
-    assert {"module-time", "operation-counts", "sizes-posix-read", "sizes-posix-write"} <= ids, f"charts {sorted(ids)}"
+    wanted = {"module-time", "operation-counts", *also}
+    assert wanted <= ids, f"charts {sorted(ids)}, wanted {sorted(wanted)}"
     drawn(page, profile, layout["charts"], log.name)
     return len(layout["charts"])
 
@@ -270,8 +272,15 @@ def main():
         print(f"report check: {source.name}: {count} charts render, legends whole, labels apart, every timeline row marked, no console errors")
     log = REPO / "testdata" / "darshan" / "mpi-io-test-x86_64-3.5.0.darshan"
     with tempfile.TemporaryDirectory(prefix="ioscout-report-") as scratch:
-        count = check_darshan(log, Path(scratch))
+        count = check_darshan(log, Path(scratch), also=("sizes-posix-read", "sizes-posix-write"))
     print(f"report check: {log.name}: {count} charts of the job summary render inside their axes, no console errors")
+    dxt = REPO.parent / "shared" / "corpus" / "darshan" / "logs" / "darshan-logs" / "darshan_logs" / "partial_data_dxt" / "partial_data_dxt.darshan"
+    if dxt.is_file():
+        with tempfile.TemporaryDirectory(prefix="ioscout-report-") as scratch:
+            count = check_darshan(dxt, Path(scratch), also=("sizes-posix-read", "heatmap-dxt-posix-read"))
+        print(f"report check: {dxt.name}: {count} charts of the job summary, the DXT heatmap among them, render inside their axes")
+    else:
+        print(f"skipped: {dxt} is absent (the DXT page check needs the shared corpus)")
 
 
 if __name__ == "__main__":
