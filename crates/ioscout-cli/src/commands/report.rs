@@ -22,15 +22,7 @@ pub(crate) fn run(arguments: &ReportArguments) -> anyhow::Result<ExitCode> {
     std::fs::write(&arguments.output, &report.html)
         .with_context(|| format!("writing {}", arguments.output.display()))?;
     if !arguments.input.quiet {
-        let mut stderr = std::io::stderr().lock();
-        let _ = writeln!(
-            stderr,
-            "ioscout: wrote {} ({} charts, {} findings, {} KiB)",
-            arguments.output.display(),
-            report.charts,
-            report.findings,
-            report.html.len() / 1024
-        );
+        wrote(arguments, report.charts, report.findings, report.html.len());
     }
     Ok(common::finish(&report.scan, &arguments.input))
 }
@@ -52,14 +44,18 @@ fn darshan_log(arguments: &ReportArguments, logs: &[std::path::PathBuf]) -> anyh
         for problem in &report.problems {
             let _ = writeln!(stderr, "ioscout: warning: {problem}");
         }
-        let _ = writeln!(
-            stderr,
-            "ioscout: wrote {} ({} charts, {} findings, {} KiB)",
-            arguments.output.display(),
-            report.charts,
-            report.findings,
-            report.html.len() / 1024
-        );
+        drop(stderr);
+        wrote(arguments, report.charts, report.findings, report.html.len());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says on stderr what was written.
+fn wrote(arguments: &ReportArguments, charts: usize, findings: usize, bytes: usize) {
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "ioscout: wrote {} ({charts} charts, {findings} findings, {} KiB)",
+        arguments.output.display(),
+        bytes / 1024
+    );
 }
