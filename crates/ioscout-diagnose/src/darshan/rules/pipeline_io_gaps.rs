@@ -71,6 +71,22 @@ struct Stretch {
     sparse_idle: f64,
 }
 
+/// A POSIX record's window: its first open, read or write start and its last close, read or
+/// write end, seconds; `None` without a start timestamp or with an end before it.
+fn window(context: &DarshanContext<'_>, record: &ioscout_darshan::CounterRecord) -> Option<(f64, f64)> {
+    let start =
+        ["POSIX_F_OPEN_START_TIMESTAMP", "POSIX_F_READ_START_TIMESTAMP", "POSIX_F_WRITE_START_TIMESTAMP"]
+            .iter()
+            .map(|name| context.fvalue(record, name))
+            .filter(|value| *value > 0.0)
+            .fold(f64::INFINITY, f64::min);
+    let end = ["POSIX_F_CLOSE_END_TIMESTAMP", "POSIX_F_READ_END_TIMESTAMP", "POSIX_F_WRITE_END_TIMESTAMP"]
+        .iter()
+        .map(|name| context.fvalue(record, name))
+        .fold(0.0, f64::max);
+    (start.is_finite() && end >= start).then_some((start, end))
+}
+
 /// The gaps between the I/O of the process with the most I/O time, from its POSIX records' first
 /// and last timestamps and times (a shared record, rank -1, has no one process's timeline and is
 /// left out). `None` when no record with reads or writes has timestamps.
@@ -85,19 +101,7 @@ pub fn io_gaps(context: &DarshanContext<'_>) -> Option<IoGaps> {
         if calls == 0 {
             continue;
         }
-        let starts =
-            ["POSIX_F_OPEN_START_TIMESTAMP", "POSIX_F_READ_START_TIMESTAMP", "POSIX_F_WRITE_START_TIMESTAMP"];
-        let ends =
-            ["POSIX_F_CLOSE_END_TIMESTAMP", "POSIX_F_READ_END_TIMESTAMP", "POSIX_F_WRITE_END_TIMESTAMP"];
-        let start = starts
-            .iter()
-            .map(|name| context.fvalue(record, name))
-            .filter(|value| *value > 0.0)
-            .fold(f64::INFINITY, f64::min);
-        let end = ends.iter().map(|name| context.fvalue(record, name)).fold(0.0, f64::max);
-        if !start.is_finite() || end < start {
-            continue;
-        }
+        let Some((start, end)) = window(context, record) else { continue };
         let read = context.fvalue(record, "POSIX_F_READ_TIME").max(0.0);
         let write = context.fvalue(record, "POSIX_F_WRITE_TIME").max(0.0);
         let meta = context.fvalue(record, "POSIX_F_META_TIME").max(0.0);
@@ -193,9 +197,6 @@ pub fn io_gaps(context: &DarshanContext<'_>) -> Option<IoGaps> {
         .max_by(|a, b| a.io_time_s.total_cmp(&b.io_time_s))
 }
 
-/// Size bins of requests under 1 MiB, Darshan's names.
-const SMALL_BINS: [&str; 5] = ["0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M"];
-
 /// What the files shared by several processes (Darshan's reduced records, rank -1) cost each
 /// process: their calls and the caller's time between them. [`io_gaps`] leaves these records
 /// out (they hold no one process's timeline); a change that aggregates the processes' requests
@@ -240,30 +241,18 @@ pub fn shared_file_calls(context: &DarshanContext<'_>) -> Option<SharedFileCalls
         if requests == 0 {
             continue;
         }
-        let small: i64 = SMALL_BINS
-            .iter()
-            .flat_map(|bin| [format!("POSIX_SIZE_READ_{bin}"), format!("POSIX_SIZE_WRITE_{bin}")])
-            .map(|name| context.value(record, &name).max(0))
-            .fold(0, i64::saturating_add)
+        let small = context
+            .small(record, "READ")
+            .max(0)
+            .saturating_add(context.small(record, "WRITE").max(0))
             .min(requests);
         let small_share = small as f64 / requests as f64;
-        let start =
-            ["POSIX_F_OPEN_START_TIMESTAMP", "POSIX_F_READ_START_TIMESTAMP", "POSIX_F_WRITE_START_TIMESTAMP"]
-                .iter()
-                .map(|name| context.fvalue(record, name))
-                .filter(|value| *value > 0.0)
-                .fold(f64::INFINITY, f64::min);
-        let end =
-            ["POSIX_F_CLOSE_END_TIMESTAMP", "POSIX_F_READ_END_TIMESTAMP", "POSIX_F_WRITE_END_TIMESTAMP"]
-                .iter()
-                .map(|name| context.fvalue(record, name))
-                .fold(0.0, f64::max);
         let busy = context.fvalue(record, "POSIX_F_SLOWEST_RANK_TIME").max(0.0);
         shared.files += 1;
         shared.requests = shared.requests.saturating_add(requests);
         shared.small_requests = shared.small_requests.saturating_add(small);
         shared.small_io_time_s += small_share * busy;
-        if start.is_finite() && end > start {
+        if let Some((start, end)) = window(context, record) {
             let idle = (end - start - busy).max(0.0);
             let calls_per_process = (requests as f64 / processes as f64).max(1.0);
             if idle / calls_per_process < MIN_GAP_S {
