@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use crate::module::counter_names;
-use crate::summary::aggregate;
+use crate::summary::{index_of, merge_common};
 use crate::{DarshanLog, Records};
 
 /// Darshan's access-size bins, in order: the suffixes of `<MODULE>_SIZE_READ_*` (POSIX) and
@@ -175,7 +175,7 @@ impl JobSummary {
                 continue;
             }
             let prefix = names.first().and_then(|name| name.split('_').next()).unwrap_or_default();
-            let index = |name: &str| names.iter().position(|candidate| *candidate == name);
+            let index = |name: &str| index_of(names, name);
             let sum = |at: Option<usize>| {
                 at.map_or(0, |at| {
                     records
@@ -196,17 +196,13 @@ impl JobSummary {
                     writes: SIZE_BINS.iter().map(|bin| sum(bin_index("WRITE", bin))).collect(),
                 });
             }
-            let combined = aggregate(module.id, records);
-            let value_of = |name: String| {
-                combined
-                    .values
-                    .iter()
-                    .find(|(candidate, _)| *candidate == name)
-                    .and_then(|(_, value)| value.trim().parse::<i64>().ok())
-            };
+            // The four most common access sizes, merged over the records as `darshan-parser
+            // --total` merges them.
+            let mut merged = vec![0_i64; names.len()];
+            merge_common(names, records, prefix, "ACCESS", "ACCESS", &mut merged, &mut Vec::new());
             for slot in 1..=4 {
-                let size = value_of(format!("{prefix}_ACCESS{slot}_ACCESS"));
-                let count = value_of(format!("{prefix}_ACCESS{slot}_COUNT"));
+                let size = index(&format!("{prefix}_ACCESS{slot}_ACCESS")).map(|at| merged[at]);
+                let count = index(&format!("{prefix}_ACCESS{slot}_COUNT")).map(|at| merged[at]);
                 if let (Some(size), Some(count)) = (size, count)
                     && count > 0
                 {

@@ -56,14 +56,14 @@ fn combine_of(name: &str) -> Combine {
     }
 }
 
-fn index_of(names: &[&str], name: &str) -> Option<usize> {
+pub(crate) fn index_of(names: &[&str], name: &str) -> Option<usize> {
     names.iter().position(|candidate| *candidate == name)
 }
 
 /// Merges the `{prefix}{1..4}_{value_suffix}` / `{prefix}{1..4}_COUNT` common-value counters of
 /// every record into the four most frequent values overall (ties: larger value first). A count
 /// whose sum does not fit 64 bits is kept at `i64::MAX` and its counter named in `overflowed`.
-fn merge_common(
+pub(crate) fn merge_common(
     names: &[&str],
     records: &[CounterRecord],
     module: &str,
