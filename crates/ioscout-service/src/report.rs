@@ -208,6 +208,20 @@ impl Fold for ReportFold<'_> {
     }
 }
 
+/// What a page lists of a run's `measurements`: the findings at low or above (the learned
+/// detector's included; the measurements carry the diagnosis, so the rules run once) and the
+/// advice.
+fn findings_and_advice(
+    mut measurements: ioscout_advise::Measurements,
+) -> Result<(Vec<ioscout_diagnose::Finding>, ioscout_advise::Advice)> {
+    let catalog = ioscout_advise::Catalog::bundled()?;
+    measurements.detect(&crate::detect::load(None)?);
+    let findings = crate::diagnose::select(measurements.findings.clone(), ioscout_diagnose::Label::Low, None);
+    let filesystem = ioscout_advise::filesystem::detect(&measurements.file_weights, None);
+    let advice = ioscout_advise::advise(&catalog, measurements, filesystem, &ioscout_advise::Measured::new());
+    Ok((findings, advice))
+}
+
 /// Builds the report of `input`.
 pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
     let options = AnalysisOptions {
@@ -221,18 +235,12 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
         &options,
         ioscout_evidence::Replay::sampling(SAMPLE_UNIFORM, SAMPLE_SLOWEST),
     )?;
-    // The measurements carry the diagnosis: the rules run once.
-    let catalog = ioscout_advise::Catalog::bundled()?;
-    let mut measurements = ioscout_advise::Measurements::from_analysis(
+    let (findings, advice) = findings_and_advice(ioscout_advise::Measurements::from_analysis(
         &analysis,
         ioscout_diagnose::Parameters::default(),
         Some(&derived),
-    );
-    measurements.detect(&crate::detect::load(None)?);
-    let findings = crate::diagnose::select(measurements.findings.clone(), ioscout_diagnose::Label::Low, None);
+    ))?;
     let metric = ioscout_diagnose::choose_metric(&findings);
-    let filesystem = ioscout_advise::filesystem::detect(&measurements.file_weights, None);
-    let advice = ioscout_advise::advise(&catalog, measurements, filesystem, &ioscout_advise::Measured::new());
 
     // A run still being written says so at the top of the page.
     let coverage = scan.coverage(std::time::SystemTime::now(), ioscout_read::SETTLE);
@@ -590,15 +598,10 @@ pub fn darshan_report(path: &std::path::Path, partial: bool) -> Result<DarshanHt
     let log = crate::darshan::read(path, partial)?;
     let breakdown = ioscout_darshan::breakdown::Breakdown::of(&log);
     let summary = ioscout_darshan::job_summary::JobSummary::of(&log);
-    let catalog = ioscout_advise::Catalog::bundled()?;
-    let mut measurements = ioscout_advise::Measurements::from_darshan(
+    let (findings, advice) = findings_and_advice(ioscout_advise::Measurements::from_darshan(
         &log,
         ioscout_diagnose::darshan::DrishtiThresholds::default(),
-    );
-    measurements.detect(&crate::detect::load(None)?);
-    let findings = crate::diagnose::select(measurements.findings.clone(), ioscout_diagnose::Label::Low, None);
-    let filesystem = ioscout_advise::filesystem::detect(&measurements.file_weights, None);
-    let advice = ioscout_advise::advise(&catalog, measurements, filesystem, &ioscout_advise::Measured::new());
+    ))?;
     let described = crate::text::display_path(path);
     let (html, charts) = ioscout_render::darshan_page::page(ioscout_render::darshan_page::DarshanPage {
         path: &described,
