@@ -293,6 +293,22 @@ pub(crate) fn exit_code(outcome: &ioscout_service::Outcome, input: &InputArgumen
 
 pub(crate) use ioscout_service::text::display_path;
 
+/// The end of a command that read Darshan logs' DXT segments: its notes and the logs' problems
+/// on stderr (unless quiet); exit 0 (a damaged log is read as far as it goes, its problems
+/// said; `--strict` refuses it before this).
+pub(crate) fn finish_segments(report: &ioscout_service::segments::SegmentReport, quiet: bool) -> ExitCode {
+    if !quiet {
+        let mut stderr = std::io::stderr().lock();
+        for note in &report.notes {
+            let _ = writeln!(stderr, "ioscout: {note}");
+        }
+        for problem in report.problems() {
+            let _ = writeln!(stderr, "ioscout: warning: {problem}");
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 #[cfg(test)]
 mod tests {
     use super::progress_step;

@@ -118,9 +118,10 @@ impl GroupSpec {
             .filter(|key| !key.is_empty())
             .map(|key| {
                 Ok(match key {
-                    "name" => GroupKey::Name,
-                    "cat" => GroupKey::Cat,
-                    "pid" => GroupKey::Pid,
+                    // The second names are a DXT segment's words for the same fields.
+                    "name" | "op" => GroupKey::Name,
+                    "cat" | "module" => GroupKey::Cat,
+                    "pid" | "rank" => GroupKey::Pid,
                     "tid" => GroupKey::Tid,
                     "ph" => GroupKey::Phase,
                     "host" => GroupKey::Host,
@@ -129,7 +130,7 @@ impl GroupSpec {
                         Some(arg) if !arg.is_empty() => GroupKey::Arg(arg.to_string()),
                         _ => {
                             return Err(SpecError(format!(
-                                "unknown --group-by key {other:?} (keys: name, cat, pid, tid, ph, host, file, args.<key>)"
+                                "unknown --group-by key {other:?} (keys: name, cat, pid, tid, ph, host, file, args.<key>; for DXT segments also op, module, rank)"
                             )));
                         }
                     },

@@ -11,8 +11,10 @@
 //!
 //! # Language
 //!
-//! - fields: `name`, `cat`, `pid`, `tid`, `ts`, `dur`, `id`, `type`, `ph`, `host`, `file`,
-//!   `args.<key>`;
+//! - fields: `name`, `cat`, `pid`, `tid`, `ts`, `dur`, `end` (`ts + dur`), `id`, `type`, `ph`,
+//!   `host`, `file`, `args.<key>`; the names of a Darshan DXT segment are aliases of these:
+//!   `rank` (pid), `op` (name), `module` (cat), `start` (ts), `offset` (`args.offset`) and
+//!   `length` (`args.ret`, the bytes a read or write moved, as in the trace events);
 //! - comparisons: `==` (or `=`), `!=`, `<`, `<=`, `>`, `>=`, `in (v1, v2, ...)`, `~ "regex"`,
 //!   `!~ "regex"`;
 //! - values: `"strings"` (with `\"` and `\\` escapes), numbers, bare words (read as strings);
@@ -73,6 +75,8 @@ pub enum Field {
     Ts,
     /// `dur`.
     Dur,
+    /// `end`: `ts + dur`.
+    End,
     /// `id`.
     Id,
     /// `type`.
@@ -89,7 +93,10 @@ pub enum Field {
 
 impl Field {
     fn is_numeric(&self) -> bool {
-        matches!(self, Field::Pid | Field::Tid | Field::Ts | Field::Dur | Field::Id | Field::Kind)
+        matches!(
+            self,
+            Field::Pid | Field::Tid | Field::Ts | Field::Dur | Field::End | Field::Id | Field::Kind
+        )
     }
 }
 
@@ -385,17 +392,20 @@ impl Parser<'_> {
             return Err(error(
                 self.text,
                 start,
-                "expected a field name (name, cat, pid, tid, ts, dur, ph, host, file, args.<key>)",
+                "expected a field name (name, cat, pid, tid, ts, dur, end, ph, host, file, args.<key>)",
             ));
         };
         self.position += 1;
         let field = match word.as_str() {
-            "name" => Field::Name,
-            "cat" => Field::Cat,
-            "pid" => Field::Pid,
+            "name" | "op" => Field::Name,
+            "cat" | "module" => Field::Cat,
+            "pid" | "rank" => Field::Pid,
             "tid" => Field::Tid,
-            "ts" => Field::Ts,
+            "ts" | "start" => Field::Ts,
             "dur" => Field::Dur,
+            "end" => Field::End,
+            "offset" => Field::Arg("offset".into()),
+            "length" => Field::Arg("ret".into()),
             "id" => Field::Id,
             "type" => Field::Kind,
             "ph" => Field::Phase,
@@ -408,7 +418,7 @@ impl Parser<'_> {
                         self.text,
                         start,
                         format!(
-                            "unknown field {other:?} (fields: name, cat, pid, tid, ts, dur, id, type, ph, host, file, args.<key>)"
+                            "unknown field {other:?} (fields: name, cat, pid, tid, ts, dur, end, id, type, ph, host, file, args.<key>; for DXT segments also rank, op, module, start, offset, length)"
                         ),
                     ));
                 }
@@ -495,6 +505,7 @@ fn field_name(field: &Field) -> String {
         Field::Tid => "tid".into(),
         Field::Ts => "ts".into(),
         Field::Dur => "dur".into(),
+        Field::End => "end".into(),
         Field::Id => "id".into(),
         Field::Kind => "type".into(),
         Field::Phase => "ph".into(),
@@ -563,6 +574,7 @@ impl Context<'_, '_> {
             Field::Tid => Value::Integer(event.tid?),
             Field::Ts => Value::Integer(event.ts?),
             Field::Dur => Value::Integer(event.dur?),
+            Field::End => Value::Integer(event.end()?),
             Field::Id => Value::Integer(event.id?),
             Field::Kind => Value::Integer(event.kind?),
             Field::Phase => Value::Phase(event.phase?),
@@ -686,6 +698,12 @@ mod tests {
         assert!(check("args.ret == 4096 and args.ret > 100 and args.big == 17868160079272185648"));
         assert!(!check("args.big == 17868160079272185647"));
         assert!(check("args.epoch == 2 and args.epoch == \"2\""));
+        // `end` is ts + dur; the DXT names are the same fields under Darshan's words.
+        assert!(check("end == 150 and end > 149 and not end > 150"));
+        assert!(check(
+            r#"rank == 7 and op == "read" and module == "POSIX" and start == 100 and length == 4096"#
+        ));
+        assert!(!check("rank == 8 or length != 4096 or offset == 0"));
         assert!(check(r#"name in ("write", "read") and not (dur > 1000)"#));
         assert!(check(r#"name == "open" or cat == "POSIX" and dur == 50"#));
         assert!(!check(r#"(name == "open" or cat == "POSIX") and dur == 51"#));

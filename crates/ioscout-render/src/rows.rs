@@ -531,13 +531,23 @@ impl Output {
                     .map(str::trim)
                     .filter(|column| !column.is_empty())
                     .map(|column| {
+                        // A DXT segment's words for the same columns (the service's `segments`).
+                        let column = match column {
+                            "rank" => "pid",
+                            "op" => "name",
+                            "module" => "cat",
+                            "start" => "ts",
+                            "offset" => "args.offset",
+                            "length" => "args.ret",
+                            other => other,
+                        };
                         if let Some(field) = FIELDS.iter().find(|field| **field == column) {
                             return Ok(Column::Field(field));
                         }
                         match column.strip_prefix("args.") {
                             Some(key) if !key.is_empty() => Ok(Column::Arg(key.to_string())),
                             _ => Err(UnknownColumn(format!(
-                                "unknown --select column {column:?} (columns: {}, args.<key>)",
+                                "unknown --select column {column:?} (columns: {}, args.<key>; for DXT segments also rank, op, module, start, offset, length)",
                                 FIELDS.join(", ")
                             ))),
                         }

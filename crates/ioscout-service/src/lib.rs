@@ -32,6 +32,7 @@ pub mod organize;
 pub mod query;
 pub mod report;
 pub mod search;
+pub mod segments;
 pub mod session;
 pub mod tune;
 pub mod view;
@@ -302,7 +303,7 @@ pub fn is_darshan_log(path: &std::path::Path) -> bool {
 }
 
 /// The commands that read Darshan logs, for the message refusing a log elsewhere.
-const COMMANDS_READING_LOGS: &str = "`ioscout info`, `analyze`, `report`, `darshan summary`, `darshan dump`, `diagnose`, `advise` and `compare` read logs";
+const COMMANDS_READING_LOGS: &str = "`ioscout info`, `analyze`, `report`, `count`, `view`, `query`, `export`, `darshan summary`, `darshan dump`, `diagnose`, `advise` and `compare` read logs";
 
 /// Refuses the Darshan logs among the paths discovery could not use as traces: a log file, or a
 /// directory holding logs and no trace.

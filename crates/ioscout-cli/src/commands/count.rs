@@ -1,4 +1,5 @@
-//! `ioscout count`: events per file and in total, by phase.
+//! `ioscout count`: events per file and in total, by phase; of Darshan logs, the DXT segments
+//! per module (`ioscout_service::segments::count`).
 
 use std::process::ExitCode;
 
@@ -6,6 +7,11 @@ use crate::cli::CountArguments;
 use crate::common;
 
 pub(crate) fn run(arguments: &CountArguments) -> anyhow::Result<ExitCode> {
+    if let Some(logs) = ioscout_service::darshan_inputs(&arguments.input.paths)? {
+        let outcome = ioscout_service::segments::count(&logs, !arguments.input.strict)?;
+        common::print(&outcome, arguments.json, arguments.input.quiet)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let (input, bar) = common::service_input_with_progress(&arguments.input, "counting");
     let outcome = ioscout_service::count::count(&input)?;
     if let Some(bar) = bar {

@@ -1,5 +1,6 @@
 //! `ioscout export`: events to a Parquet or Chrome trace-event file (through
-//! `ioscout_service::query`, so the index prunes what the filter rules out).
+//! `ioscout_service::query`, so the index prunes what the filter rules out), or a Darshan
+//! log's DXT segments as events (`ioscout_service::segments`).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -29,6 +30,27 @@ pub(crate) fn run(arguments: &ExportArguments) -> anyhow::Result<ExitCode> {
     partial.push(".partial");
     let partial = std::path::PathBuf::from(partial);
     let file = std::fs::File::create(&partial).with_context(|| format!("creating {}", partial.display()))?;
+    if let Some(logs) = ioscout_service::darshan_inputs(&arguments.input.paths)? {
+        let report = match ioscout_service::segments::query(
+            &logs,
+            !arguments.input.strict,
+            &request,
+            Box::new(file),
+        ) {
+            Ok((report, _)) => report,
+            Err(error) => {
+                let _ = std::fs::remove_file(&partial);
+                return Err(error.into());
+            }
+        };
+        std::fs::rename(&partial, &arguments.output)
+            .with_context(|| format!("renaming {} to {}", partial.display(), arguments.output.display()))?;
+        let code = common::finish_segments(&report, arguments.input.quiet);
+        if !arguments.input.quiet {
+            let _ = writeln!(std::io::stderr().lock(), "ioscout: wrote {}", arguments.output.display());
+        }
+        return Ok(code);
+    }
     let (input, bar) = common::service_input_with_progress(&arguments.input, "export");
     let report = match ioscout_service::query::query(&input, &request, Box::new(file)) {
         Ok(report) => report,

@@ -1,5 +1,6 @@
 //! `ioscout query`: matching events or aggregates, reading only the chunks the index cannot rule
-//! out (the planning and the scan are `ioscout_service::query`).
+//! out (the planning and the scan are `ioscout_service::query`); of a Darshan log, over its DXT
+//! segments (`ioscout_service::segments`).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -22,6 +23,15 @@ pub(crate) fn run(arguments: &QueryArguments) -> anyhow::Result<ExitCode> {
         index_dir: arguments.index_dir.clone(),
         batches: None,
     };
+    if let Some(logs) = ioscout_service::darshan_inputs(&arguments.input.paths)? {
+        let (report, _) = ioscout_service::segments::query(
+            &logs,
+            !arguments.input.strict,
+            &request,
+            super::view::stdout_sink(format)?,
+        )?;
+        return Ok(common::finish_segments(&report, arguments.input.quiet));
+    }
     let (input, bar) = common::service_input_with_progress(&arguments.input, "querying");
     let report = ioscout_service::query::query(&input, &request, super::view::stdout_sink(format)?)?;
     if let Some(bar) = bar {

@@ -1,5 +1,6 @@
 //! `ioscout view`: matching events with resolved host and file names, as JSON lines, CSV or
-//! Parquet (the work is `ioscout_service::view`).
+//! Parquet (the work is `ioscout_service::view`); of a Darshan log, its DXT segments as events
+//! (`ioscout_service::segments`).
 
 use std::process::ExitCode;
 
@@ -35,6 +36,18 @@ pub(crate) fn stdout_sink(format: Option<ViewFormat>) -> anyhow::Result<ioscout_
 pub(crate) fn run(arguments: &ViewArguments) -> anyhow::Result<ExitCode> {
     let format = format_of(arguments.format);
     let output = Output::new(format, arguments.select.as_deref())?;
+    if let Some(logs) = ioscout_service::darshan_inputs(&arguments.input.paths)? {
+        let predicate = arguments.filter.as_deref().map(ioscout_query::Predicate::parse).transpose()?;
+        let (report, _) = ioscout_service::segments::view(
+            &logs,
+            !arguments.input.strict,
+            predicate.as_ref(),
+            arguments.limit,
+            &output,
+            stdout_sink(Some(format))?,
+        )?;
+        return Ok(common::finish_segments(&report, arguments.input.quiet));
+    }
     let input = common::service_input(&arguments.input, None);
     let report = ioscout_service::view::view(
         &input,

@@ -334,13 +334,49 @@ fn walkdir_logs(root: &std::path::Path) -> Vec<String> {
 }
 
 /// The commands that read traces only, each with the arguments it needs besides its input.
-const TRACE_COMMANDS: [&[&str]; 5] = [
-    &["count"],
-    &["view"],
-    &["query"],
-    &["export", "--format", "chrome-json", "-o", "target/refused-log-export.json"],
-    &["index", "--index-dir", "target/refused-log-index"],
+const TRACE_COMMANDS: [&[&str]; 1] = [&["index", "--index-dir", "target/refused-log-index"]];
+
+/// The commands that read a log's DXT segments as events, each with the arguments it needs
+/// besides its input.
+const SEGMENT_COMMANDS: [&[&str]; 5] = [
+    &["view", "--limit", "20"],
+    &["query", "--where", "module in (POSIX, MPIIO) and length >= 0 and end >= 0", "--limit", "20"],
+    &["query", "--group-by", "rank,op", "--agg", "count,sum:dur,sum:size"],
+    &["export", "--format", "chrome-json", "-o", "target/segments-export.json"],
+    &["export", "--format", "parquet", "-o", "target/segments-export.parquet"],
 ];
+
+/// Runs every command reading DXT segments on `log`: each gives rows with exit 0, or, for a log
+/// without DXT, one line with exit 2 that says so and leaves no file; `count` counts with exit
+/// 0 either way; no line of the log's bytes anywhere.
+fn segments_read_or_refused(log: &str) {
+    let count = crate::json(&["count", "--json", log], 0);
+    assert_eq!(count["kind"], "darshan", "{log}");
+    let has_dxt = count["logs"][0]["modules"].as_array().is_some_and(|modules| !modules.is_empty());
+    for command in SEGMENT_COMMANDS {
+        let written = command.iter().position(|word| *word == "-o").map(|at| root().join(command[at + 1]));
+        if let Some(path) = &written {
+            let _ = std::fs::remove_file(path);
+        }
+        let mut arguments = command.to_vec();
+        arguments.push(log);
+        let output = ioscout(&arguments);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("UTF-8"), "{arguments:?}: {stderr}");
+        if has_dxt {
+            assert_eq!(output.status.code(), Some(0), "{arguments:?}: {stderr}");
+            assert!(
+                written.as_ref().map_or(!output.stdout.is_empty(), |path| path.exists()),
+                "{arguments:?} gave nothing"
+            );
+        } else {
+            assert_eq!(output.status.code(), Some(2), "{arguments:?}: {stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{arguments:?}: {stderr}");
+            assert!(stderr.contains("has no DXT module"), "{arguments:?}: {stderr}");
+            assert!(written.is_none_or(|path| !path.exists()), "{arguments:?} left a file");
+        }
+    }
+}
 
 /// Runs every trace-only command on `log` and holds each to a one-line refusal with exit 2: the
 /// log is named, never decoded as lines, and no output file is left behind.
@@ -369,6 +405,7 @@ fn refused_by_trace_commands(log: &str) {
 fn trace_commands_refuse_a_darshan_log_in_one_line() {
     for log in ["mpi-io-test-ppc64-3.0.0.darshan", "mpi-io-test-x86_64-3.5.0.darshan"] {
         refused_by_trace_commands(&fixture(log));
+        segments_read_or_refused(&fixture(log));
     }
     // The content decides, not the name: a log named as a trace, and a log cut short.
     let folder = root().join("target/refused-logs");
@@ -382,6 +419,9 @@ fn trace_commands_refuse_a_darshan_log_in_one_line() {
     let cut = folder.join("cut.darshan");
     std::fs::write(&cut, &bytes[..bytes.len() / 3]).unwrap_or_else(|error| panic!("{error}"));
     refused_by_trace_commands(&cut.to_string_lossy());
+    let output = ioscout(&["view", &cut.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(String::from_utf8_lossy(&output.stderr).lines().count(), 1);
     // Cut inside its header: nothing to summarise; one line naming the byte, exit 2, no page.
     let page = root().join("target/cut-log-report.html");
     let _ = std::fs::remove_file(&page);
@@ -404,9 +444,112 @@ fn trace_commands_refuse_every_corpus_log_in_one_line() {
     let Some((_, logs)) = corpus_logs() else { return };
     for log in &logs {
         refused_by_trace_commands(log);
+        segments_read_or_refused(log);
         analyzed_by_modules(log);
         reported_as_a_job_summary(log);
     }
+}
+
+/// `count LOG`'s DXT segments per module equal PyDarshan 3.5.0's (darshan-util's C reader) on
+/// every DXT log of the corpus: records, read and write segments, and their bytes
+/// (`testdata/darshan/expected-dxt-pydarshan-3.5.0.json`, made by `make-dxt-oracle.py`).
+#[test]
+fn dxt_segments_count_as_pydarshan_reads_them() {
+    let Some(corpus) = ioscout_testkit::corpus("darshan") else { return };
+    let oracle = std::fs::read_to_string(root().join("testdata/darshan/expected-dxt-pydarshan-3.5.0.json"))
+        .unwrap_or_else(|error| panic!("{error}"));
+    let oracle: serde_json::Value = serde_json::from_str(&oracle).unwrap_or_else(|error| panic!("{error}"));
+    let logs = oracle.as_object().cloned().unwrap_or_default();
+    assert_eq!(logs.len(), 21, "the corpus's DXT logs");
+    for (relative, expected) in &logs {
+        let log = corpus.join(relative).to_string_lossy().into_owned();
+        let count = crate::json(&["count", "--json", "-q", &log], 0);
+        let modules = count["logs"][0]["modules"].as_array().cloned().unwrap_or_default();
+        let expected = expected.as_object().cloned().unwrap_or_default();
+        assert_eq!(modules.len(), expected.len(), "{relative}: {modules:?}");
+        for module in &modules {
+            let name = module["module"].as_str().unwrap_or_default();
+            for (key, value) in expected[name].as_object().into_iter().flatten() {
+                assert_eq!(&module[key], value, "{relative} {name} {key}");
+            }
+            assert_eq!(module["left_out"], 0, "{relative} {name}");
+        }
+    }
+}
+
+/// A log's DXT segments as events (the bundled 4-process `mpi-io-test` of Darshan 3.1.3, whose
+/// DXT POSIX and MPI-IO modules hold one 16 MiB write and one read per rank): the same filters,
+/// groups and outputs as a trace's events, with the figures PyDarshan reads.
+#[test]
+fn dxt_segments_are_events_for_view_query_export_and_count() {
+    let log = fixture("mpi-io-test-x86_64-3.1.3.darshan");
+    let count = crate::json(&["count", "--json", &log], 0);
+    for module in ["DXT_POSIX", "DXT_MPIIO"] {
+        let entry = count["logs"][0]["modules"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|entry| entry["module"] == module)
+            .cloned()
+            .unwrap_or_default();
+        for (key, value) in [("records", 4), ("reads", 4), ("writes", 4)] {
+            assert_eq!(entry[key], value, "{module} {key}");
+        }
+        assert_eq!(entry["read_bytes"], 67_108_864, "{module}");
+        assert_eq!(entry["write_bytes"], 67_108_864, "{module}");
+    }
+    let output = ioscout(&["view", &log]);
+    let rows: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|error| panic!("{error}: {line}")))
+        .collect();
+    assert_eq!(rows.len(), 16);
+    for row in &rows {
+        assert_eq!(row["ph"], "X");
+        assert!(matches!(row["name"].as_str(), Some("read" | "write")), "{row}");
+        assert!(matches!(row["cat"].as_str(), Some("POSIX" | "MPIIO")), "{row}");
+        assert!((0..4).contains(&row["pid"].as_i64().unwrap_or(-1)), "{row}");
+        assert!(row["file"] == "/tmp/test/mpi-io-test.tmp.dat", "{row}");
+        assert_eq!(row["args"]["ret"], 16_777_216, "{row}");
+        assert!(row["dur"].as_i64().is_some_and(|dur| dur >= 0), "{row}");
+    }
+    // Darshan's words for the fields: the POSIX writes of ranks 1-3, each 16 MiB at its offset.
+    let output = ioscout(&[
+        "query",
+        "--where",
+        "module == POSIX and op == write and rank >= 1 and end > 0 and length == 16777216",
+        "--select",
+        "rank,offset,length",
+        "--format",
+        "csv",
+        &log,
+    ]);
+    let text = stdout(&output);
+    let mut lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.remove(0), "pid,args.offset,args.ret");
+    lines.sort_unstable();
+    assert_eq!(lines, ["1,16777216,16777216", "2,33554432,16777216", "3,50331648,16777216"]);
+    // Groups: bytes count at POSIX (MPI-IO's pass through it), as for traces.
+    let output =
+        ioscout(&["query", "--group-by", "module,op", "--agg", "count,sum:size", "--format", "csv", &log]);
+    assert_eq!(
+        stdout(&output),
+        "cat,name,count,sum:size\nMPIIO,read,4,0\nMPIIO,write,4,0\nPOSIX,read,4,67108864\nPOSIX,write,4,67108864\n"
+    );
+    // Chrome trace events Perfetto opens: one complete event per segment, a process per rank.
+    let exported = root().join("target/segments-fixture.json");
+    let output = ioscout(&["export", "--format", "chrome-json", "-o", &exported.to_string_lossy(), &log]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let chrome: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&exported).unwrap_or_default()).unwrap_or_default();
+    let events = chrome["traceEvents"].as_array().cloned().unwrap_or_default();
+    assert_eq!(events.iter().filter(|event| event["ph"] == "X").count(), 16);
+    let ranks: std::collections::BTreeSet<i64> =
+        events.iter().filter_map(|event| event["pid"].as_i64()).collect();
+    assert_eq!(ranks.into_iter().collect::<Vec<_>>(), [0, 1, 2, 3]);
+    // A log without DXT: `count` says so, the rest refuse in one line.
+    let plain = fixture("mpi-io-test-x86_64-3.5.0.darshan");
+    assert!(stdout(&ioscout(&["count", &plain])).contains("no DXT module"));
 }
 
 /// `report LOG` writes the log's job-summary page with exit 0: its sections, charts drawn from

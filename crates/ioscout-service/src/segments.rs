@@ -1,0 +1,431 @@
+//! Darshan DXT segments as events: what `view`, `query`, `export` and `count` read from a
+//! Darshan log, in the same schema, filters and outputs as a trace's events.
+//!
+//! DXT (Darshan eXtended Tracing) records every read and write a rank made to a file, with its
+//! offset, length and start and end times; [`ioscout_darshan`] decodes them as
+//! [`ioscout_darshan::Segment`]s. Here each one becomes one complete event:
+//!
+//! | event field | from the segment |
+//! |---|---|
+//! | `name` | `read` or `write` (alias `op`) |
+//! | `cat` | the DXT module: `POSIX` or `MPIIO` (alias `module`) |
+//! | `pid` | the rank (alias `rank`) |
+//! | `tid` | the thread id where DXT recorded it (DXT POSIX 2+, DXT MPI-IO 3+), else 0 |
+//! | `id` | the segment's place in the log, from 0 |
+//! | `ts`, `dur` | start and duration in microseconds since the job started (alias `start`; `end` is `ts + dur`) |
+//! | `args.fname`, `args.hostname` | the file's name record and the rank's host (so `file` and `host` resolve) |
+//! | `args.offset` | the file offset (alias `offset`; absent where DXT MPI-IO 1 did not record it) |
+//! | `args.ret` | bytes moved (alias `length`), as a trace's read or write returns them |
+//!
+//! Events come in the log's order: module by module, record (one file on one rank) by record,
+//! each record's writes and then its reads, as `darshan-dxt-parser` prints them. A segment
+//! with a negative length, a time that is not a number, or an end before its start is left
+//! out, counted and named in the problems, never emitted.
+//!
+//! Logs are read one at a time and their events handed on in blocks, so memory holds one
+//! decoded log and one block of rows.
+
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+
+use ioscout_darshan::{DarshanLog, DxtRecord, Records};
+use ioscout_model::{Event, HashTables, Phase};
+use ioscout_query::Predicate;
+use ioscout_query::aggregate::{GroupFold, GroupSpec, Groups};
+use ioscout_read::Fold;
+
+use crate::text::{count_of, display_path, thousands};
+use crate::view::{Emitter, Output, Sink, ViewFold, ViewFormat};
+use crate::{Outcome, Result, ServiceError};
+
+/// Events handed to a fold at a time (the rows of one block are held until written).
+const BLOCK: usize = 65_536;
+
+/// What reading the segments of some logs found besides the events.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct SegmentReport {
+    /// One entry per log, in the order given.
+    pub logs: Vec<LogSegments>,
+    /// What the caller should be told (logs without DXT, how far a query read).
+    pub notes: Vec<String>,
+}
+
+impl SegmentReport {
+    /// Every log's problems, each prefixed with its log.
+    pub fn problems(&self) -> impl Iterator<Item = String> + '_ {
+        self.logs
+            .iter()
+            .flat_map(|log| log.problems.iter().map(move |problem| format!("{}: {problem}", log.log)))
+    }
+}
+
+/// The DXT segments of one log.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct LogSegments {
+    /// The log as given.
+    pub log: String,
+    /// Per DXT module in the log.
+    pub modules: Vec<ModuleSegments>,
+    /// What could not be read (damaged regions, dropped records, segments left out).
+    pub problems: Vec<String>,
+}
+
+/// The segments of one DXT module of a log.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ModuleSegments {
+    /// `DXT_POSIX` or `DXT_MPIIO`.
+    pub module: String,
+    /// Records (one file on one rank).
+    pub records: u64,
+    /// Read segments.
+    pub reads: u64,
+    /// Write segments.
+    pub writes: u64,
+    /// Bytes of the read segments.
+    pub read_bytes: u64,
+    /// Bytes of the write segments.
+    pub write_bytes: u64,
+    /// Segments left out as impossible (a negative length, a time that is not a number, an end
+    /// before the start).
+    pub left_out: u64,
+    /// The module's region could not be read whole: its segments are those read.
+    pub damaged: bool,
+}
+
+/// A module's event category: `DXT_POSIX` → `POSIX`.
+fn category(module: &str) -> &str {
+    module.strip_prefix("DXT_").unwrap_or(module)
+}
+
+/// Microseconds of a time in seconds, when it is a number inside i64's range.
+fn microseconds(seconds: f64) -> Option<i64> {
+    let value = (seconds * 1e6).round();
+    (value.is_finite() && value.abs() < 9.0e18).then_some(value as i64)
+}
+
+/// Calls `each` with every segment of `log`'s DXT modules as an event (the module docs give the
+/// schema), in the log's order, until it breaks; returns the count per module, with the
+/// segments left out.
+pub fn for_each_event(
+    log: &DarshanLog,
+    mut each: impl FnMut(&Event<'_>) -> ControlFlow<()>,
+) -> (Vec<ModuleSegments>, Vec<String>) {
+    let mut modules = Vec::new();
+    let mut problems = Vec::new();
+    let mut id = 0_i64;
+    let mut args = String::new();
+    let mut stopped = false;
+    for module in &log.modules {
+        let Records::Dxt(records) = &module.records else { continue };
+        let mut counts = ModuleSegments {
+            module: module.name.to_string(),
+            records: records.len() as u64,
+            damaged: module.damaged,
+            ..ModuleSegments::default()
+        };
+        for record in records {
+            if !stopped {
+                stopped = record_events(log, category(module.name), record, &mut id, &mut args, &mut each)
+                    .is_break();
+            }
+            tally(record, &mut counts);
+        }
+        if counts.left_out > 0 {
+            problems.push(format!(
+                "{}: {} left out (a negative length, a time that is not a number, or an end before the start)",
+                module.name,
+                count_of(counts.left_out, "segment", "segments")
+            ));
+        }
+        modules.push(counts);
+    }
+    (modules, problems)
+}
+
+/// Whether a segment can be an event.
+fn valid(segment: &ioscout_darshan::Segment) -> bool {
+    segment.length >= 0
+        && segment.end >= segment.start
+        && microseconds(segment.start).is_some()
+        && microseconds(segment.end).is_some()
+}
+
+/// Adds a record's segments to its module's counts.
+fn tally(record: &DxtRecord, counts: &mut ModuleSegments) {
+    for segment in &record.segments {
+        if !valid(segment) {
+            counts.left_out += 1;
+            continue;
+        }
+        let bytes = segment.length.unsigned_abs();
+        if segment.write {
+            counts.writes += 1;
+            counts.write_bytes = counts.write_bytes.saturating_add(bytes);
+        } else {
+            counts.reads += 1;
+            counts.read_bytes = counts.read_bytes.saturating_add(bytes);
+        }
+    }
+}
+
+/// One record's valid segments as events.
+fn record_events(
+    log: &DarshanLog,
+    category: &str,
+    record: &DxtRecord,
+    id: &mut i64,
+    args: &mut String,
+    each: &mut impl FnMut(&Event<'_>) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    use std::fmt::Write as _;
+    let quote = |text: &str| serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into());
+    let name = log.name(record.id).map_or_else(|| format!("{:#018x}", record.id), str::to_string);
+    let prefix = format!("{{\"fname\":{},\"hostname\":{}", quote(&name), quote(&record.hostname));
+    for segment in record.segments.iter().filter(|segment| valid(segment)) {
+        let (Some(start), Some(end)) = (microseconds(segment.start), microseconds(segment.end)) else {
+            continue;
+        };
+        args.clear();
+        args.push_str(&prefix);
+        if segment.offset >= 0 {
+            let _ = write!(args, ",\"offset\":{}", segment.offset);
+        }
+        let _ = write!(args, ",\"ret\":{}}}", segment.length);
+        let event = Event {
+            phase: Some(Phase::Complete),
+            id: Some(*id),
+            name: Some(if segment.write { "write" } else { "read" }.into()),
+            cat: Some(category.into()),
+            pid: Some(record.rank),
+            tid: Some(segment.pthread_id.and_then(|thread| i64::try_from(thread).ok()).unwrap_or(0)),
+            ts: Some(start),
+            dur: Some(end - start),
+            args: Some(args.as_str()),
+            ..Event::default()
+        };
+        *id += 1;
+        each(&event)?;
+    }
+    ControlFlow::Continue(())
+}
+
+/// A log read for its segments, with the log's own problems.
+fn read_log(path: &std::path::Path, partial: bool) -> Result<(DarshanLog, LogSegments)> {
+    let log = crate::darshan::read(path, partial)?;
+    let entry =
+        LogSegments { log: display_path(path), problems: log.problems.clone(), ..LogSegments::default() };
+    Ok((log, entry))
+}
+
+/// Whether a log has a DXT module (with or without records).
+fn has_dxt(log: &DarshanLog) -> bool {
+    log.modules.iter().any(|module| matches!(module.records, Records::Dxt(_)))
+}
+
+/// The refusal when no log given has DXT data.
+fn no_segments(logs: &[PathBuf]) -> ServiceError {
+    let what = match logs {
+        [one] => format!("{} has no DXT module", display_path(one)),
+        _ => format!("none of the {} Darshan logs has a DXT module", logs.len()),
+    };
+    ServiceError::BadRequest(format!(
+        "{what}: Darshan records each read and write only with DXT on (DXT_ENABLE_IO_TRACE=1 at run time); \
+         a log's counters are read by `analyze`, `report`, `count`, `darshan summary`, `diagnose` and `advise`"
+    ))
+}
+
+/// Writes the segments of `logs` that match `predicate` as rows (JSON lines, CSV, Parquet,
+/// Chrome trace events, or values), up to `limit`; the values are returned for
+/// [`ViewFormat::Values`].
+pub fn view(
+    logs: &[PathBuf],
+    partial: bool,
+    predicate: Option<&Predicate>,
+    limit: Option<u64>,
+    output: &Output,
+    out: Sink,
+) -> Result<(SegmentReport, Vec<serde_json::Value>)> {
+    let tables = HashTables::default();
+    let mut emitter = Emitter::new(output, limit, out)?;
+    let limit = emitter.limit;
+    let mut report = SegmentReport::default();
+    let mut stopped = false;
+    for path in logs {
+        let (log, mut entry) = read_log(path, partial)?;
+        if !has_dxt(&log) {
+            report.notes.push(format!("{} has no DXT module: no segments", entry.log));
+            report.logs.push(entry);
+            continue;
+        }
+        let mut fold = ViewFold::new(predicate, &tables, output, limit);
+        let mut held = 0;
+        let (modules, problems) = for_each_event(&log, |event| {
+            if stopped {
+                return ControlFlow::Break(());
+            }
+            fold.event(event);
+            held += 1;
+            if held == BLOCK {
+                let full = std::mem::replace(&mut fold, ViewFold::new(predicate, &tables, output, limit));
+                held = 0;
+                if emitter.take(&full).is_break() {
+                    stopped = true;
+                    return ControlFlow::Break(());
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        if !stopped && emitter.take(&fold).is_break() {
+            stopped = true;
+        }
+        entry.modules = modules;
+        entry.problems.extend(problems);
+        report.logs.push(entry);
+    }
+    if report.logs.iter().all(|log| log.modules.is_empty()) {
+        return Err(no_segments(logs));
+    }
+    let values = emitter.finish()?;
+    Ok((report, values))
+}
+
+/// Groups the segments of `logs` that match `predicate` by `spec`'s keys.
+pub fn group(
+    logs: &[PathBuf],
+    partial: bool,
+    predicate: Option<&Predicate>,
+    spec: &GroupSpec,
+) -> Result<(SegmentReport, Groups)> {
+    let tables = HashTables::default();
+    let mut report = SegmentReport::default();
+    let mut groups = Groups::default();
+    for path in logs {
+        let (log, mut entry) = read_log(path, partial)?;
+        if !has_dxt(&log) {
+            report.notes.push(format!("{} has no DXT module: no segments", entry.log));
+            report.logs.push(entry);
+            continue;
+        }
+        let mut fold = GroupFold::new(spec, predicate, &tables);
+        let (modules, problems) = for_each_event(&log, |event| {
+            fold.event(event);
+            ControlFlow::Continue(())
+        });
+        groups.merge(fold.groups);
+        entry.modules = modules;
+        entry.problems.extend(problems);
+        report.logs.push(entry);
+    }
+    if report.logs.iter().all(|log| log.modules.is_empty()) {
+        return Err(no_segments(logs));
+    }
+    Ok((report, groups))
+}
+
+/// A query over the segments of `logs`: rows, or groups when `request` has `group_by`.
+pub fn query(
+    logs: &[PathBuf],
+    partial: bool,
+    request: &crate::query::QueryRequest,
+    mut out: Sink,
+) -> Result<(SegmentReport, Vec<serde_json::Value>)> {
+    let predicate = request.filter.as_deref().map(Predicate::parse).transpose()?;
+    if let Some(keys) = request.group_by.as_deref() {
+        let spec = GroupSpec::parse(keys, &request.aggregate)
+            .map_err(|error| ServiceError::BadRequest(error.to_string()))?;
+        if request.format == Some(ViewFormat::Parquet) {
+            return Err(ServiceError::BadRequest(
+                "--group-by prints a table, JSON lines or CSV; not Parquet".into(),
+            ));
+        }
+        let (mut report, groups) = group(logs, partial, predicate.as_ref(), &spec)?;
+        let rows = crate::query::print_groups(&spec, &groups, request.format, &mut out, &mut report.notes)?;
+        return Ok((report, rows));
+    }
+    let mut output = Output::new(request.format.unwrap_or(ViewFormat::Jsonl), request.select.as_deref())?;
+    output.batches.clone_from(&request.batches);
+    view(logs, partial, predicate.as_ref(), request.limit, &output, out)
+}
+
+/// The segments of each log per DXT module, and every log's records per module: `count LOG`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SegmentCount {
+    /// `darshan`.
+    pub kind: &'static str,
+    /// Per log.
+    pub logs: Vec<LogSegments>,
+    /// Over every log.
+    pub total: ModuleSegments,
+    /// Problems over every log.
+    pub problem_count: usize,
+}
+
+/// Counts the DXT segments of `logs` (a log without DXT counts none, and says so).
+pub fn count(logs: &[PathBuf], partial: bool) -> Result<Outcome> {
+    let mut report = SegmentReport::default();
+    for path in logs {
+        let (log, mut entry) = read_log(path, partial)?;
+        let (modules, problems) = for_each_event(&log, |_| ControlFlow::Break(()));
+        entry.modules = modules;
+        entry.problems.extend(problems);
+        report.logs.push(entry);
+    }
+    let mut total = ModuleSegments { module: "total".into(), ..ModuleSegments::default() };
+    for module in report.logs.iter().flat_map(|log| &log.modules) {
+        total.records += module.records;
+        total.reads += module.reads;
+        total.writes += module.writes;
+        total.read_bytes = total.read_bytes.saturating_add(module.read_bytes);
+        total.write_bytes = total.write_bytes.saturating_add(module.write_bytes);
+        total.left_out += module.left_out;
+        total.damaged |= module.damaged;
+    }
+    let text = count_text(&report.logs, &total);
+    let warnings: Vec<String> = report.problems().collect();
+    let value = SegmentCount { kind: "darshan", problem_count: warnings.len(), logs: report.logs, total };
+    let value =
+        serde_json::to_value(value).map_err(|error| ServiceError::output("the segment count", error))?;
+    let mut outcome = Outcome::new(value, text);
+    outcome.warnings = warnings;
+    Ok(outcome)
+}
+
+/// The table of `count LOG...`.
+fn count_text(logs: &[LogSegments], total: &ModuleSegments) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<44} {:>10} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "log / DXT module", "records", "reads", "writes", "read MiB", "written MiB", "left out"
+    );
+    let mib = |bytes: u64| format!("{:.1}", bytes as f64 / (1024.0 * 1024.0));
+    let row = |out: &mut String, label: &str, module: &ModuleSegments| {
+        let _ = writeln!(
+            out,
+            "{:<44} {:>10} {:>12} {:>12} {:>12} {:>12} {:>12}",
+            label,
+            thousands(module.records),
+            thousands(module.reads),
+            thousands(module.writes),
+            mib(module.read_bytes),
+            mib(module.write_bytes),
+            thousands(module.left_out)
+        );
+    };
+    for log in logs {
+        let _ = writeln!(out, "{}", log.log);
+        if log.modules.is_empty() {
+            let _ =
+                writeln!(out, "  no DXT module: Darshan recorded no segments (DXT_ENABLE_IO_TRACE was off)");
+        }
+        for module in &log.modules {
+            let damaged = if module.damaged { " (damaged)" } else { "" };
+            row(&mut out, &format!("  {}{damaged}", module.module), module);
+        }
+    }
+    if logs.len() > 1 {
+        row(&mut out, &format!("total ({})", count_of(logs.len() as u64, "log", "logs")), total);
+    }
+    out
+}
