@@ -675,6 +675,82 @@ pub(crate) enum DarshanCommand {
         after_help = "Examples:\n  ioscout darshan dump job.darshan > job.txt\n  ioscout darshan dump --total job.darshan | grep ^total_\n  ioscout darshan dump --all traces/   # records derived from the trace"
     )]
     Dump(DarshanDumpArguments),
+    /// Per-file statistics over many logs (as PyDarshan's file-stats): per file, summed over the
+    /// logs that accessed it, bytes read and written, reads, writes, the logs (jobs), the
+    /// slowest rank's I/O time and the bandwidth over it.
+    #[command(
+        after_help = "A file is the same file in every log that names it by the same path. Its time is Darshan's\nestimate for the job (the slowest rank's I/O time on it, or the shared record's slowest rank),\nsummed over the logs; its bandwidth the bytes over that time. MPI-IO reads and writes include\nthe independent, collective, split and non-blocking ones. Logs are read in parallel, each\nreduced to its files as it is read; a log that cannot be read is named and left out.\n\nExamples:\n  ioscout darshan files /archive/2026/11/ --limit 20\n  ioscout darshan files --module mpi-io --order-by time-by-slowest logs/*.darshan\n  ioscout darshan files --exclude '^/(proc|sys|dev)/' --csv logs/ > files.csv"
+    )]
+    Files(DarshanStatsArguments),
+    /// Per-job statistics of many logs (as PyDarshan's job-stats): per log its job id, user,
+    /// processes, run time, files, bytes, the slowest rank's I/O time and the bandwidth over it.
+    #[command(
+        after_help = "Examples:\n  ioscout darshan jobs /archive/2026/11/ --order-by time-by-slowest --limit 10\n  ioscout darshan jobs --module stdio --csv logs/ > jobs.csv"
+    )]
+    Jobs(DarshanStatsArguments),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DarshanStatsArguments {
+    /// Darshan logs, or directories searched (recursively) for *.darshan files.
+    #[arg(value_name = "LOG", required = true)]
+    pub(crate) logs: Vec<PathBuf>,
+    /// The module.
+    #[arg(long, short = 'm', value_enum, default_value = "posix")]
+    pub(crate) module: StatsModule,
+    /// What the rows are ordered by, most first (for jobs, reads, writes and jobs order by files).
+    #[arg(long, value_enum, default_value = "total-bytes")]
+    pub(crate) order_by: StatsOrder,
+    /// At most N rows.
+    #[arg(long, short = 'l', value_name = "N")]
+    pub(crate) limit: Option<usize>,
+    /// Only files whose name matches this regular expression (repeatable: any of them).
+    #[arg(long, value_name = "REGEX")]
+    pub(crate) include: Vec<String>,
+    /// No file whose name matches this regular expression (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    pub(crate) exclude: Vec<String>,
+    /// Print CSV (PyDarshan's columns).
+    #[arg(long, conflicts_with = "json")]
+    pub(crate) csv: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Read what can be read of a damaged log instead of leaving it out.
+    #[arg(long)]
+    pub(crate) partial: bool,
+}
+
+/// The module of `darshan files|jobs`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum StatsModule {
+    /// POSIX.
+    Posix,
+    /// MPI-IO.
+    MpiIo,
+    /// STDIO.
+    Stdio,
+}
+
+/// The order of `darshan files|jobs`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum StatsOrder {
+    /// Bytes read and written.
+    TotalBytes,
+    /// Bytes read.
+    BytesRead,
+    /// Bytes written.
+    BytesWritten,
+    /// Reads.
+    Reads,
+    /// Writes.
+    Writes,
+    /// Logs (jobs) that accessed the file.
+    Jobs,
+    /// The slowest rank's I/O time.
+    TimeBySlowest,
+    /// Bytes over that time.
+    Bandwidth,
 }
 
 #[derive(Debug, Args)]

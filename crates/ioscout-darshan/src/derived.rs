@@ -77,7 +77,11 @@ pub struct Metrics {
 
 impl Metrics {
     /// The metrics of `records` of module `module_id` in a job of `nprocs` processes.
-    pub fn of(module_id: usize, records: &[CounterRecord], nprocs: i64) -> Metrics {
+    pub fn of<'r>(
+        module_id: usize,
+        records: impl IntoIterator<Item = &'r CounterRecord>,
+        nprocs: i64,
+    ) -> Metrics {
         let Some((names, float_names)) = counter_names(module_id) else { return Metrics::default() };
         // `PNETCDF_VAR_`, not the first word of a name.
         let Some(prefix) = crate::breakdown::counter_prefix(module_id) else { return Metrics::default() };

@@ -20,6 +20,7 @@ pub mod header;
 pub mod job;
 pub mod job_summary;
 pub mod module;
+pub mod stats;
 pub mod summary;
 pub mod totals;
 

@@ -147,3 +147,133 @@ pub(crate) fn striping_line(striping: &Striping) -> String {
         range(&striping.stripe_counts, &|count| count.to_string()),
     )
 }
+
+/// A CSV cell: quoted when it holds a comma, a quote or a line break.
+fn csv_cell(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// MiB with one decimal.
+fn mebibytes(bytes: u64) -> String {
+    format!("{:.1}", bytes as f64 / 1_048_576.0)
+}
+
+/// The table of `darshan files`: `heading` (what was read), then one row per file.
+pub fn file_stats_text(heading: &str, files: &[&ioscout_darshan::stats::FileStats]) -> String {
+    let mut table = Table::new(
+        heading,
+        &[
+            "file",
+            "total MiB",
+            "read MiB",
+            "written MiB",
+            "reads",
+            "writes",
+            "jobs",
+            "time, slowest rank (s)",
+            "MiB/s",
+        ],
+        &[false, true, true, true, true, true, true, true, true],
+    );
+    for file in files {
+        table.row(vec![
+            file.file.clone(),
+            mebibytes(file.total_bytes()),
+            mebibytes(file.bytes_read),
+            mebibytes(file.bytes_written),
+            thousands(file.reads),
+            thousands(file.writes),
+            thousands(file.jobs),
+            seconds(file.time_by_slowest_s),
+            format!("{:.1}", file.bandwidth_bytes_per_s() / 1_048_576.0),
+        ]);
+    }
+    table.render()
+}
+
+/// The CSV of `darshan files`, in PyDarshan `file_stats --csv`'s columns: `perf_by_slowest` in
+/// bytes per second (the bytes over the time summed over the logs), `time_by_slowest` in
+/// seconds, `total_jobs` the logs that accessed the file.
+pub fn file_stats_csv(files: &[&ioscout_darshan::stats::FileStats]) -> String {
+    let mut out = String::from(
+        "file,perf_by_slowest,time_by_slowest,total_bytes,bytes_read,bytes_written,reads,writes,total_jobs\n",
+    );
+    for file in files {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{}",
+            csv_cell(&file.file),
+            file.bandwidth_bytes_per_s(),
+            file.time_by_slowest_s,
+            file.total_bytes(),
+            file.bytes_read,
+            file.bytes_written,
+            file.reads,
+            file.writes,
+            file.jobs
+        );
+    }
+    out
+}
+
+/// The table of `darshan jobs`: `heading`, then one row per log.
+pub fn job_stats_text(heading: &str, jobs: &[(&str, &ioscout_darshan::stats::JobStats)]) -> String {
+    let mut table = Table::new(
+        heading,
+        &[
+            "log",
+            "job id",
+            "processes",
+            "run time (s)",
+            "files",
+            "total MiB",
+            "time, slowest rank (s)",
+            "MiB/s",
+        ],
+        &[false, true, true, true, true, true, true, true],
+    );
+    for (log, job) in jobs {
+        table.row(vec![
+            (*log).to_string(),
+            job.job_id.to_string(),
+            thousands(job.nprocs.max(0).unsigned_abs()),
+            seconds(job.run_time_s),
+            thousands(job.files),
+            mebibytes(job.total_bytes),
+            seconds(job.time_by_slowest_s),
+            format!("{:.1}", job.bandwidth_bytes_per_s / 1_048_576.0),
+        ]);
+    }
+    table.render()
+}
+
+/// The CSV of `darshan jobs`, in PyDarshan `job_stats --csv`'s columns (`log_file` is the path
+/// as given; `perf_by_slowest` bytes per second).
+pub fn job_stats_csv(jobs: &[(&str, &ioscout_darshan::stats::JobStats)]) -> String {
+    let mut out = String::from(
+        "log_file,job_id,uid,nprocs,start_time,end_time,run_time,perf_by_slowest,time_by_slowest,total_bytes,total_files,partial_flag\n",
+    );
+    for (log, job) in jobs {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            csv_cell(log),
+            job.job_id,
+            job.uid,
+            job.nprocs,
+            job.start_time,
+            job.end_time,
+            job.run_time_s,
+            job.bandwidth_bytes_per_s,
+            job.time_by_slowest_s,
+            job.total_bytes,
+            job.files,
+            if job.partial { "True" } else { "False" }
+        );
+    }
+    out
+}

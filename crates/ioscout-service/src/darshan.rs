@@ -376,7 +376,7 @@ impl Fold {
 
 /// The logs of `paths`: each file as named, each directory's `*.darshan` files (recursively),
 /// in sorted order.
-fn logs_under(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+pub(crate) fn logs_under(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut logs = Vec::new();
     for path in paths {
         if path.is_dir() {

@@ -19,6 +19,7 @@ pub mod analyze;
 pub mod compare;
 pub mod count;
 pub mod darshan;
+pub mod darshan_stats;
 pub mod detect;
 pub mod diagnose;
 mod distributed_query;

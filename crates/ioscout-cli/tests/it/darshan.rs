@@ -713,3 +713,177 @@ fn an_unreadable_job_region_gives_bounds_said_to_be_estimates() {
     assert_eq!(analyzed["logs"][0]["job_estimated"], true);
     let _ = std::fs::remove_dir_all(&folder);
 }
+
+/// The rows of a CSV text as maps from its header (quoted cells with `""` escapes).
+fn csv_rows(text: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let mut records: Vec<Vec<String>> = Vec::new();
+    let (mut record, mut cell, mut quoted) = (Vec::new(), String::new(), false);
+    let mut characters = text.chars().peekable();
+    while let Some(character) = characters.next() {
+        match (character, quoted) {
+            ('"', true) if characters.peek() == Some(&'"') => {
+                cell.push('"');
+                characters.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => record.push(std::mem::take(&mut cell)),
+            ('\n', false) => {
+                record.push(std::mem::take(&mut cell));
+                records.push(std::mem::take(&mut record));
+            }
+            (other, _) => cell.push(other),
+        }
+    }
+    let mut records = records.into_iter();
+    let header = records.next().unwrap_or_default();
+    records.map(|record| header.iter().cloned().zip(record).collect()).collect()
+}
+
+/// The PyDarshan oracle `name` (gzipped CSV) of `testdata/darshan/stats-pydarshan-3.5.0`.
+fn pydarshan_stats(name: &str) -> Vec<std::collections::HashMap<String, String>> {
+    use std::io::Read as _;
+    let path = root().join("testdata/darshan/stats-pydarshan-3.5.0").join(name);
+    let file = std::fs::File::open(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_string(&mut text)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    csv_rows(&text)
+}
+
+/// Whether two figures agree to a millionth (or both are near 0).
+fn close(left: &str, right: &str) -> bool {
+    let (left, right) = (left.parse::<f64>().unwrap_or(f64::NAN), right.parse::<f64>().unwrap_or(f64::NAN));
+    (left - right).abs() <= 1e-6 * left.abs().max(1.0)
+}
+
+/// `darshan files` and `darshan jobs` over the 109 corpus logs equal PyDarshan 3.5.0's
+/// `file_stats` and `job_stats` (`testdata/darshan/stats-pydarshan-3.5.0`): every file of
+/// POSIX, MPI-IO and STDIO with its bytes, operations, jobs and slowest-rank time, every log's
+/// job figures. Differences, by design: a negative counter (Darshan's -1, a wrapped total) counts
+/// as 0 where PyDarshan sums it, and a file's bandwidth over several logs is its bytes over the
+/// summed time where PyDarshan adds the logs' bandwidths (compared for one-log files only).
+#[test]
+fn file_and_job_statistics_equal_pydarshans() {
+    let Some((_, logs)) = corpus_logs() else { return };
+    for module in ["posix", "mpi-io", "stdio"] {
+        let expected = pydarshan_stats(&format!("files-{module}.csv.gz"));
+        let mut arguments = vec!["darshan", "files", "--csv", "--module", module];
+        arguments.extend(logs.iter().map(String::as_str));
+        let output = ioscout(&arguments);
+        let found = csv_rows(&stdout(&output));
+        assert_eq!(found.len(), expected.len(), "{module}: files");
+        let found: std::collections::HashMap<&str, &std::collections::HashMap<String, String>> =
+            found.iter().map(|row| (row["file"].as_str(), row)).collect();
+        let mut negative = 0;
+        for row in &expected {
+            let Some(ours) = found.get(row["file"].as_str()) else { panic!("{module}: no {}", row["file"]) };
+            if row.values().any(|value| value.starts_with('-')) {
+                negative += 1;
+                continue;
+            }
+            for key in ["bytes_read", "bytes_written", "reads", "writes", "total_jobs", "total_bytes"] {
+                assert_eq!(ours[key], row[key], "{module} {} {key}", row["file"]);
+            }
+            assert!(
+                close(&row["time_by_slowest"], &ours["time_by_slowest"]),
+                "{module} {}: time",
+                row["file"]
+            );
+            if row["total_jobs"] == "1" {
+                assert!(
+                    close(&row["perf_by_slowest"], &ours["perf_by_slowest"]),
+                    "{module} {}: perf",
+                    row["file"]
+                );
+            }
+        }
+        assert!(negative <= 1, "{module}: {negative} files with negative counters");
+    }
+    let expected = pydarshan_stats("jobs.csv.gz");
+    let mut arguments = vec!["darshan", "jobs", "--csv"];
+    arguments.extend(logs.iter().map(String::as_str));
+    let found = csv_rows(&stdout(&ioscout(&arguments)));
+    assert_eq!(found.len(), expected.len(), "jobs");
+    for row in &expected {
+        let matches = |ours: &&std::collections::HashMap<String, String>| {
+            ours["log_file"].ends_with(&format!("/{}", row["log_file"]))
+                && [
+                    "job_id",
+                    "uid",
+                    "nprocs",
+                    "start_time",
+                    "end_time",
+                    "total_bytes",
+                    "total_files",
+                    "partial_flag",
+                ]
+                .iter()
+                .all(|key| ours[*key] == row[*key])
+                && ["run_time", "time_by_slowest", "perf_by_slowest"]
+                    .iter()
+                    .all(|key| close(&row[*key], &ours[*key]))
+        };
+        assert!(found.iter().any(|ours| matches(&ours)), "no job like {row:?}");
+    }
+}
+
+/// `darshan files` and `jobs` on the bundled logs (never skips): each log's one file of
+/// `mpi-io-test` with 64 MiB read and written in 4 reads and 4 writes; the same file in two
+/// logs is one row with both jobs; the name filters, the limit and PyDarshan's CSV header.
+#[test]
+fn file_statistics_merge_a_file_across_logs() {
+    let value = crate::json(&["darshan", "files", "--json", &fixture("")], 0);
+    assert_eq!(value["logs_read"], 3);
+    assert_eq!(value["files_total"], 3);
+    for file in value["files"].as_array().into_iter().flatten() {
+        for (key, expected) in [
+            ("bytes_read", 67_108_864),
+            ("bytes_written", 67_108_864),
+            ("reads", 4),
+            ("writes", 4),
+            ("jobs", 1),
+        ] {
+            assert_eq!(file[key], expected, "{file}");
+        }
+        assert!(file["time_by_slowest_s"].as_f64().is_some_and(|time| time > 0.0), "{file}");
+    }
+    let folder = crate::temp_dir("darshan-files");
+    let log = fixture("mpi-io-test-x86_64-3.5.0.darshan");
+    for copy in ["a.darshan", "b.darshan"] {
+        std::fs::copy(&log, folder.join(copy)).unwrap_or_else(|error| panic!("{error}"));
+    }
+    let one = crate::json(&["darshan", "files", "--json", &log], 0);
+    let two = crate::json(&["darshan", "files", "--json", &folder.to_string_lossy()], 0);
+    assert_eq!(two["files_total"], 1);
+    assert_eq!(two["files"][0]["jobs"], 2);
+    assert_eq!(two["files"][0]["bytes_read"], 2 * 67_108_864);
+    let (single, double) =
+        (one["files"][0]["time_by_slowest_s"].as_f64(), two["files"][0]["time_by_slowest_s"].as_f64());
+    assert!(single.zip(double).is_some_and(|(single, double)| (double - 2.0 * single).abs() < 1e-9));
+    let filtered = crate::json(&["darshan", "files", "--json", "--exclude", "^/tmp/", &fixture("")], 0);
+    assert_eq!(filtered["files_total"], 2);
+    let included =
+        crate::json(&["darshan", "files", "--json", "--include", "wkliao", "--limit", "5", &fixture("")], 0);
+    assert_eq!(included["files_total"], 1);
+    let limited = crate::json(&["darshan", "files", "--json", "--limit", "1", &fixture("")], 0);
+    assert_eq!(
+        (limited["files_total"].as_u64(), limited["files"].as_array().map(Vec::len)),
+        (Some(3), Some(1))
+    );
+    let csv = stdout(&ioscout(&["darshan", "files", "--csv", &fixture("")]));
+    assert!(csv.starts_with(
+        "file,perf_by_slowest,time_by_slowest,total_bytes,bytes_read,bytes_written,reads,writes,total_jobs\n"
+    ));
+    let jobs = crate::json(&["darshan", "jobs", "--json", "--order-by", "time-by-slowest", &fixture("")], 0);
+    let rows = jobs["jobs"].as_array().cloned().unwrap_or_default();
+    assert_eq!(rows.len(), 3);
+    assert!(
+        rows.iter().all(|row| row["nprocs"] == 4 && row["files"] == 1 && row["total_bytes"] == 134_217_728)
+    );
+    let times: Vec<f64> = rows.iter().filter_map(|row| row["time_by_slowest_s"].as_f64()).collect();
+    assert!(times.windows(2).all(|pair| pair[0] >= pair[1]), "{times:?}");
+    let bad = ioscout(&["darshan", "files", "--include", "(", &fixture("")]);
+    assert_eq!(bad.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&folder);
+}

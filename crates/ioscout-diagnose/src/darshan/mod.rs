@@ -326,7 +326,8 @@ impl<'a> DarshanContext<'a> {
             [(id::POSIX, &facts.posix), (id::STDIO, &facts.stdio)]
                 .iter()
                 .map(|(module, records)| {
-                    ioscout_darshan::derived::Metrics::of(*module, records, facts.nprocs).agg_time_by_slowest
+                    ioscout_darshan::derived::Metrics::of(*module, records.iter(), facts.nprocs)
+                        .agg_time_by_slowest
                 })
                 .sum()
         });
