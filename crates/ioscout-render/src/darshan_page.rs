@@ -2,7 +2,11 @@
 //! (inline styles, server-side SVG, no network at view time) with the job, the I/O cost per
 //! module (time summed over processes and the slowest rank's, labelled), the operation counts,
 //! the access sizes with reads and writes apart, the most common access sizes, the files by
-//! use, the LUSTRE striping, the findings with their evidence and the proposals. The service
+//! use, the LUSTRE striping, the DXT segments' views (bytes per rank over time with reads and
+//! writes apart; the trace report's drill-down over the POSIX segments: a timeline per rank,
+//! bandwidth and operations over time, offsets per file with the slowest 5 % marked, rank 0
+//! against the others, one zoomable time window and a rank filter), the findings with their
+//! evidence and the proposals. The service
 //! gathers what a [`DarshanPage`] holds from the log; this module only draws it.
 
 use std::fmt::Write as _;
@@ -14,8 +18,18 @@ use crate::html::{STYLE, advice_and_end, table};
 use crate::svg::{self, escape};
 use crate::text::{bytes, thousands};
 
+/// The drill-down over a log's DXT POSIX segments: the trace report's time charts, offsets and
+/// rank 0 against the others, with time from the job's start and processes named by rank.
+pub struct DxtDrill<'p> {
+    /// The timeline and bytes by directory and rank.
+    pub activity: crate::html::Activity,
+    /// The zoomable views' data.
+    pub drill: crate::drill::Drill<'p>,
+    /// Most ranks shown in the timeline and the bytes heatmap.
+    pub max_processes: usize,
+}
+
 /// What one log's page shows.
-#[derive(Clone, Copy)]
 pub struct DarshanPage<'p> {
     /// The log, as the title names it.
     pub path: &'p str,
@@ -35,6 +49,8 @@ pub struct DarshanPage<'p> {
     pub findings: &'p [ioscout_diagnose::Finding],
     /// The checklist and proposals.
     pub advice: &'p ioscout_advise::Advice,
+    /// The drill-down of the DXT POSIX segments, when the log has any.
+    pub dxt: Option<DxtDrill<'p>>,
 }
 
 /// Darshan's size bins ([`SIZE_BINS`]) as a reader says them.
@@ -57,7 +73,8 @@ const META: &str = "#009e73";
 
 /// The page of `page`, and the number of charts drawn.
 pub fn page(page: DarshanPage<'_>) -> (String, usize) {
-    let DarshanPage { path, version, exe, job_id, start_time, breakdown, summary, findings, advice } = page;
+    let DarshanPage { path, version, exe, job_id, start_time, breakdown, summary, findings, advice, dxt } =
+        page;
     let mut html = String::with_capacity(1 << 16);
     let at_least = if breakdown.job_estimated { "at least " } else { "" };
     let run_time = breakdown.run_time_s.map_or_else(
@@ -105,6 +122,14 @@ pub fn page(page: DarshanPage<'_>) -> (String, usize) {
     charts += operations_section(&mut html, breakdown);
     charts += sizes_section(&mut html, summary);
     charts += heatmap_section(&mut html, summary);
+    if let Some(DxtDrill { activity, drill, max_processes }) = dxt {
+        crate::drill::controls(&mut html, &drill);
+        charts += crate::html::timeline_section(&mut html, &activity, max_processes);
+        charts +=
+            crate::html::over_time_charts(&mut html, crate::html::over_time_of_bins(&drill), drill.origin);
+        charts += crate::drill::section(&mut html, &drill);
+        charts += crate::html::bytes_section(&mut html, activity.bytes, max_processes, activity.by_rank);
+    }
     common_section(&mut html, summary);
     files_section(&mut html, summary);
     if let Some(striping) = &breakdown.striping {

@@ -69,7 +69,7 @@
       });
       out += '<text x="14" y="' + (top + plotHeight / 2) + '" class="axis" text-anchor="middle" transform="rotate(-90 14 ' + (top + plotHeight / 2) + ')">' + esc(ylabel) + '</text>';
     }
-    out += '<text x="' + (left + plotWidth / 2) + '" y="' + (height - 8) + '" class="axis" text-anchor="middle">time since the first event (s)</text>';
+    out += '<text x="' + (left + plotWidth / 2) + '" y="' + (height - 8) + '" class="axis" text-anchor="middle">time since ' + esc(D.origin || 'the first event') + ' (s)</text>';
     return { svg: out, plotWidth: plotWidth, plotHeight: plotHeight };
   }
   // Columns over the window: [first bin, last bin + 1) joined so that no column is narrower
@@ -171,9 +171,9 @@
       });
       out += '</g>';
     });
-    out += legend([[COMPUTE, 'compute'], [IO, 'I/O']], left);
+    out += legend(D.by_rank ? [[IO, 'I/O']] : [[COMPUTE, 'compute'], [IO, 'I/O']], left);
     place('chart-timeline', out, height, left, f.plotWidth);
-    caption('chart-timeline', '(' + rows.length + ' of ' + D.process_count + ' processes; ' + widths(cols) + ')');
+    caption('chart-timeline', '(' + rows.length + ' of ' + D.process_count + (D.by_rank ? ' ranks with DXT POSIX segments; ' : ' processes; ') + widths(cols) + ')');
   }
   function offsets() {
     var A = D.accesses;
@@ -216,7 +216,7 @@
   function rankZero() {
     var Z = D.rank_zero;
     if (!Z || !document.getElementById('chart-rank-zero')) { return; }
-    lineChart('chart-rank-zero', [['rank 0', IO, Z.io], ['others, mean', COMPUTE, Z.others_mean], ['others, most', THIRD, Z.others_most]], 'I/O s per s', 1, 'seconds of I/O per second, its threads summed, so above 1 when calls overlap: rank 0 against the mean and the most of the other ' + Z.others + ' processes');
+    lineChart('chart-rank-zero', [['rank 0', IO, Z.io], ['others, mean', COMPUTE, Z.others_mean], ['others, most', THIRD, Z.others_most]], 'I/O s per s', 1, 'seconds of I/O per second, its threads summed, so above 1 when calls overlap: rank 0 against the mean and the most of the other ' + Z.others + (D.by_rank ? ' ranks' : ' processes'));
   }
   function flame() {
     var T = D.tree, figure = document.getElementById('chart-flame');

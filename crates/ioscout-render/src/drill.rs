@@ -108,6 +108,8 @@ pub struct Process {
     pub host: Option<String>,
     /// Its rank, when known.
     pub rank: Option<i64>,
+    /// Its `pid` is its rank (a Darshan log's DXT segments): named `rank R` alone.
+    pub by_rank: bool,
     /// Its sums.
     pub bins: Bins,
 }
@@ -116,6 +118,12 @@ impl Process {
     /// How the page names it: `rank R (pid P)`, or `pid P` without a rank; `pid P on H` when
     /// the host is named.
     pub fn label(&self) -> String {
+        if self.by_rank {
+            return match &self.host {
+                Some(host) => format!("rank {} on {host}", self.pid),
+                None => format!("rank {}", self.pid),
+            };
+        }
         let pid = match &self.host {
             Some(host) => format!("pid {} on {host}", self.pid),
             None => format!("pid {}", self.pid),
@@ -147,8 +155,14 @@ pub struct RankZero {
 
 /// What the drill-down draws from.
 pub struct Drill<'d> {
-    /// The job's length from the first event, seconds.
+    /// The job's length from the origin, seconds.
     pub job_s: f64,
+    /// What time 0 is, as the axes say it: `the first event` (a trace), `the job's start` (a
+    /// Darshan log).
+    pub origin: &'static str,
+    /// The processes are ranks of a Darshan log's DXT segments (no compute is known): the
+    /// captions say ranks, the timeline has no compute.
+    pub by_rank: bool,
     /// The width of a bin, seconds.
     pub bin_s: f64,
     /// The first event's time (µs), the origin of every time drawn.
@@ -222,8 +236,10 @@ pub fn data_json(drill: &Drill<'_>) -> String {
     let mut out = String::with_capacity(1 << 16);
     let _ = write!(
         out,
-        "{{\"job_s\":{},\"bin_s\":{},\"bins\":{},\"process_count\":{},\"total\":",
+        "{{\"job_s\":{},\"origin\":{},\"by_rank\":{},\"bin_s\":{},\"bins\":{},\"process_count\":{},\"total\":",
         drill.job_s,
+        string(drill.origin),
+        drill.by_rank,
         drill.bin_s,
         drill.total.io_s.len(),
         drill.process_count
@@ -407,18 +423,22 @@ pub fn controls(html: &mut String, drill: &Drill<'_>) {
             slow_us.map_or_else(|| "-".into(), |threshold| format!("{:.3} ms", threshold / 1e3))
         );
     }
-    let (_, left_out) = kept_nodes(drill.tree);
-    let _ = writeln!(
-        html,
-        " Call tree: all {} events of {} threads, nested by time per thread and merged by path{}.</p>",
-        crate::text::thousands(drill.tree.events),
-        crate::text::thousands(drill.tree.threads),
-        if left_out > 0 {
-            format!(" ({left_out} nodes of least time left out of the flame graph)")
-        } else {
-            String::new()
-        }
-    );
+    if drill.tree.nodes.is_empty() {
+        html.push_str("</p>\n");
+    } else {
+        let (_, left_out) = kept_nodes(drill.tree);
+        let _ = writeln!(
+            html,
+            " Call tree: all {} events of {} threads, nested by time per thread and merged by path{}.</p>",
+            crate::text::thousands(drill.tree.events),
+            crate::text::thousands(drill.tree.threads),
+            if left_out > 0 {
+                format!(" ({left_out} nodes of least time left out of the flame graph)")
+            } else {
+                String::new()
+            }
+        );
+    }
     html.push_str(
         "<noscript><p class=\"meta\">The drill-down views need the page's script.</p></noscript>\n",
     );
@@ -428,7 +448,11 @@ pub fn controls(html: &mut String, drill: &Drill<'_>) {
 /// then the data and the script. Returns the figures placed.
 pub fn section(html: &mut String, drill: &Drill<'_>) -> usize {
     let mut figures = 0;
-    html.push_str("<h2>Offsets, rank 0 and the call tree</h2>\n");
+    html.push_str(if drill.tree.nodes.is_empty() {
+        "<h2>Offsets and rank 0</h2>\n"
+    } else {
+        "<h2>Offsets, rank 0 and the call tree</h2>\n"
+    });
     if drill.accesses.is_some_and(|sample| sample.calls > 0) {
         html.push_str("<figure class=\"chart\" id=\"chart-offsets\"><figcaption><strong>Offsets over time</strong> (each POSIX read and write drawn at its start and offset; slowest 5 % in red)</figcaption></figure>\n");
         figures += 1;

@@ -287,6 +287,8 @@ pub fn timeline(
     caption: &str,
     rows: &[(String, Vec<(f64, f64)>)],
     bin_seconds: f64,
+    origin: &str,
+    compute: bool,
 ) -> String {
     let row_height = 18.0;
     // Room for the longest label (11 px type: under 6.6 px a character), within bounds; a
@@ -362,19 +364,15 @@ pub fn timeline(
     }
     let _ = write!(
         body,
-        "<text x=\"{:.1}\" y=\"{:.1}\" class=\"axis\" text-anchor=\"middle\">time since the first event (s)</text>",
+        "<text x=\"{:.1}\" y=\"{:.1}\" class=\"axis\" text-anchor=\"middle\">time since {origin} (s)</text>",
         left + plot_width / 2.0,
         height - 8.0
     );
-    legend(
-        &mut body,
-        left,
-        10.0,
-        &[
-            (COMPUTE, "compute (share of the bin, from the bottom)"),
-            (IO, "I/O (from the top; any activity at least 2 px)"),
-        ],
-    );
+    let entries = [
+        (COMPUTE, "compute (share of the bin, from the bottom)"),
+        (IO, "I/O (from the top; any activity at least 2 px)"),
+    ];
+    legend(&mut body, left, 10.0, if compute { &entries } else { &entries[1..] });
     figure(id, title, caption, &body, width, height)
 }
 
@@ -484,7 +482,8 @@ mod tests {
     /// Timeline marks were 0.05-5 px tall (workers invisible): any activity is at least 2 px.
     #[test]
     fn a_little_activity_is_still_visible_in_the_timeline() {
-        let drawn = timeline("t", "T", "c", &[("pid 1".into(), vec![(0.001, 0.002)])], 1.0);
+        let drawn =
+            timeline("t", "T", "c", &[("pid 1".into(), vec![(0.001, 0.002)])], 1.0, "the first event", true);
         let heights: Vec<f64> = drawn
             .split("height=\"")
             .skip(1)
@@ -509,11 +508,13 @@ mod tests {
         // 21 characters around the host: up to 46 fit in the widest margin.
         for length in 1..=25 {
             let label = format!("rank 0 (pid 9000 on {})", "n".repeat(length));
-            let drawn = timeline("t", "T", "c", &[(label.clone(), vec![(0.5, 0.5)])], 1.0);
+            let drawn =
+                timeline("t", "T", "c", &[(label.clone(), vec![(0.5, 0.5)])], 1.0, "the first event", true);
             assert_eq!(shown(&drawn), vec![label], "length {length}");
         }
         let long = format!("rank 0 (pid 9000 on {})", "n".repeat(80));
-        let drawn = timeline("t", "T", "c", &[(long.clone(), vec![(0.5, 0.5)])], 1.0);
+        let drawn =
+            timeline("t", "T", "c", &[(long.clone(), vec![(0.5, 0.5)])], 1.0, "the first event", true);
         let cut = shown(&drawn).remove(0);
         assert!(cut.starts_with('\u{2026}') && long.ends_with(&cut[3..]), "{cut}");
         assert!(drawn.contains(&format!("<title>{long}</title>")));
@@ -536,7 +537,15 @@ mod tests {
         );
         let bars = bar_chart("b", "T", "c", "x", "y", &[("a".into(), 1.0), ("b<".into(), 2.0)], IO);
         assert!(bars.contains("b&lt;") && bars.matches("<rect").count() >= 3);
-        let lines = timeline("t", "T", "c", &[("pid 1".into(), vec![(0.5, 0.5), (1.0, 0.0)])], 1.0);
+        let lines = timeline(
+            "t",
+            "T",
+            "c",
+            &[("pid 1".into(), vec![(0.5, 0.5), (1.0, 0.0)])],
+            1.0,
+            "the first event",
+            true,
+        );
         assert!(lines.contains(COMPUTE) && lines.contains(IO));
         let map = heatmap("h", "T", "c", &["/data".into()], &["pid 1".into()], &[vec![10.0]], "bytes");
         assert!(map.contains("rgb("));

@@ -68,8 +68,10 @@ struct ReportFold<'t> {
     /// Host tokens met, numbered in the keys above.
     hosts: Vec<String>,
     last_host: Option<u32>,
-    /// (pid, tid, start, duration, name) of every complete event, for the call tree.
+    /// (pid, tid, start, duration, name) of every complete event, for the call tree (when
+    /// `nest`: a Darshan log's segments do not nest).
     nested: Vec<(i64, i64, i64, i64, u32)>,
+    nest: bool,
     names: ioscout_analysis::calltree::Names,
 }
 
@@ -142,7 +144,7 @@ impl Fold for ReportFold<'_> {
         let (Some(pid), Some(ts), Some(dur)) = (event.pid, event.ts, event.dur) else { return };
         let category = event.cat.as_deref().unwrap_or("");
         let name = event.name.as_deref().unwrap_or("");
-        if !category.eq_ignore_ascii_case("dftracer") {
+        if self.nest && !category.eq_ignore_ascii_case("dftracer") {
             let name = self.names.number(name);
             self.nested.push((pid, event.tid.unwrap_or(0), ts, dur, name));
         }
@@ -262,6 +264,8 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
     }
     let drill = ioscout_render::drill::Drill {
         job_s: (analysis.raw.last_end - analysis.raw.first_ts).max(1) as f64 / 1e6,
+        origin: "the first event",
+        by_rank: false,
         bin_s: fine.bin_us / 1e6,
         first_ts_us: analysis.raw.first_ts,
         total,
@@ -326,39 +330,156 @@ fn activity(input: &Input, analysis: &Analysis) -> Result<(Activity, Fine)> {
             hosts: Vec::new(),
             last_host: None,
             nested: Vec::new(),
+            nest: true,
             names: ioscout_analysis::calltree::Names::default(),
         },
-        |file, fold, _| {
-            let key = |(host, pid): (u32, i64)| ProcessKey {
-                host: host_name(&metadata.tables, &fold.hosts[host as usize]),
-                pid,
-            };
-            for (process, cells) in fold.busy {
-                let mine = busy.entry(key(process)).or_insert_with(|| vec![(0.0, 0.0); bins]);
-                for (target, (compute, io)) in mine.iter_mut().zip(cells) {
-                    target.0 += compute;
-                    target.1 += io;
-                }
-            }
-            for ((directory, process), value) in fold.bytes {
-                *bytes.entry((directory, key(process))).or_default() += value;
-            }
-            for (process, fine) in fold.drill {
-                by_process.entry(key(process)).or_insert_with(|| Bins::new(DRILL_BINS)).add(&fine);
-            }
+        |file, mut fold, _| {
+            let nested = std::mem::take(&mut fold.nested);
+            let names = std::mem::take(&mut fold.names);
+            absorb(&fold, &metadata.tables, bins, &mut busy, &mut bytes, &mut by_process);
             // Units come in file order: a file's threads are walked once its last unit is in.
             if last_file.is_some_and(|last| last != file) {
                 tree.flush();
             }
             last_file = Some(file);
-            let names: Vec<u32> = fold.names.names.iter().map(|name| tree.name(name)).collect();
-            for (pid, tid, start, duration, name) in fold.nested {
+            let names: Vec<u32> = names.names.iter().map(|name| tree.name(name)).collect();
+            for (pid, tid, start, duration, name) in nested {
                 tree.add(pid, tid, start, duration, names[name as usize]);
             }
             ControlFlow::Continue(())
         },
     );
-    Ok((Activity { busy, bytes, bin_us }, Fine { bin_us: drill_bin_us, by_process, tree: tree.finish() }))
+    let activity = Activity { busy, bytes, bin_us, origin: "the first event", by_rank: false };
+    Ok((activity, Fine { bin_us: drill_bin_us, by_process, tree: tree.finish() }))
+}
+
+/// Adds what one fold gathered to the page's per-process sums, its hosts named by `tables`.
+fn absorb(
+    fold: &ReportFold<'_>,
+    tables: &HashTables,
+    bins: usize,
+    busy: &mut HashMap<ProcessKey, Vec<(f64, f64)>>,
+    bytes: &mut HashMap<(String, ProcessKey), u64>,
+    by_process: &mut HashMap<ProcessKey, Bins>,
+) {
+    let key =
+        |(host, pid): (u32, i64)| ProcessKey { host: host_name(tables, &fold.hosts[host as usize]), pid };
+    for (process, cells) in &fold.busy {
+        let mine = busy.entry(key(*process)).or_insert_with(|| vec![(0.0, 0.0); bins]);
+        for (target, (compute, io)) in mine.iter_mut().zip(cells) {
+            target.0 += compute;
+            target.1 += io;
+        }
+    }
+    for ((directory, process), value) in &fold.bytes {
+        *bytes.entry((directory.clone(), key(*process))).or_default() += value;
+    }
+    for (process, fine) in &fold.drill {
+        by_process.entry(key(*process)).or_insert_with(|| Bins::new(DRILL_BINS)).add(fine);
+    }
+}
+
+/// The drill-down of a Darshan log: its DXT POSIX segments as the trace report's events, the
+/// time since the job started, `pid`s the ranks.
+pub(crate) struct DxtViews {
+    /// The timeline and bytes by directory.
+    pub activity: Activity,
+    fine: Fine,
+    /// The offsets' sample.
+    pub sample: ioscout_evidence::sample::AccessSample,
+    /// The job's length, seconds (the run time, or the last segment's end when later).
+    pub job_s: f64,
+    ranks: usize,
+}
+
+impl DxtViews {
+    /// The views of `log`'s DXT POSIX segments; `None` without any.
+    pub(crate) fn of(log: &ioscout_darshan::DarshanLog) -> Option<DxtViews> {
+        let mut last_end_us = 0_i64;
+        let mut segments = 0_u64;
+        let posix = |module: &ioscout_darshan::Module| module.id == ioscout_darshan::id::DXT_POSIX;
+        for module in log.modules.iter().filter(|module| posix(module)) {
+            let ioscout_darshan::Records::Dxt(records) = &module.records else { continue };
+            for segment in records.iter().flat_map(|record| &record.segments) {
+                if let Some(end) = crate::segments::valid_end_us(segment) {
+                    last_end_us = last_end_us.max(end);
+                    segments += 1;
+                }
+            }
+        }
+        if segments == 0 {
+            return None;
+        }
+        let run_us = log.run_time() * 1e6;
+        let job_us =
+            if run_us.is_finite() { run_us.max(last_end_us as f64) } else { last_end_us as f64 }.max(1.0);
+        let bins = TIMELINE_BINS.min(job_us.ceil() as usize).max(1);
+        let bin_us = job_us / bins as f64;
+        let tables = HashTables::default();
+        let mut fold = ReportFold {
+            tables: &tables,
+            first_ts: 0,
+            bin_us,
+            bins,
+            busy: HashMap::new(),
+            bytes: HashMap::new(),
+            drill_bin_us: job_us / DRILL_BINS as f64,
+            drill: HashMap::new(),
+            hosts: Vec::new(),
+            last_host: None,
+            nested: Vec::new(),
+            nest: false,
+            names: ioscout_analysis::calltree::Names::default(),
+        };
+        let _ = crate::segments::for_each_event(log, |event| {
+            if event.cat.as_deref() == Some("POSIX") {
+                fold.event(event);
+            }
+            std::ops::ControlFlow::Continue(())
+        });
+        let (mut busy, mut bytes, mut by_process) = (HashMap::new(), HashMap::new(), HashMap::new());
+        absorb(&fold, &tables, bins, &mut busy, &mut bytes, &mut by_process);
+        let sample = crate::segments::posix_sample(log, SAMPLE_UNIFORM, SAMPLE_SLOWEST);
+        let ranks = by_process.len();
+        let activity = Activity { busy, bytes, bin_us, origin: "the job's start", by_rank: true };
+        let fine = Fine {
+            bin_us: job_us / DRILL_BINS as f64,
+            by_process,
+            tree: ioscout_analysis::calltree::CallTree::default(),
+        };
+        Some(DxtViews { activity, fine, sample, job_s: job_us / 1e6, ranks })
+    }
+
+    /// The drill-down over these views, showing the `most` busiest ranks and rank 0.
+    pub(crate) fn drill(&self, most: usize) -> ioscout_render::drill::Drill<'_> {
+        let rank_of: HashMap<i64, i64> = self.fine.by_process.keys().map(|key| (key.pid, key.pid)).collect();
+        let (processes, rank_zero) = processes_and_rank_zero(&self.fine, &rank_of, most, true);
+        let rank_zero_absent = rank_zero.is_none().then(|| {
+            if self.ranks < 2 {
+                "one rank recorded DXT segments, no other to compare rank 0 with".to_string()
+            } else {
+                "rank 0 recorded no DXT POSIX segment".to_string()
+            }
+        });
+        let mut total = Bins::new(DRILL_BINS);
+        for bins in self.fine.by_process.values() {
+            total.add(bins);
+        }
+        ioscout_render::drill::Drill {
+            job_s: self.job_s,
+            origin: "the job's start",
+            by_rank: true,
+            bin_s: self.fine.bin_us / 1e6,
+            first_ts_us: 0,
+            total,
+            process_count: self.ranks,
+            processes,
+            rank_zero,
+            rank_zero_absent,
+            accesses: Some(&self.sample),
+            tree: &self.fine.tree,
+        }
+    }
 }
 
 /// The name of a host token by the trace's HH records (the token itself when none names it,
@@ -411,6 +532,17 @@ fn drill_processes(
         .filter(|process| hosts_of_pid.get(&process.pid).is_some_and(|hosts| *hosts == 1))
         .map(|process| (process.pid, process.rank))
         .collect();
+    processes_and_rank_zero(fine, &rank_of, most, false)
+}
+
+/// The processes shown (the `most` busiest and rank 0) and rank 0 against the others, ranks
+/// by `rank_of` (`pid` to rank); `by_rank` when the `pid`s are ranks.
+fn processes_and_rank_zero(
+    fine: &Fine,
+    rank_of: &HashMap<i64, i64>,
+    most: usize,
+    by_rank: bool,
+) -> (Vec<ioscout_render::drill::Process>, Option<ioscout_render::drill::RankZero>) {
     let many_hosts = ioscout_render::html::hosts_of(fine.by_process.keys()) > 1;
     let rank_zero = rank_of
         .iter()
@@ -437,6 +569,7 @@ fn drill_processes(
                 pid: key.pid,
                 host: many_hosts.then(|| key.host.clone()),
                 rank: rank_of.get(&key.pid).copied(),
+                by_rank,
                 bins: fine.by_process.get(key)?.clone(),
             })
         })
@@ -577,6 +710,53 @@ mod tests {
             assert!(most > 0.0 && most <= bin_s * 1.01, "{name}: {most} in a bin of {bin_s} s");
         }
     }
+
+    /// The drill-down of a log's DXT POSIX segments (the bundled 4-rank `mpi-io-test` of
+    /// Darshan 3.1.3, one 16 MiB write and one 16 MiB read per rank): its sums hold every
+    /// segment's bytes and calls, each rank is shown by rank, rank 0 is set against the other
+    /// three, the offsets' sample holds all 8 calls; a log without DXT has none.
+    #[test]
+    fn a_logs_dxt_segments_make_the_drill_down() {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/darshan");
+        let log = crate::darshan::read(&root.join("mpi-io-test-x86_64-3.1.3.darshan"), true)
+            .unwrap_or_else(|error| panic!("{error}"));
+        let Some(views) = DxtViews::of(&log) else { panic!("no DXT views") };
+        let drill = views.drill(DARSHAN_MAX_RANKS);
+        // Bytes and calls are whole numbers, summed exactly.
+        let sum = |values: &[f64]| values.iter().sum::<f64>().round() as u64;
+        assert_eq!(sum(&drill.total.read_bytes), 64 * 1_048_576);
+        assert_eq!(sum(&drill.total.write_bytes), 64 * 1_048_576);
+        assert_eq!((sum(&drill.total.read_ops), sum(&drill.total.write_ops)), (4, 4));
+        assert!(drill.total.compute_s.iter().all(|seconds| *seconds == 0.0), "no compute is known");
+        // Each segment's time is spread over the bins it spans: the I/O seconds are the
+        // segments' durations.
+        let durations: f64 = log
+            .modules
+            .iter()
+            .filter(|module| module.id == ioscout_darshan::id::DXT_POSIX)
+            .flat_map(|module| match &module.records {
+                ioscout_darshan::Records::Dxt(records) => records.clone(),
+                _ => Vec::new(),
+            })
+            .flat_map(|record| record.segments)
+            .map(|segment| (segment.end * 1e6).round() - (segment.start * 1e6).round())
+            .sum::<f64>()
+            / 1e6;
+        assert!(
+            (drill.total.io_total_s() - durations).abs() < 1e-9,
+            "{} against {durations}",
+            drill.total.io_total_s()
+        );
+        let labels: Vec<String> = drill.processes.iter().map(ioscout_render::drill::Process::label).collect();
+        assert_eq!(labels, ["rank 0", "rank 1", "rank 2", "rank 3"]);
+        let Some(zero) = &drill.rank_zero else { panic!("no rank 0 chart") };
+        assert_eq!((zero.pid, zero.others), (0, 3));
+        assert_eq!(drill.accesses.map(|sample| sample.calls), Some(8));
+        assert!(drill.job_s >= 1.0, "the run time, 1 s");
+        let plain = crate::darshan::read(&root.join("mpi-io-test-x86_64-3.5.0.darshan"), true)
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert!(DxtViews::of(&plain).is_none());
+    }
 }
 
 /// The job-summary page of one Darshan log.
@@ -592,6 +772,9 @@ pub struct DarshanHtmlReport {
     pub problems: Vec<String>,
 }
 
+/// Most ranks a Darshan page's timeline and drill-down show (the busiest, and rank 0).
+const DARSHAN_MAX_RANKS: usize = 32;
+
 /// Builds the job-summary page of the Darshan log at `path` (`partial`: keep going past a
 /// damaged region, as every command reading logs does unless `--strict`).
 pub fn darshan_report(path: &std::path::Path, partial: bool) -> Result<DarshanHtmlReport> {
@@ -603,6 +786,7 @@ pub fn darshan_report(path: &std::path::Path, partial: bool) -> Result<DarshanHt
         ioscout_diagnose::darshan::DrishtiThresholds::default(),
     ))?;
     let described = crate::text::display_path(path);
+    let views = DxtViews::of(&log);
     let (html, charts) = ioscout_render::darshan_page::page(ioscout_render::darshan_page::DarshanPage {
         path: &described,
         version: &log.header.version,
@@ -613,6 +797,11 @@ pub fn darshan_report(path: &std::path::Path, partial: bool) -> Result<DarshanHt
         summary: &summary,
         findings: &findings,
         advice: &advice,
+        dxt: views.as_ref().map(|views| ioscout_render::darshan_page::DxtDrill {
+            activity: views.activity.clone(),
+            drill: views.drill(DARSHAN_MAX_RANKS),
+            max_processes: DARSHAN_MAX_RANKS,
+        }),
     });
     Ok(DarshanHtmlReport { html, charts, findings: findings.len(), problems: log.problems.clone() })
 }

@@ -150,6 +150,51 @@ fn valid(segment: &ioscout_darshan::Segment) -> bool {
         && microseconds(segment.end).is_some()
 }
 
+/// A valid segment's end, microseconds since the job started.
+pub(crate) fn valid_end_us(segment: &ioscout_darshan::Segment) -> Option<i64> {
+    if valid(segment) { microseconds(segment.end) } else { None }
+}
+
+/// The offsets' sample of a log's DXT POSIX segments (at most `uniform` uniformly by hash and the
+/// `slowest` longest, as the trace report's), files named by their name records.
+pub(crate) fn posix_sample(
+    log: &DarshanLog,
+    uniform: usize,
+    slowest: usize,
+) -> ioscout_evidence::sample::AccessSample {
+    let mut sample = ioscout_evidence::sample::AccessSample::new(uniform, slowest);
+    let mut paths: Vec<String> = Vec::new();
+    let mut numbers: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
+    for module in log.modules.iter().filter(|module| module.id == ioscout_darshan::id::DXT_POSIX) {
+        let Records::Dxt(records) = &module.records else { continue };
+        for record in records {
+            let file = *numbers.entry(record.id).or_insert_with(|| {
+                paths
+                    .push(log.name(record.id).map_or_else(|| format!("{:#018x}", record.id), str::to_string));
+                (paths.len() - 1) as u32
+            });
+            for segment in record.segments.iter().filter(|segment| valid(segment)) {
+                let (Some(start), Some(end)) = (microseconds(segment.start), microseconds(segment.end))
+                else {
+                    continue;
+                };
+                sample.add(
+                    start,
+                    end,
+                    record.rank,
+                    file,
+                    record.id,
+                    segment.offset,
+                    segment.length,
+                    !segment.write,
+                );
+            }
+        }
+    }
+    sample.finish(&paths);
+    sample
+}
+
 /// Adds a record's segments to its module's counts.
 fn tally(record: &DxtRecord, counts: &mut ModuleSegments) {
     for segment in &record.segments {

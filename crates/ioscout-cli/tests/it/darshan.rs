@@ -547,6 +547,20 @@ fn dxt_segments_are_events_for_view_query_export_and_count() {
     let ranks: std::collections::BTreeSet<i64> =
         events.iter().filter_map(|event| event["pid"].as_i64()).collect();
     assert_eq!(ranks.into_iter().collect::<Vec<_>>(), [0, 1, 2, 3]);
+    // Its page: the heatmaps and the drill-down over the POSIX segments, ranks named as ranks.
+    reported_as_a_job_summary(&log);
+    let html = std::fs::read_to_string(root().join("target/log-report.html")).unwrap_or_default();
+    for part in [
+        "<h2 id=\"drill\">Drill down</h2>",
+        "id=\"drill-data\"",
+        "id=\"chart-offsets\"",
+        "id=\"chart-rank-zero\"",
+        "I/O per rank over time (DXT POSIX segments)",
+        "time since the job&#39;s start (s)",
+        "<option value=\"0\">rank 0</option>",
+    ] {
+        assert!(html.contains(part), "no {part}");
+    }
     // A log without DXT: `count` says so, the rest refuse in one line.
     let plain = fixture("mpi-io-test-x86_64-3.5.0.darshan");
     assert!(stdout(&ioscout(&["count", &plain])).contains("no DXT module"));
