@@ -307,6 +307,9 @@ pub(crate) struct ReportArguments {
     /// The HTML file to write.
     #[arg(long, short, value_name = "FILE", default_value = "report.html")]
     pub(crate) output: PathBuf,
+    /// Of a Darshan log: the records of this one file only (its path as the log names it).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) file: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -264,6 +264,34 @@ impl DarshanLog {
     pub fn run_time(&self) -> f64 {
         self.job.run_time(self.header.minor)
     }
+
+    /// The log with only the records of the file named `path` (an HDF5 dataset or `PnetCDF`
+    /// variable counts as its file's), and the modules holding none left out; HEATMAP, whose
+    /// records are per rank and not per file, and the modules without a decoder are left out
+    /// too. `None` when no name record is
+    /// `path`.
+    pub fn only_file(&self, path: &str) -> Option<DarshanLog> {
+        let ids: std::collections::HashSet<u64> =
+            self.names.iter().filter(|(_, name)| name == path).map(|(id, _)| *id).collect();
+        if ids.is_empty() {
+            return None;
+        }
+        let mut log = self.clone();
+        for module in &mut log.modules {
+            match &mut module.records {
+                Records::Counters(records) => records.retain(|record| {
+                    ids.contains(&record.id) || record.file_record_id.is_some_and(|file| ids.contains(&file))
+                }),
+                Records::Lustre(records) => records.retain(|record| ids.contains(&record.id)),
+                Records::Dxt(records) => records.retain(|record| ids.contains(&record.id)),
+                Records::Heatmap(records) => records.clear(),
+                Records::Opaque => {}
+            }
+        }
+        // A module without a decoder holds nothing per file.
+        log.modules.retain(|module| !module.records.is_empty());
+        Some(log)
+    }
 }
 
 /// The problems met reading a log: kept with `--partial`, otherwise the first is the error.

@@ -478,3 +478,31 @@ fn the_job_summary_accounts_for_every_request_and_byte() {
         );
     }
 }
+
+/// `only_file` keeps one file's records in every module (POSIX, MPI-IO, DXT) and drops the
+/// modules holding none of them (STDIO's stdout and stderr here); a name the log does not hold
+/// gives `None`.
+#[test]
+fn one_files_records_are_kept_and_the_rest_dropped() {
+    let log = open("mpi-io-test-x86_64-3.1.3.darshan");
+    let file = "/tmp/test/mpi-io-test.tmp.dat";
+    let Some(only) = log.only_file(file) else { panic!("{file} not found") };
+    let modules: Vec<&str> = only.modules.iter().map(|module| module.name).collect();
+    assert_eq!(modules, ["POSIX", "MPI-IO", "DXT_POSIX", "DXT_MPIIO"]);
+    for module in &only.modules {
+        assert_eq!(
+            module.records.len(),
+            log.module(module.id).map_or(0, |whole| whole.records.len()),
+            "{}",
+            module.name
+        );
+        let ids: Vec<u64> = match &module.records {
+            Records::Counters(records) => records.iter().map(|record| record.id).collect(),
+            Records::Dxt(records) => records.iter().map(|record| record.id).collect(),
+            _ => Vec::new(),
+        };
+        assert!(ids.iter().all(|record| only.name(*record) == Some(file)), "{}", module.name);
+    }
+    assert!(log.module(id::STDIO).is_some_and(|stdio| !stdio.records.is_empty()));
+    assert!(log.only_file("/tmp/test/other.dat").is_none());
+}

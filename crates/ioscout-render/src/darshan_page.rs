@@ -49,6 +49,8 @@ pub struct DarshanPage<'p> {
     pub findings: &'p [ioscout_diagnose::Finding],
     /// The checklist and proposals.
     pub advice: &'p ioscout_advise::Advice,
+    /// The one file the page is restricted to (`--file`), when it is.
+    pub file: Option<&'p str>,
     /// The drill-down of the DXT POSIX segments, when the log has any.
     pub dxt: Option<DxtDrill<'p>>,
 }
@@ -73,8 +75,19 @@ const META: &str = "#009e73";
 
 /// The page of `page`, and the number of charts drawn.
 pub fn page(page: DarshanPage<'_>) -> (String, usize) {
-    let DarshanPage { path, version, exe, job_id, start_time, breakdown, summary, findings, advice, dxt } =
-        page;
+    let DarshanPage {
+        path,
+        version,
+        exe,
+        job_id,
+        start_time,
+        breakdown,
+        summary,
+        findings,
+        advice,
+        file,
+        dxt,
+    } = page;
     let mut html = String::with_capacity(1 << 16);
     let at_least = if breakdown.job_estimated { "at least " } else { "" };
     let run_time = breakdown.run_time_s.map_or_else(
@@ -90,6 +103,13 @@ pub fn page(page: DarshanPage<'_>) -> (String, usize) {
         crate::text::count_of(breakdown.nprocs.max(0) as u64, "process", "processes"),
         escape(&run_time)
     );
+    if let Some(file) = file {
+        let _ = writeln!(
+            html,
+            "<p class=\"meta scope\"><strong>One file:</strong> the records of {} only (its module records, LUSTRE striping and DXT segments; HDF5 datasets and PnetCDF variables of it included). The job's figures (processes, run time) are the whole job's; the findings and proposals are about this file's I/O.</p>",
+            escape(file)
+        );
+    }
     let mut job = vec![
         vec!["Executable".to_string(), exe.to_string()],
         vec!["Job id".to_string(), job_id.to_string()],

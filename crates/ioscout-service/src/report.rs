@@ -776,9 +776,23 @@ pub struct DarshanHtmlReport {
 const DARSHAN_MAX_RANKS: usize = 32;
 
 /// Builds the job-summary page of the Darshan log at `path` (`partial`: keep going past a
-/// damaged region, as every command reading logs does unless `--strict`).
-pub fn darshan_report(path: &std::path::Path, partial: bool) -> Result<DarshanHtmlReport> {
+/// damaged region, as every command reading logs does unless `--strict`), of its records of
+/// `file` only when given (`--file`).
+pub fn darshan_report(
+    path: &std::path::Path,
+    partial: bool,
+    file: Option<&str>,
+) -> Result<DarshanHtmlReport> {
     let log = crate::darshan::read(path, partial)?;
+    let log = match file {
+        None => log,
+        Some(file) => log.only_file(file).ok_or_else(|| {
+            let shown = crate::text::display_path(path);
+            crate::ServiceError::BadRequest(format!(
+                "{shown} names no file {file:?}: --file takes a path as the log names it (`ioscout darshan files {shown}` lists them)"
+            ))
+        })?,
+    };
     let breakdown = ioscout_darshan::breakdown::Breakdown::of(&log);
     let summary = ioscout_darshan::job_summary::JobSummary::of(&log);
     let (findings, advice) = findings_and_advice(ioscout_advise::Measurements::from_darshan(
@@ -797,6 +811,7 @@ pub fn darshan_report(path: &std::path::Path, partial: bool) -> Result<DarshanHt
         summary: &summary,
         findings: &findings,
         advice: &advice,
+        file,
         dxt: views.as_ref().map(|views| ioscout_render::darshan_page::DxtDrill {
             activity: views.activity.clone(),
             drill: views.drill(DARSHAN_MAX_RANKS),

@@ -13,6 +13,12 @@ pub(crate) fn run(arguments: &ReportArguments) -> anyhow::Result<ExitCode> {
     if let Some(logs) = ioscout_service::darshan_inputs(&arguments.input.paths)? {
         return darshan_log(arguments, &logs);
     }
+    if arguments.file.is_some() {
+        return Err(ioscout_service::ServiceError::BadRequest(
+            "--file applies to a Darshan log; of traces, `ioscout query --where 'file == \"PATH\"'` lists one file's events".into(),
+        )
+        .into());
+    }
     let request = ReportRequest { preset: arguments.preset, ..ReportRequest::default() };
     let (input, bar) = common::service_input_with_progress(&arguments.input, "report");
     let report = ioscout_service::report::report(&input, &request)?;
@@ -36,7 +42,8 @@ fn darshan_log(arguments: &ReportArguments, logs: &[std::path::PathBuf]) -> anyh
         ))
         .into());
     };
-    let report = ioscout_service::report::darshan_report(log, !arguments.input.strict)?;
+    let report =
+        ioscout_service::report::darshan_report(log, !arguments.input.strict, arguments.file.as_deref())?;
     std::fs::write(&arguments.output, &report.html)
         .with_context(|| format!("writing {}", arguments.output.display()))?;
     if !arguments.input.quiet {

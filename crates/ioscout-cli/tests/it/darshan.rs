@@ -901,3 +901,30 @@ fn file_statistics_merge_a_file_across_logs() {
     assert_eq!(bad.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&folder);
 }
+
+/// `report LOG --file PATH`: the page of one file's records, saying so; a name the log does not
+/// hold, or `--file` on traces, is refused in one line with exit 2 and no page.
+#[test]
+fn report_of_one_file_of_a_log() {
+    let log = fixture("mpi-io-test-x86_64-3.1.3.darshan");
+    let page = root().join("target/one-file-report.html");
+    let _ = std::fs::remove_file(&page);
+    let output =
+        ioscout(&["report", "-o", &page.to_string_lossy(), "--file", "/tmp/test/mpi-io-test.tmp.dat", &log]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let html = std::fs::read_to_string(&page).unwrap_or_default();
+    assert!(html.contains("<strong>One file:</strong> the records of /tmp/test/mpi-io-test.tmp.dat only"));
+    assert!(html.contains("<td>Modules with records</td><td>POSIX, MPI-IO</td>"), "the modules row");
+    assert!(html.contains("<h2 id=\"drill\">Drill down</h2>"));
+    let _ = std::fs::remove_file(&page);
+    for arguments in [
+        vec!["report", "-o", "target/one-file-report.html", "--file", "/nowhere", log.as_str()],
+        vec!["report", "-o", "target/one-file-report.html", "--file", "/nowhere", "testdata/sample"],
+    ] {
+        let output = ioscout(&arguments);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{arguments:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(!page.exists(), "{arguments:?} wrote a page");
+    }
+}
