@@ -158,7 +158,7 @@ fn registry() -> Vec<Entry> {
     vec![
         entry(
             "event_count",
-            "Count the events of DFTracer traces (.pfw, .pfw.gz; files, directories or globs) by phase: complete, metadata, counter, aggregated, other, invalid; per file and in total.",
+            "Count the events of DFTracer traces (.pfw, .pfw.gz; files, directories or globs) by phase: complete, metadata, counter, aggregated, other, invalid; per file and in total. Of Darshan logs: per log and DXT module the records, read and write segments and their bytes.",
             true,
             event_count,
         ),
@@ -188,7 +188,7 @@ fn registry() -> Vec<Entry> {
         ),
         entry(
             "query",
-            "Matching events of a trace as JSON objects (host and file names resolved), reading only the chunks the sidecar index cannot rule out; or aggregates with group_by.",
+            "Matching events of a trace as JSON objects (host and file names resolved), reading only the chunks the sidecar index cannot rule out; or aggregates with group_by. Of a Darshan log: its DXT segments as events (name read/write, cat POSIX/MPIIO, pid the rank, ts/dur in microseconds since the job started, args.offset, args.ret the bytes; where also takes rank, op, module, start, end, offset, length).",
             true,
             query,
         ),
@@ -266,13 +266,13 @@ fn registry() -> Vec<Entry> {
         ),
         entry(
             "report",
-            "Write the self-contained HTML report of a trace (layer breakdown, per-process compute/I-O timeline, bandwidth and operations over time, bytes by directory and process, transfer sizes, findings, proposals) to a file under a root.",
+            "Write the self-contained HTML report of a trace (layer breakdown, per-process compute/I-O timeline, bandwidth and operations over time, bytes by directory and process, transfer sizes, findings, proposals) to a file under a root. Of a Darshan log: its job summary (I/O cost per module, operations, access sizes, files, striping, DXT heatmaps and drill-down, findings, proposals); file restricts it to one file's records.",
             false,
             report,
         ),
         entry(
             "export",
-            "Write a trace's events (optionally filtered with a where expression) to a Parquet file or a Chrome trace-event JSON for Perfetto, under a root.",
+            "Write a trace's events, or a Darshan log's DXT segments (optionally filtered with a where expression), to a Parquet file or a Chrome trace-event JSON for Perfetto, under a root.",
             false,
             export,
         ),

@@ -107,10 +107,13 @@ pub struct AdviseParams {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportParams {
-    /// Trace file or directory, under a root.
+    /// Trace file or directory, or a Darshan log, under a root.
     pub trace_path: String,
     /// Where to write the HTML file (under a root).
     pub output: String,
+    /// Of a Darshan log: the records of this one file only (its path as the log names it).
+    #[serde(default)]
+    pub file: Option<String>,
     /// What to report.
     #[serde(flatten)]
     pub request: ioscout_service::report::ReportRequest,
@@ -393,7 +396,11 @@ fn kb_path(context: &Context) -> Result<PathBuf, ToolError> {
 
 /// `event_count`.
 pub fn event_count(context: &Context, params: EventCountParams) -> Result<Outcome, ToolError> {
-    Ok(ioscout_service::count::count(&input(context, &params.directory)?)?)
+    let input = input(context, &params.directory)?;
+    if let Some(logs) = ioscout_service::darshan_inputs(&input.paths)? {
+        return Ok(ioscout_service::segments::count(&logs, true)?);
+    }
+    Ok(ioscout_service::count::count(&input)?)
 }
 
 /// `reader`.
@@ -460,11 +467,13 @@ pub fn query(context: &Context, params: QueryParams) -> Result<Outcome, ToolErro
     request.limit = Some(limit);
     request.format = Some(ioscout_service::vocabulary::ViewFormat::Values);
     request.index_dir = None;
-    let report = ioscout_service::query::query(
-        &input(context, &params.trace_path)?,
-        &request,
-        Box::new(std::io::sink()),
-    )?;
+    let input = input(context, &params.trace_path)?;
+    if let Some(logs) = ioscout_service::darshan_inputs(&input.paths)? {
+        let (report, rows) =
+            ioscout_service::segments::query(&logs, true, &request, Box::new(std::io::sink()))?;
+        return Ok(segment_rows(report, rows, limit));
+    }
+    let report = ioscout_service::query::query(&input, &request, Box::new(std::io::sink()))?;
     let mut text = String::new();
     for row in &report.rows {
         text.push_str(&row.to_string());
@@ -479,6 +488,30 @@ pub fn query(context: &Context, params: QueryParams) -> Result<Outcome, ToolErro
         "problem_count": report.scan.problem_count(),
     });
     Ok(Outcome::new(value, text))
+}
+
+/// The answer of `query` over a Darshan log's DXT segments: the rows, and the logs' problems.
+fn segment_rows(
+    report: ioscout_service::segments::SegmentReport,
+    rows: Vec<serde_json::Value>,
+    limit: u64,
+) -> Outcome {
+    let mut text = String::new();
+    for row in &rows {
+        text.push_str(&row.to_string());
+        text.push('\n');
+    }
+    let problems: Vec<String> = report.problems().collect();
+    let value = serde_json::json!({
+        "status": "ok",
+        "count": rows.len(),
+        "limit_reached": rows.len() as u64 >= limit,
+        "rows": rows,
+        "notes": report.notes,
+        "problem_count": problems.len(),
+        "problems": problems,
+    });
+    Outcome::new(value, text)
 }
 
 /// `explain_rule`.
@@ -632,7 +665,33 @@ pub fn opt_proposal_table(context: &Context, params: ProposalTableParams) -> Res
 /// `report`: the HTML report written to a file under a root.
 pub fn report(context: &Context, params: ReportParams) -> Result<Outcome, ToolError> {
     let output = context.roots.resolve(&params.output, false)?;
-    let report = ioscout_service::report::report(&input(context, &params.trace_path)?, &params.request)?;
+    let input = input(context, &params.trace_path)?;
+    if let Some(logs) = ioscout_service::darshan_inputs(&input.paths)? {
+        let [log] = logs.as_slice() else {
+            return Err(ToolError::InvalidParams(format!(
+                "give one Darshan log at a time; got {}",
+                logs.len()
+            )));
+        };
+        let report = ioscout_service::report::darshan_report(log, true, params.file.as_deref())?;
+        std::fs::write(&output, &report.html)
+            .map_err(|error| ToolError::Failed(format!("{}: {error}", output.display())))?;
+        let value = serde_json::json!({
+            "status": "ok",
+            "report": output.display().to_string(),
+            "charts": report.charts,
+            "findings": report.findings,
+            "bytes": report.html.len(),
+            "problems": report.problems,
+        });
+        let text =
+            format!("wrote {} ({} charts, {} findings)", output.display(), report.charts, report.findings);
+        return Ok(Outcome::new(value, text));
+    }
+    if params.file.is_some() {
+        return Err(ToolError::InvalidParams("file applies to a Darshan log".into()));
+    }
+    let report = ioscout_service::report::report(&input, &params.request)?;
     std::fs::write(&output, &report.html)
         .map_err(|error| ToolError::Failed(format!("{}: {error}", output.display())))?;
     let value = serde_json::json!({
@@ -662,10 +721,26 @@ pub fn export(context: &Context, params: ExportParams) -> Result<Outcome, ToolEr
         aggregate: "count".into(),
         ..Default::default()
     };
+    let input = input(context, &params.trace_path)?;
+    let logs = ioscout_service::darshan_inputs(&input.paths)?;
     let file = std::fs::File::create(&output)
         .map_err(|error| ToolError::Failed(format!("{}: {error}", output.display())))?;
-    let report =
-        ioscout_service::query::query(&input(context, &params.trace_path)?, &request, Box::new(file))?;
+    if let Some(logs) = logs {
+        let (report, _) = ioscout_service::segments::query(&logs, true, &request, Box::new(file))
+            .inspect_err(|_| {
+                let _ = std::fs::remove_file(&output);
+            })?;
+        let problems: Vec<String> = report.problems().collect();
+        let value = serde_json::json!({
+            "status": "ok",
+            "file": output.display().to_string(),
+            "notes": report.notes,
+            "problem_count": problems.len(),
+            "problems": problems,
+        });
+        return Ok(Outcome::new(value, format!("wrote {}", output.display())));
+    }
+    let report = ioscout_service::query::query(&input, &request, Box::new(file))?;
     let value = serde_json::json!({
         "status": "ok",
         "file": output.display().to_string(),

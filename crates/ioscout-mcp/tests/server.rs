@@ -177,3 +177,53 @@ fn session_analyze_traces_follows_a_run_as_it_is_written() {
     });
     let _ = std::fs::remove_dir_all(&run);
 }
+
+/// A Darshan log through the tools that read events and write reports: `event_count` counts
+/// its DXT segments, `query` returns them as events, `export` writes them, `report` writes
+/// its job summary (of one file with `file`); a log without DXT is refused as invalid params.
+#[test]
+fn the_event_tools_read_a_logs_dxt_segments() {
+    let server = server(&ServerOptions::default());
+    let log = "testdata/darshan/mpi-io-test-x86_64-3.1.3.darshan";
+    let scratch = repository().join("target/mcp-darshan");
+    let _ = std::fs::create_dir_all(&scratch);
+    runtime().block_on(async {
+        let structured = |result: Result<rmcp::model::CallToolResult, rmcp::ErrorData>| match result {
+            Ok(result) if result.is_error == Some(false) => result.structured_content.unwrap_or(Value::Null),
+            other => panic!("{other:?}"),
+        };
+        let count = structured(server.call("event_count", json!({"directory": log})).await);
+        assert_eq!(count["total"]["reads"], 8, "{count}");
+        assert_eq!(count["total"]["writes"], 8, "{count}");
+        let rows = structured(
+            server.call("query", json!({"trace_path": log, "where": "module == POSIX and op == write and rank == 2"})).await,
+        );
+        assert_eq!(rows["count"], 1, "{rows}");
+        assert_eq!(rows["rows"][0]["args"]["offset"], 33_554_432, "{rows}");
+        let exported = structured(
+            server
+                .call("export", json!({"trace_path": log, "format": "chrome-json", "output": "target/mcp-darshan/dxt.json"}))
+                .await,
+        );
+        assert_eq!(exported["status"], "ok");
+        let chrome: Value = serde_json::from_str(&std::fs::read_to_string(scratch.join("dxt.json")).unwrap_or_default())
+            .unwrap_or(Value::Null);
+        assert_eq!(chrome["traceEvents"].as_array().map(Vec::len), Some(16));
+        let page = structured(
+            server
+                .call(
+                    "report",
+                    json!({"trace_path": log, "output": "target/mcp-darshan/page.html", "file": "/tmp/test/mpi-io-test.tmp.dat"}),
+                )
+                .await,
+        );
+        assert_eq!(page["status"], "ok");
+        let html = std::fs::read_to_string(scratch.join("page.html")).unwrap_or_default();
+        assert!(html.contains("Darshan job summary") && html.contains("One file:"));
+        let refused = server.call("query", json!({"trace_path": "testdata/darshan/mpi-io-test-x86_64-3.5.0.darshan"})).await;
+        let Err(error) = refused else { panic!("a log without DXT was queried") };
+        assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+        assert!(error.message.contains("no DXT module"), "{}", error.message);
+    });
+    let _ = std::fs::remove_dir_all(&scratch);
+}
