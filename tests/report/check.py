@@ -291,7 +291,7 @@ def main():
         print(f"report check: {source.name}: {count} charts render, legends whole, labels apart, every timeline row marked, no console errors")
     log = REPO / "testdata" / "darshan" / "mpi-io-test-x86_64-3.5.0.darshan"
     with tempfile.TemporaryDirectory(prefix="ioscout-report-") as scratch:
-        count = check_darshan(log, Path(scratch), also=("sizes-posix-read", "sizes-posix-write"))
+        count = check_darshan(log, Path(scratch), also=("sizes-posix-read", "sizes-posix-write", "ost-bytes"))
     print(f"report check: {log.name}: {count} charts of the job summary render inside their axes, no console errors")
     # A log with DXT (bundled: never skips): the read and write heatmaps apart, the drill-down's
     # zoom and rank filter.

@@ -1,7 +1,8 @@
 //! What a Darshan job-summary page shows beside the module breakdown ([`crate::breakdown`]):
 //! per module the access-size histograms (reads and writes apart), the most common access sizes,
 //! the files by how they were used (read only, written only, both, opened without data), and
-//! each DXT module's bytes per rank and time bin (reads and writes apart).
+//! each DXT module's bytes per rank and time bin (reads and writes apart), and per OST the files
+//! striped over it and their bytes.
 //! `ioscout report LOG` draws it (`ioscout-render`'s `darshan_page`); the numbers are the
 //! records' counters summed, never estimated.
 
@@ -91,6 +92,61 @@ pub struct JobSummary {
     pub files: Vec<FileUse>,
     /// The DXT modules' heatmaps.
     pub heatmaps: Vec<DxtHeatmap>,
+    /// Per OST the LUSTRE module names, the files striped over it and their POSIX bytes
+    /// (empty without LUSTRE records).
+    pub osts: Vec<OstUse>,
+}
+
+/// One OST's share of the job's files.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct OstUse {
+    /// The OST's index.
+    pub ost: i64,
+    /// Files striped over it (a file counts once per OST it uses).
+    pub files: u64,
+    /// Bytes read and written through POSIX to those files, each file's bytes spread evenly
+    /// over its OSTs: what a file striped round-robin with requests larger than a stripe puts
+    /// on each (an estimate otherwise; Darshan does not record bytes per OST).
+    pub bytes: f64,
+}
+
+/// Per OST the files and bytes of the LUSTRE records, by OST index.
+fn ost_usage(log: &DarshanLog) -> Vec<OstUse> {
+    let Some(lustre) = log.module(crate::id::LUSTRE) else { return Vec::new() };
+    let Records::Lustre(records) = &lustre.records else { return Vec::new() };
+    let mut bytes_of: BTreeMap<u64, u64> = BTreeMap::new();
+    let posix = log.counter_records(crate::id::POSIX);
+    if let Some((names, _)) = counter_names(crate::id::POSIX) {
+        let (read_at, written_at) =
+            (index_of(names, "POSIX_BYTES_READ"), index_of(names, "POSIX_BYTES_WRITTEN"));
+        for record in posix {
+            let value =
+                |at: Option<usize>| at.and_then(|at| record.counters.get(at).copied()).map_or(0, positive);
+            let entry = bytes_of.entry(record.id).or_default();
+            *entry = entry.saturating_add(value(read_at)).saturating_add(value(written_at));
+        }
+    }
+    let mut osts: BTreeMap<i64, OstUse> = BTreeMap::new();
+    // A file's record may repeat per rank: its OSTs count once.
+    let mut seen = std::collections::HashSet::new();
+    for record in records {
+        if !seen.insert(record.id) {
+            continue;
+        }
+        let mut used: Vec<i64> = record.ost_ids.iter().copied().filter(|ost| *ost >= 0).collect();
+        used.sort_unstable();
+        used.dedup();
+        if used.is_empty() {
+            continue;
+        }
+        let share = bytes_of.get(&record.id).copied().unwrap_or(0) as f64 / used.len() as f64;
+        for ost in used {
+            let entry = osts.entry(ost).or_insert_with(|| OstUse { ost, ..OstUse::default() });
+            entry.files += 1;
+            entry.bytes += share;
+        }
+    }
+    osts.into_values().collect()
 }
 
 /// The heatmap of one DXT module's records, over `nprocs` ranks and `span_s` seconds.
@@ -244,6 +300,7 @@ impl JobSummary {
             }
             summary.files.push(files);
         }
+        summary.osts = ost_usage(log);
         summary
     }
 }

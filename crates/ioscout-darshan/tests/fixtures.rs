@@ -506,3 +506,13 @@ fn one_files_records_are_kept_and_the_rest_dropped() {
     assert!(log.module(id::STDIO).is_some_and(|stdio| !stdio.records.is_empty()));
     assert!(log.only_file("/tmp/test/other.dat").is_none());
 }
+
+/// OST usage of the 3.41 log: its one file (`LUSTRE_COMP1_OST_ID_0` 1, one stripe) puts all its
+/// POSIX bytes (64 MiB read, 64 MiB written) on OST 1; a log without LUSTRE has none.
+#[test]
+fn ost_usage_puts_each_files_bytes_on_its_osts() {
+    use ioscout_darshan::job_summary::{JobSummary, OstUse};
+    let summary = JobSummary::of(&open("mpi-io-test-x86_64-3.5.0.darshan"));
+    assert_eq!(summary.osts, [OstUse { ost: 1, files: 1, bytes: 134_217_728.0 }]);
+    assert!(JobSummary::of(&open("mpi-io-test-x86_64-3.1.3.darshan")).osts.is_empty());
+}

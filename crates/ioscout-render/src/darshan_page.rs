@@ -158,9 +158,64 @@ pub fn page(page: DarshanPage<'_>) -> (String, usize) {
             "<h2>LUSTRE striping</h2>\n<p>{}</p>",
             escape(&crate::darshan::striping_line(striping))
         );
+        charts += ost_section(&mut html, summary);
     }
     advice_and_end(&mut html, findings, advice);
     (html, charts)
+}
+
+/// Most OSTs drawn as bars (the busiest; more would crowd their labels).
+const OST_BARS: usize = 24;
+
+/// OST usage: per OST the files striped over it and their bytes, the busiest drawn, the spread
+/// said against the mean; the charts drawn.
+fn ost_section(html: &mut String, summary: &JobSummary) -> usize {
+    let osts = &summary.osts;
+    if osts.is_empty() {
+        return 0;
+    }
+    let total: f64 = osts.iter().map(|ost| ost.bytes).sum();
+    let mean = total / osts.len() as f64;
+    let mut busiest: Vec<&ioscout_darshan::job_summary::OstUse> = osts.iter().collect();
+    busiest.sort_by(|left, right| right.bytes.total_cmp(&left.bytes).then(left.ost.cmp(&right.ost)));
+    let files_most = osts.iter().map(|ost| ost.files).max().unwrap_or(0);
+    let files_mean = osts.iter().map(|ost| ost.files).sum::<u64>() as f64 / osts.len() as f64;
+    let first = busiest[0];
+    let least = busiest[busiest.len() - 1];
+    let ratio = if mean > 0.0 { format!("{:.2}x the mean", first.bytes / mean) } else { "-".into() };
+    let rows = vec![
+        vec!["OSTs used".to_string(), thousands(osts.len() as u64)],
+        vec!["Bytes per OST, mean".to_string(), bytes(mean.round() as u64)],
+        vec![
+            format!("Busiest OST ({})", first.ost),
+            format!("{} ({ratio})", bytes(first.bytes.round() as u64)),
+        ],
+        vec![format!("Least used OST ({})", least.ost), bytes(least.bytes.round() as u64)],
+        vec!["Files per OST, mean and most".to_string(), format!("{files_mean:.1}, {files_most}")],
+    ];
+    html.push_str("<h2>OST usage</h2>\n");
+    table(html, &["OST usage", "Value"], &rows);
+    html.push_str("<p class=\"meta\">Darshan records each file's OSTs, not the bytes each OST served: a file's POSIX bytes are spread evenly over its OSTs, which is what round-robin striping gives requests larger than a stripe.</p>\n");
+    if total <= 0.0 {
+        return 0;
+    }
+    let shown = busiest.len().min(OST_BARS);
+    let bars: Vec<(String, f64)> =
+        busiest.iter().take(OST_BARS).map(|ost| (ost.ost.to_string(), ost.bytes / 1_048_576.0)).collect();
+    html.push_str(&svg::bar_chart(
+        "ost-bytes",
+        "Bytes per OST",
+        &if shown < osts.len() {
+            format!("the {shown} busiest of {} OSTs, most first", osts.len())
+        } else {
+            format!("all {} OSTs, most first", osts.len())
+        },
+        "OST index",
+        "MiB (estimate)",
+        &bars,
+        READ,
+    ));
+    1
 }
 
 /// Time, operations and bytes per module, with time summed and the slowest rank's apart.
