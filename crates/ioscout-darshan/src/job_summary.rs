@@ -95,6 +95,129 @@ pub struct JobSummary {
     /// Per OST the LUSTRE module names, the files striped over it and their POSIX bytes
     /// (empty without LUSTRE records).
     pub osts: Vec<OstUse>,
+    /// The I/O phases of the DXT segments (empty without DXT).
+    pub phases: IoPhases,
+}
+
+/// The job's I/O phases: the times some rank has a DXT segment under way, a phase ending where
+/// every rank has been idle for longer than [`IoPhases::gap_s`].
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct IoPhases {
+    /// The DXT module the phases come from (`DXT_POSIX`, else `DXT_MPIIO`).
+    pub module: String,
+    /// The idle time that separates two phases: the larger of 0.1 s and 1 % of the span.
+    pub gap_s: f64,
+    /// The phases, in time order.
+    pub phases: Vec<IoPhase>,
+}
+
+/// One I/O phase.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct IoPhase {
+    /// Start, seconds since the job started.
+    pub start_s: f64,
+    /// End, seconds since the job started.
+    pub end_s: f64,
+    /// Segments in it.
+    pub segments: u64,
+    /// Bytes read.
+    pub read_bytes: u64,
+    /// Bytes written.
+    pub written_bytes: u64,
+    /// Ranks with a segment in it.
+    pub ranks: u64,
+    /// The rank with the most I/O time in it (its segments' durations summed).
+    pub slowest_rank: i64,
+    /// That rank's I/O time, seconds.
+    pub slowest_s: f64,
+    /// The median over the phase's ranks of their I/O time, seconds.
+    pub median_s: f64,
+}
+
+/// The I/O phases of `log`'s DXT segments (POSIX's, else MPI-IO's); segments with an impossible
+/// length or time are left out, as the heatmaps leave them out.
+fn io_phases(log: &DarshanLog) -> IoPhases {
+    let module = log
+        .module(crate::id::DXT_POSIX)
+        .filter(|module| !module.records.is_empty())
+        .or_else(|| log.module(crate::id::DXT_MPIIO));
+    let Some(module) = module else { return IoPhases::default() };
+    let Records::Dxt(records) = &module.records else { return IoPhases::default() };
+    // (start, end, rank, bytes, write)
+    let mut segments: Vec<PhaseSegment> = records
+        .iter()
+        .flat_map(|record| record.segments.iter().map(move |segment| (record.rank, segment)))
+        .filter(|(_, segment)| {
+            segment.length >= 0
+                && segment.start.is_finite()
+                && segment.end.is_finite()
+                && segment.end >= segment.start
+        })
+        .map(|(rank, segment)| {
+            (segment.start, segment.end, rank, segment.length.unsigned_abs(), segment.write)
+        })
+        .collect();
+    let (gap_s, phases) = split_phases(&mut segments);
+    IoPhases { module: module.name.to_string(), gap_s, phases }
+}
+
+/// A segment as the phases see it: (start, end, rank, bytes, write).
+type PhaseSegment = (f64, f64, i64, u64, bool);
+
+/// The phases of `segments` (sorted here by start) and the idle time that separates them.
+fn split_phases(segments: &mut [PhaseSegment]) -> (f64, Vec<IoPhase>) {
+    if segments.is_empty() {
+        return (0.0, Vec::new());
+    }
+    segments.sort_by(|left, right| left.0.total_cmp(&right.0));
+    let first = segments[0].0;
+    let last = segments.iter().map(|segment| segment.1).fold(f64::MIN, f64::max);
+    let gap_s = (0.01 * (last - first)).max(0.1);
+    let mut phases = Vec::new();
+    let mut start = 0;
+    let mut end = segments[0].1;
+    for index in 1..=segments.len() {
+        if index == segments.len() || segments[index].0 > end + gap_s {
+            phases.push(phase(&segments[start..index]));
+            start = index;
+        }
+        if let Some(next) = segments.get(index) {
+            end = if index == start { next.1 } else { end.max(next.1) };
+        }
+    }
+    (gap_s, phases)
+}
+
+/// One phase's figures from its segments.
+fn phase(segments: &[PhaseSegment]) -> IoPhase {
+    let mut per_rank: BTreeMap<i64, f64> = BTreeMap::new();
+    let mut phase = IoPhase {
+        start_s: segments.iter().map(|segment| segment.0).fold(f64::MAX, f64::min),
+        end_s: segments.iter().map(|segment| segment.1).fold(f64::MIN, f64::max),
+        segments: segments.len() as u64,
+        ..IoPhase::default()
+    };
+    for (start, end, rank, bytes, write) in segments {
+        *per_rank.entry(*rank).or_default() += end - start;
+        if *write {
+            phase.written_bytes = phase.written_bytes.saturating_add(*bytes);
+        } else {
+            phase.read_bytes = phase.read_bytes.saturating_add(*bytes);
+        }
+    }
+    phase.ranks = per_rank.len() as u64;
+    if let Some((rank, seconds)) =
+        per_rank.iter().max_by(|left, right| left.1.total_cmp(right.1).then(right.0.cmp(left.0)))
+    {
+        phase.slowest_rank = *rank;
+        phase.slowest_s = *seconds;
+    }
+    let mut times: Vec<f64> = per_rank.into_values().collect();
+    times.sort_by(f64::total_cmp);
+    let middle = times.len() / 2;
+    phase.median_s =
+        if times.len() % 2 == 1 { times[middle] } else { f64::midpoint(times[middle - 1], times[middle]) };
+    phase
 }
 
 /// One OST's share of the job's files.
@@ -301,6 +424,57 @@ impl JobSummary {
             summary.files.push(files);
         }
         summary.osts = ost_usage(log);
+        summary.phases = io_phases(log);
         summary
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Against a model: two segments share a phase exactly when a chain of segments links
+        /// them, each starting at most the gap after the latest end before it (union-find over
+        /// every pair); every segment and byte is in one phase, phases in time order.
+        #[test]
+        fn phases_are_the_gap_linked_groups_of_segments(
+            raw in proptest::collection::vec((0u32..2_000, 0u32..300, 0i64..8, 0u64..1_000, any::<bool>()), 1..60)
+        ) {
+            let mut segments: Vec<PhaseSegment> = raw
+                .iter()
+                .map(|(start, length, rank, bytes, write)| {
+                    let start = f64::from(*start) / 100.0;
+                    (start, start + f64::from(*length) / 100.0, *rank, *bytes, *write)
+                })
+                .collect();
+            let (gap, phases) = split_phases(&mut segments);
+            // The model: sorted by start, a segment joins the group before it when it starts
+            // within the gap of the largest end so far.
+            let mut order: Vec<usize> = (0..segments.len()).collect();
+            order.sort_by(|a, b| segments[*a].0.total_cmp(&segments[*b].0));
+            let mut groups = 1;
+            let mut reach = segments[order[0]].1;
+            for index in order.iter().skip(1) {
+                let (start, end, ..) = segments[*index];
+                if start > reach + gap {
+                    groups += 1;
+                    reach = end;
+                } else {
+                    reach = reach.max(end);
+                }
+            }
+            prop_assert_eq!(phases.len(), groups);
+            prop_assert_eq!(phases.iter().map(|phase| phase.segments).sum::<u64>(), segments.len() as u64);
+            let bytes: u64 = segments.iter().map(|segment| segment.3).sum();
+            prop_assert_eq!(phases.iter().map(|phase| phase.read_bytes + phase.written_bytes).sum::<u64>(), bytes);
+            for pair in phases.windows(2) {
+                prop_assert!(pair[1].start_s > pair[0].end_s + gap, "phases overlap or touch: {:?}", pair);
+            }
+            for phase in &phases {
+                prop_assert!(phase.slowest_s >= phase.median_s);
+            }
+        }
     }
 }

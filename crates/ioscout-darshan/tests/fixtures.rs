@@ -516,3 +516,22 @@ fn ost_usage_puts_each_files_bytes_on_its_osts() {
     assert_eq!(summary.osts, [OstUse { ost: 1, files: 1, bytes: 134_217_728.0 }]);
     assert!(JobSummary::of(&open("mpi-io-test-x86_64-3.1.3.darshan")).osts.is_empty());
 }
+
+/// The I/O phases of the 3.10 log's DXT POSIX segments: one phase holding its 8 segments (a
+/// 16 MiB write and read per rank) over its 4 ranks, the slowest rank at or above the median.
+#[test]
+fn the_dxt_segments_make_one_io_phase() {
+    let summary = ioscout_darshan::job_summary::JobSummary::of(&open("mpi-io-test-x86_64-3.1.3.darshan"));
+    assert_eq!(summary.phases.module, "DXT_POSIX");
+    let [phase] = summary.phases.phases.as_slice() else { panic!("{:?}", summary.phases) };
+    assert_eq!((phase.segments, phase.ranks), (8, 4));
+    assert_eq!((phase.read_bytes, phase.written_bytes), (67_108_864, 67_108_864));
+    assert!(phase.slowest_s >= phase.median_s && phase.median_s > 0.0);
+    assert!(phase.start_s >= 0.0 && phase.end_s > phase.start_s);
+    assert!(
+        ioscout_darshan::job_summary::JobSummary::of(&open("mpi-io-test-x86_64-3.5.0.darshan"))
+            .phases
+            .phases
+            .is_empty()
+    );
+}

@@ -142,6 +142,7 @@ pub fn page(page: DarshanPage<'_>) -> (String, usize) {
     charts += operations_section(&mut html, breakdown);
     charts += sizes_section(&mut html, summary);
     charts += heatmap_section(&mut html, summary);
+    phases_section(&mut html, summary);
     if let Some(DxtDrill { activity, drill, max_processes }) = dxt {
         crate::drill::controls(&mut html, &drill);
         charts += crate::html::timeline_section(&mut html, &activity, max_processes);
@@ -162,6 +163,72 @@ pub fn page(page: DarshanPage<'_>) -> (String, usize) {
     }
     advice_and_end(&mut html, findings, advice);
     (html, charts)
+}
+
+/// Most I/O phases listed (in time order; the rest counted).
+const PHASE_ROWS: usize = 40;
+
+/// The I/O phases of the DXT segments: when, how much, and the slowest rank against the median.
+fn phases_section(html: &mut String, summary: &JobSummary) {
+    let phases = &summary.phases;
+    if phases.phases.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        html,
+        "<h2>I/O phases (DXT)</h2>\n<p class=\"meta\">{} {} from the {} segments: a phase runs while some rank has a segment under way and ends once every rank has been idle for {:.3} s (the larger of 0.1 s and 1 % of the span). Per phase, the rank with the most I/O time (its segments' durations summed) against the median rank: a ratio well above 1 is a straggler.</p>",
+        thousands(phases.phases.len() as u64),
+        if phases.phases.len() == 1 { "phase" } else { "phases" },
+        escape(&phases.module),
+        phases.gap_s
+    );
+    let rows: Vec<Vec<String>> = phases
+        .phases
+        .iter()
+        .enumerate()
+        .take(PHASE_ROWS)
+        .map(|(index, phase)| {
+            vec![
+                (index + 1).to_string(),
+                format!("{:.3}", phase.start_s),
+                format!("{:.3}", phase.end_s - phase.start_s),
+                thousands(phase.segments),
+                bytes(phase.read_bytes),
+                bytes(phase.written_bytes),
+                thousands(phase.ranks),
+                format!("{} ({:.3} s)", phase.slowest_rank, phase.slowest_s),
+                format!("{:.3}", phase.median_s),
+                if phase.median_s > 0.0 {
+                    format!("{:.2}x", phase.slowest_s / phase.median_s)
+                } else {
+                    "-".into()
+                },
+            ]
+        })
+        .collect();
+    table(
+        html,
+        &[
+            "Phase",
+            "Start (s)",
+            "Length (s)",
+            "Segments",
+            "Read",
+            "Written",
+            "Ranks",
+            "Slowest rank (its I/O time)",
+            "Median rank's I/O time (s)",
+            "Slowest / median",
+        ],
+        &rows,
+    );
+    if phases.phases.len() > PHASE_ROWS {
+        let _ = writeln!(
+            html,
+            "<p class=\"meta\">The first {PHASE_ROWS} phases of {} are listed.</p>",
+            thousands(phases.phases.len() as u64)
+        );
+    }
 }
 
 /// Most OSTs drawn as bars (the busiest; more would crowd their labels).

@@ -556,6 +556,7 @@ fn dxt_segments_are_events_for_view_query_export_and_count() {
         "id=\"chart-offsets\"",
         "id=\"chart-rank-zero\"",
         "I/O per rank over time (DXT POSIX segments)",
+        "<h2>I/O phases (DXT)</h2>",
         "time since the job&#39;s start (s)",
         "<option value=\"0\">rank 0</option>",
     ] {
