@@ -674,34 +674,36 @@ pub fn report(context: &Context, params: ReportParams) -> Result<Outcome, ToolEr
             )));
         };
         let report = ioscout_service::report::darshan_report(log, true, params.file.as_deref())?;
-        std::fs::write(&output, &report.html)
-            .map_err(|error| ToolError::Failed(format!("{}: {error}", output.display())))?;
-        let value = serde_json::json!({
-            "status": "ok",
-            "report": output.display().to_string(),
-            "charts": report.charts,
-            "findings": report.findings,
-            "bytes": report.html.len(),
-            "problems": report.problems,
-        });
-        let text =
-            format!("wrote {} ({} charts, {} findings)", output.display(), report.charts, report.findings);
-        return Ok(Outcome::new(value, text));
+        return wrote_page(&output, &report.html, report.charts, report.findings, &report.problems);
     }
     if params.file.is_some() {
         return Err(ToolError::InvalidParams("file applies to a Darshan log".into()));
     }
     let report = ioscout_service::report::report(&input, &params.request)?;
-    std::fs::write(&output, &report.html)
+    wrote_page(&output, &report.html, report.charts, report.findings, &[])
+}
+
+/// Writes a report page to `output` and says what it holds (a log's problems included).
+fn wrote_page(
+    output: &std::path::Path,
+    html: &str,
+    charts: usize,
+    findings: usize,
+    problems: &[String],
+) -> Result<Outcome, ToolError> {
+    std::fs::write(output, html)
         .map_err(|error| ToolError::Failed(format!("{}: {error}", output.display())))?;
-    let value = serde_json::json!({
+    let mut value = serde_json::json!({
         "status": "ok",
         "report": output.display().to_string(),
-        "charts": report.charts,
-        "findings": report.findings,
-        "bytes": report.html.len(),
+        "charts": charts,
+        "findings": findings,
+        "bytes": html.len(),
     });
-    let text = format!("wrote {} ({} charts, {} findings)", output.display(), report.charts, report.findings);
+    if !problems.is_empty() {
+        value["problems"] = serde_json::json!(problems);
+    }
+    let text = format!("wrote {} ({charts} charts, {findings} findings)", output.display());
     Ok(Outcome::new(value, text))
 }
 

@@ -262,6 +262,21 @@ fn read_log(path: &std::path::Path, partial: bool) -> Result<(DarshanLog, LogSeg
     Ok((log, entry))
 }
 
+/// A log read for its segments; `None` (noted in `report`) when it has no DXT module.
+fn read_with_dxt(
+    path: &std::path::Path,
+    partial: bool,
+    report: &mut SegmentReport,
+) -> Result<Option<(DarshanLog, LogSegments)>> {
+    let (log, entry) = read_log(path, partial)?;
+    if has_dxt(&log) {
+        return Ok(Some((log, entry)));
+    }
+    report.notes.push(format!("{} has no DXT module: no segments", entry.log));
+    report.logs.push(entry);
+    Ok(None)
+}
+
 /// Whether a log has a DXT module (with or without records).
 fn has_dxt(log: &DarshanLog) -> bool {
     log.modules.iter().any(|module| matches!(module.records, Records::Dxt(_)))
@@ -296,12 +311,7 @@ pub fn view(
     let mut report = SegmentReport::default();
     let mut stopped = false;
     for path in logs {
-        let (log, mut entry) = read_log(path, partial)?;
-        if !has_dxt(&log) {
-            report.notes.push(format!("{} has no DXT module: no segments", entry.log));
-            report.logs.push(entry);
-            continue;
-        }
+        let Some((log, mut entry)) = read_with_dxt(path, partial, &mut report)? else { continue };
         let mut fold = ViewFold::new(predicate, &tables, output, limit);
         let mut held = 0;
         let (modules, problems) = for_each_event(&log, |event| {
@@ -345,12 +355,7 @@ pub fn group(
     let mut report = SegmentReport::default();
     let mut groups = Groups::default();
     for path in logs {
-        let (log, mut entry) = read_log(path, partial)?;
-        if !has_dxt(&log) {
-            report.notes.push(format!("{} has no DXT module: no segments", entry.log));
-            report.logs.push(entry);
-            continue;
-        }
+        let Some((log, mut entry)) = read_with_dxt(path, partial, &mut report)? else { continue };
         let mut fold = GroupFold::new(spec, predicate, &tables);
         let (modules, problems) = for_each_event(&log, |event| {
             fold.event(event);
