@@ -147,12 +147,7 @@ fn io_phases(log: &DarshanLog) -> IoPhases {
     let mut segments: Vec<PhaseSegment> = records
         .iter()
         .flat_map(|record| record.segments.iter().map(move |segment| (record.rank, segment)))
-        .filter(|(_, segment)| {
-            segment.length >= 0
-                && segment.start.is_finite()
-                && segment.end.is_finite()
-                && segment.end >= segment.start
-        })
+        .filter(|(_, segment)| segment.is_possible())
         .map(|(rank, segment)| {
             (segment.start, segment.end, rank, segment.length.unsigned_abs(), segment.write)
         })
@@ -290,11 +285,7 @@ fn heatmap(module: &str, records: &[crate::module::DxtRecord], nprocs: i64, span
     };
     for record in records {
         for segment in &record.segments {
-            let valid = segment.length >= 0
-                && segment.start.is_finite()
-                && segment.end.is_finite()
-                && segment.end >= segment.start
-                && (0..ranks).contains(&record.rank);
+            let valid = segment.is_possible() && (0..ranks).contains(&record.rank);
             if !valid {
                 map.left_out += 1;
                 continue;

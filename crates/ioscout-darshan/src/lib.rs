@@ -247,6 +247,11 @@ impl DarshanLog {
         self.name_index.get(&id).map(|&index| self.names[index].1.as_str())
     }
 
+    /// The path of record `id`, or the id in hex when the log names no path for it.
+    pub fn name_or_id(&self, id: u64) -> String {
+        self.name(id).map_or_else(|| format!("{id:#018x}"), str::to_string)
+    }
+
     /// The module with id `module_id`, when the log has it.
     pub fn module(&self, module_id: usize) -> Option<&Module> {
         self.modules.iter().find(|module| module.id == module_id)

@@ -161,6 +161,14 @@ pub struct Segment {
     pub pthread_id: Option<u64>,
 }
 
+impl Segment {
+    /// Whether the segment can have happened: a length of 0 or more, times that are numbers,
+    /// an end at or after its start. The views of DXT data leave the others out and count them.
+    pub fn is_possible(&self) -> bool {
+        self.length >= 0 && self.start.is_finite() && self.end.is_finite() && self.end >= self.start
+    }
+}
+
 /// A DXT record: one file on one rank.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct DxtRecord {

@@ -137,15 +137,11 @@ pub struct JobStats {
     pub partial: bool,
 }
 
-/// Which files are kept, by name.
-pub trait NameFilter: Fn(&str) -> bool {}
-impl<F: Fn(&str) -> bool> NameFilter for F {}
-
 /// The records of `module` in `log` whose file `keep` accepts, grouped by file in log order.
 fn records_by_file<'l>(
     log: &'l DarshanLog,
     module: StatsModule,
-    keep: &impl NameFilter,
+    keep: &impl Fn(&str) -> bool,
 ) -> Vec<(u64, Vec<&'l CounterRecord>)> {
     let Some(found) = log.module(module.id()) else { return Vec::new() };
     let Records::Counters(records) = &found.records else { return Vec::new() };
@@ -158,12 +154,8 @@ fn records_by_file<'l>(
         });
         order[slot].1.push(record);
     }
-    order.retain(|(record_id, _)| keep(&name_of(log, *record_id)));
+    order.retain(|(record_id, _)| keep(&log.name_or_id(*record_id)));
     order
-}
-
-fn name_of(log: &DarshanLog, record_id: u64) -> String {
-    log.name(record_id).map_or_else(|| format!("{record_id:#018x}"), str::to_string)
 }
 
 /// Sums counters by name over records, negative values as 0.
@@ -188,7 +180,7 @@ impl Counters {
 }
 
 /// The figures of every file of `module` in `log` that `keep` accepts, in log order.
-pub fn file_stats(log: &DarshanLog, module: StatsModule, keep: &impl NameFilter) -> Vec<FileStats> {
+pub fn file_stats(log: &DarshanLog, module: StatsModule, keep: &impl Fn(&str) -> bool) -> Vec<FileStats> {
     let (reads, writes) = module.operations();
     let (read_bytes, written_bytes) = module.bytes();
     let (reads, writes) = (Counters::of(module, reads), Counters::of(module, writes));
@@ -199,7 +191,7 @@ pub fn file_stats(log: &DarshanLog, module: StatsModule, keep: &impl NameFilter)
         .map(|(record_id, records)| {
             let metrics = Metrics::of(module.id(), records.iter().copied(), log.job.nprocs);
             FileStats {
-                file: name_of(log, record_id),
+                file: log.name_or_id(record_id),
                 bytes_read: read_bytes.sum(&records),
                 bytes_written: written_bytes.sum(&records),
                 reads: reads.sum(&records),
@@ -217,7 +209,7 @@ pub fn file_stats(log: &DarshanLog, module: StatsModule, keep: &impl NameFilter)
 
 /// The figures of `module` in `log` over the files `keep` accepts; `None` when the log has no
 /// record of the module.
-pub fn job_stats(log: &DarshanLog, module: StatsModule, keep: &impl NameFilter) -> Option<JobStats> {
+pub fn job_stats(log: &DarshanLog, module: StatsModule, keep: &impl Fn(&str) -> bool) -> Option<JobStats> {
     let files = records_by_file(log, module, keep);
     if files.is_empty() {
         return None;

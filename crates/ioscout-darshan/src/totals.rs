@@ -213,7 +213,7 @@ pub fn totals(log: &DarshanLog) -> (JobTotals, Vec<FileTotals>) {
             };
             amounts.add(&file);
             files.push(FileTotals {
-                name: log.name(record.id).map_or_else(|| format!("{:#018x}", record.id), str::to_string),
+                name: log.name_or_id(record.id),
                 module: prefix,
                 rank: record.rank,
                 amounts: file,

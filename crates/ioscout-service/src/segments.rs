@@ -144,10 +144,7 @@ pub fn for_each_event(
 
 /// Whether a segment can be an event.
 fn valid(segment: &ioscout_darshan::Segment) -> bool {
-    segment.length >= 0
-        && segment.end >= segment.start
-        && microseconds(segment.start).is_some()
-        && microseconds(segment.end).is_some()
+    segment.is_possible() && microseconds(segment.start).is_some() && microseconds(segment.end).is_some()
 }
 
 /// A valid segment's end, microseconds since the job started.
@@ -169,8 +166,7 @@ pub(crate) fn posix_sample(
         let Records::Dxt(records) = &module.records else { continue };
         for record in records {
             let file = *numbers.entry(record.id).or_insert_with(|| {
-                paths
-                    .push(log.name(record.id).map_or_else(|| format!("{:#018x}", record.id), str::to_string));
+                paths.push(log.name_or_id(record.id));
                 (paths.len() - 1) as u32
             });
             for segment in record.segments.iter().filter(|segment| valid(segment)) {
@@ -224,7 +220,7 @@ fn record_events(
 ) -> ControlFlow<()> {
     use std::fmt::Write as _;
     let quote = |text: &str| serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into());
-    let name = log.name(record.id).map_or_else(|| format!("{:#018x}", record.id), str::to_string);
+    let name = log.name_or_id(record.id);
     let prefix = format!("{{\"fname\":{},\"hostname\":{}", quote(&name), quote(&record.hostname));
     for segment in record.segments.iter().filter(|segment| valid(segment)) {
         let (Some(start), Some(end)) = (microseconds(segment.start), microseconds(segment.end)) else {
