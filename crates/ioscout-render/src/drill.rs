@@ -108,17 +108,16 @@ pub struct Process {
     pub host: Option<String>,
     /// Its rank, when known.
     pub rank: Option<i64>,
-    /// Its `pid` is its rank (a Darshan log's DXT segments): named `rank R` alone.
-    pub by_rank: bool,
     /// Its sums.
     pub bins: Bins,
 }
 
 impl Process {
     /// How the page names it: `rank R (pid P)`, or `pid P` without a rank; `pid P on H` when
-    /// the host is named.
-    pub fn label(&self) -> String {
-        if self.by_rank {
+    /// the host is named; `rank R` (`on H`) alone when its `pid` is its rank (`by_rank`: a
+    /// Darshan log's DXT segments).
+    pub fn label(&self, by_rank: bool) -> String {
+        if by_rank {
             return match &self.host {
                 Some(host) => format!("rank {} on {host}", self.pid),
                 None => format!("rank {}", self.pid),
@@ -250,7 +249,7 @@ pub fn data_json(drill: &Drill<'_>) -> String {
         if index > 0 {
             out.push(',');
         }
-        let label = process.label();
+        let label = process.label(drill.by_rank);
         let _ = write!(out, "{{\"pid\":{},\"label\":{},\"bins\":", process.pid, string(&label));
         bins_json(&mut out, &process.bins);
         out.push('}');
@@ -385,7 +384,7 @@ pub fn controls(html: &mut String, drill: &Drill<'_>) {
     html.push_str("<h2 id=\"drill\">Drill down</h2>\n");
     html.push_str("<div id=\"drill-controls\" class=\"controls\"><label>Process <select id=\"drill-process\"><option value=\"\">all processes</option>");
     for (index, process) in drill.processes.iter().enumerate() {
-        let label = process.label();
+        let label = process.label(drill.by_rank);
         let _ = write!(html, "<option value=\"{index}\">{}</option>", escape(&label));
     }
     html.push_str(

@@ -5,7 +5,7 @@
 //! JSON.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use ioscout_darshan::stats::{FileStats, JobStats, StatsModule};
 use rayon::prelude::*;
@@ -204,7 +204,7 @@ fn read_all<T: Send>(
         .par_iter()
         .map(|path: &PathBuf| {
             let log_name = display_path(path);
-            match crate::darshan::read(Path::new(path), request.partial) {
+            match crate::darshan::read(path, request.partial) {
                 Ok(log) => Read::Rows { rows: reduce(&log), problems: log.problems.clone(), log: log_name },
                 Err(error) => Read::Unreadable(Unreadable { log: log_name, error: error.to_string() }),
             }
@@ -340,7 +340,10 @@ pub fn jobs(request: &StatsRequest) -> Result<(JobsResult, Vec<String>)> {
 /// `darshan files` as an outcome: the table as text, the result as JSON.
 pub fn files_outcome(request: &StatsRequest) -> Result<Outcome> {
     let (result, warnings) = files(request)?;
-    let text = ioscout_render::darshan::file_stats_text(&result.coverage_line(), &files_view(&result));
+    let text = ioscout_render::darshan::file_stats_text(
+        &line(&result.coverage, result.files.len(), result.files_total, "files"),
+        &files_view(&result),
+    );
     let value =
         serde_json::to_value(&result).map_err(|error| ServiceError::output("the file statistics", error))?;
     let mut outcome = Outcome::new(value, text);
@@ -351,8 +354,11 @@ pub fn files_outcome(request: &StatsRequest) -> Result<Outcome> {
 /// `darshan jobs` as an outcome.
 pub fn jobs_outcome(request: &StatsRequest) -> Result<Outcome> {
     let (result, warnings) = jobs(request)?;
-    let rows: Vec<(&str, &JobStats)> = result.jobs.iter().map(|row| (row.log.as_str(), &row.stats)).collect();
-    let text = ioscout_render::darshan::job_stats_text(&result.coverage_line(), &rows);
+    let rows = job_rows(&result);
+    let text = ioscout_render::darshan::job_stats_text(
+        &line(&result.coverage, result.jobs.len(), result.jobs_total, "jobs"),
+        &rows,
+    );
     let value =
         serde_json::to_value(&result).map_err(|error| ServiceError::output("the job statistics", error))?;
     let mut outcome = Outcome::new(value, text);
@@ -370,8 +376,11 @@ pub fn files_csv(request: &StatsRequest) -> Result<(String, Vec<String>)> {
 /// The CSV of `darshan jobs` (PyDarshan's `job_stats --csv` columns).
 pub fn jobs_csv(request: &StatsRequest) -> Result<(String, Vec<String>)> {
     let (result, warnings) = jobs(request)?;
-    let rows: Vec<(&str, &JobStats)> = result.jobs.iter().map(|row| (row.log.as_str(), &row.stats)).collect();
-    Ok((ioscout_render::darshan::job_stats_csv(&rows), warnings))
+    Ok((ioscout_render::darshan::job_stats_csv(&job_rows(&result)), warnings))
+}
+
+fn job_rows(result: &JobsResult) -> Vec<(&str, &JobStats)> {
+    result.jobs.iter().map(|row| (row.log.as_str(), &row.stats)).collect()
 }
 
 fn files_view(result: &FilesResult) -> Vec<&FileStats> {
@@ -379,10 +388,6 @@ fn files_view(result: &FilesResult) -> Vec<&FileStats> {
 }
 
 /// The line above a table: what was read and how it is ordered.
-trait CoverageLine {
-    fn coverage_line(&self) -> String;
-}
-
 fn line(coverage: &Coverage, shown: usize, total: usize, what: &str) -> String {
     use crate::text::{count_of, thousands};
     use std::fmt::Write as _;
@@ -410,16 +415,4 @@ fn line(coverage: &Coverage, shown: usize, total: usize, what: &str) -> String {
         );
     }
     text
-}
-
-impl CoverageLine for FilesResult {
-    fn coverage_line(&self) -> String {
-        line(&self.coverage, self.files.len(), self.files_total, "files")
-    }
-}
-
-impl CoverageLine for JobsResult {
-    fn coverage_line(&self) -> String {
-        line(&self.coverage, self.jobs.len(), self.jobs_total, "jobs")
-    }
 }

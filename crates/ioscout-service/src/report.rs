@@ -389,7 +389,6 @@ pub(crate) struct DxtViews {
     pub sample: ioscout_evidence::sample::AccessSample,
     /// The job's length, seconds (the run time, or the last segment's end when later).
     pub job_s: f64,
-    ranks: usize,
 }
 
 impl DxtViews {
@@ -440,22 +439,21 @@ impl DxtViews {
         let (mut busy, mut bytes, mut by_process) = (HashMap::new(), HashMap::new(), HashMap::new());
         absorb(&fold, &tables, bins, &mut busy, &mut bytes, &mut by_process);
         let sample = crate::segments::posix_sample(log, SAMPLE_UNIFORM, SAMPLE_SLOWEST);
-        let ranks = by_process.len();
         let activity = Activity { busy, bytes, bin_us, origin: "the job's start", by_rank: true };
         let fine = Fine {
             bin_us: job_us / DRILL_BINS as f64,
             by_process,
             tree: ioscout_analysis::calltree::CallTree::default(),
         };
-        Some(DxtViews { activity, fine, sample, job_s: job_us / 1e6, ranks })
+        Some(DxtViews { activity, fine, sample, job_s: job_us / 1e6 })
     }
 
     /// The drill-down over these views, showing the `most` busiest ranks and rank 0.
     pub(crate) fn drill(&self, most: usize) -> ioscout_render::drill::Drill<'_> {
         let rank_of: HashMap<i64, i64> = self.fine.by_process.keys().map(|key| (key.pid, key.pid)).collect();
-        let (processes, rank_zero) = processes_and_rank_zero(&self.fine, &rank_of, most, true);
+        let (processes, rank_zero) = processes_and_rank_zero(&self.fine, &rank_of, most);
         let rank_zero_absent = rank_zero.is_none().then(|| {
-            if self.ranks < 2 {
+            if self.fine.by_process.len() < 2 {
                 "one rank recorded DXT segments, no other to compare rank 0 with".to_string()
             } else {
                 "rank 0 recorded no DXT POSIX segment".to_string()
@@ -472,7 +470,7 @@ impl DxtViews {
             bin_s: self.fine.bin_us / 1e6,
             first_ts_us: 0,
             total,
-            process_count: self.ranks,
+            process_count: self.fine.by_process.len(),
             processes,
             rank_zero,
             rank_zero_absent,
@@ -532,16 +530,15 @@ fn drill_processes(
         .filter(|process| hosts_of_pid.get(&process.pid).is_some_and(|hosts| *hosts == 1))
         .map(|process| (process.pid, process.rank))
         .collect();
-    processes_and_rank_zero(fine, &rank_of, most, false)
+    processes_and_rank_zero(fine, &rank_of, most)
 }
 
 /// The processes shown (the `most` busiest and rank 0) and rank 0 against the others, ranks
-/// by `rank_of` (`pid` to rank); `by_rank` when the `pid`s are ranks.
+/// by `rank_of` (`pid` to rank).
 fn processes_and_rank_zero(
     fine: &Fine,
     rank_of: &HashMap<i64, i64>,
     most: usize,
-    by_rank: bool,
 ) -> (Vec<ioscout_render::drill::Process>, Option<ioscout_render::drill::RankZero>) {
     let many_hosts = ioscout_render::html::hosts_of(fine.by_process.keys()) > 1;
     let rank_zero = rank_of
@@ -569,7 +566,6 @@ fn processes_and_rank_zero(
                 pid: key.pid,
                 host: many_hosts.then(|| key.host.clone()),
                 rank: rank_of.get(&key.pid).copied(),
-                by_rank,
                 bins: fine.by_process.get(key)?.clone(),
             })
         })
@@ -747,7 +743,8 @@ mod tests {
             "{} against {durations}",
             drill.total.io_total_s()
         );
-        let labels: Vec<String> = drill.processes.iter().map(ioscout_render::drill::Process::label).collect();
+        let labels: Vec<String> =
+            drill.processes.iter().map(|process| process.label(drill.by_rank)).collect();
         assert_eq!(labels, ["rank 0", "rank 1", "rank 2", "rank 3"]);
         let Some(zero) = &drill.rank_zero else { panic!("no rank 0 chart") };
         assert_eq!((zero.pid, zero.others), (0, 3));
