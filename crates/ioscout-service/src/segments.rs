@@ -258,35 +258,46 @@ fn read_log(path: &std::path::Path, partial: bool) -> Result<(DarshanLog, LogSeg
     Ok((log, entry))
 }
 
-/// A log read for its segments; `None` (noted in `report`) when it has no DXT module.
+/// A log read for its segments; `None` (noted in `report`) when it has no DXT module or none
+/// of its DXT regions could be read.
 fn read_with_dxt(
     path: &std::path::Path,
     partial: bool,
     report: &mut SegmentReport,
 ) -> Result<Option<(DarshanLog, LogSegments)>> {
     let (log, entry) = read_log(path, partial)?;
-    if has_dxt(&log) {
+    let mut dxt = log.modules.iter().filter(|module| matches!(module.records, Records::Dxt(_))).peekable();
+    if dxt.peek().is_none() {
+        report.notes.push(format!("{} has no DXT module: no segments", entry.log));
+    } else if dxt.all(ioscout_darshan::Module::unread) {
+        // Each unread region is named in the log's problems; the refusal names the first.
+        let first = log.problems.iter().find(|problem| problem.contains("DXT_")).cloned().unwrap_or_default();
+        report.notes.push(format!("{}: no DXT segment could be read ({first})", entry.log));
+    } else {
         return Ok(Some((log, entry)));
     }
-    report.notes.push(format!("{} has no DXT module: no segments", entry.log));
     report.logs.push(entry);
     Ok(None)
 }
 
-/// Whether a log has a DXT module (with or without records).
-fn has_dxt(log: &DarshanLog) -> bool {
-    log.modules.iter().any(|module| matches!(module.records, Records::Dxt(_)))
-}
-
-/// The refusal when no log given has DXT data.
-fn no_segments(logs: &[PathBuf]) -> ServiceError {
-    let what = match logs {
-        [one] => format!("{} has no DXT module", display_path(one)),
-        _ => format!("none of the {} Darshan logs has a DXT module", logs.len()),
+/// The refusal when no log given has DXT data to read: a log without a DXT module, or with its
+/// DXT regions unreadable.
+fn no_segments(logs: &[PathBuf], report: &SegmentReport) -> ServiceError {
+    let absent = report.notes.iter().all(|note| note.ends_with("has no DXT module: no segments"));
+    let what = match (logs, absent) {
+        ([one], true) => format!("{} has no DXT module", display_path(one)),
+        (_, true) => format!("none of the {} Darshan logs has a DXT module", logs.len()),
+        ([_], false) => report.notes.join("; "),
+        (_, false) => format!("no segment in the {} Darshan logs: {}", logs.len(), report.notes.join("; ")),
+    };
+    let why = if absent {
+        ": Darshan records each read and write only with DXT on (DXT_ENABLE_IO_TRACE=1 at run time)"
+    } else {
+        ""
     };
     ServiceError::BadRequest(format!(
-        "{what}: Darshan records each read and write only with DXT on (DXT_ENABLE_IO_TRACE=1 at run time); \
-         a log's counters are read by `analyze`, `report`, `count`, `darshan summary`, `diagnose` and `advise`"
+        "{what}{why}; a log's counters are read by `analyze`, `report`, `count`, `darshan summary`, \
+         `diagnose` and `advise`"
     ))
 }
 
@@ -334,7 +345,7 @@ pub fn view(
         report.logs.push(entry);
     }
     if report.logs.iter().all(|log| log.modules.is_empty()) {
-        return Err(no_segments(logs));
+        return Err(no_segments(logs, &report));
     }
     let values = emitter.finish()?;
     Ok((report, values))
@@ -363,7 +374,7 @@ pub fn group(
         report.logs.push(entry);
     }
     if report.logs.iter().all(|log| log.modules.is_empty()) {
-        return Err(no_segments(logs));
+        return Err(no_segments(logs, &report));
     }
     Ok((report, groups))
 }

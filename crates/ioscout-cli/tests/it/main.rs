@@ -11,6 +11,7 @@ mod compare;
 mod corpus;
 mod count;
 mod darshan;
+mod darshan_damage;
 mod detect;
 mod evidence;
 mod export;
