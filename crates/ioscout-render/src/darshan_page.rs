@@ -5,8 +5,9 @@
 //! use, the LUSTRE striping, the DXT segments' views (bytes per rank over time with reads and
 //! writes apart; the trace report's drill-down over the POSIX segments: a timeline per rank,
 //! bandwidth and operations over time, offsets per file with the slowest 5 % marked, rank 0
-//! against the others, one zoomable time window and a rank filter), the findings with their
-//! evidence and the proposals. The service
+//! against the others, one zoomable time window and a rank filter), the learned detector's
+//! decision on each pattern with the cards of those found, the findings with their evidence and
+//! the proposals. The service
 //! gathers what a [`DarshanPage`] holds from the log; this module only draws it.
 
 use std::fmt::Write as _;
@@ -53,6 +54,21 @@ pub struct DarshanPage<'p> {
     pub file: Option<&'p str>,
     /// The drill-down of the DXT POSIX segments, when the log has any.
     pub dxt: Option<DxtDrill<'p>>,
+    /// What the learned detector made of the job's counters.
+    pub patterns: Option<&'p DetectedPatterns>,
+}
+
+/// The learned detector's view of one job: its decision on each of IOSage's patterns, the job's
+/// feature values, and the card of every pattern it found.
+pub struct DetectedPatterns {
+    /// Where the model came from.
+    pub model: String,
+    /// The decision on every pattern the model knows.
+    pub decisions: Vec<ioscout_detect::Decision>,
+    /// The job's features, as the model read them.
+    pub features: ioscout_detect::Features,
+    /// The cards of the patterns found (`healthy` left out), in the decisions' order.
+    pub cards: Vec<ioscout_detect::Card>,
 }
 
 /// Darshan's size bins ([`SIZE_BINS`]) as a reader says them.
@@ -87,6 +103,7 @@ pub fn page(page: DarshanPage<'_>) -> (String, usize) {
         advice,
         file,
         dxt,
+        patterns,
     } = page;
     let mut html = String::with_capacity(1 << 16);
     let at_least = if breakdown.job_estimated { "at least " } else { "" };
@@ -161,8 +178,88 @@ pub fn page(page: DarshanPage<'_>) -> (String, usize) {
         );
         charts += ost_section(&mut html, summary);
     }
+    if let Some(patterns) = patterns {
+        patterns_section(&mut html, patterns);
+    }
     advice_and_end(&mut html, findings, advice);
     (html, charts)
+}
+
+/// Features named beside each decision (those that moved its log-odds most).
+const CONTRIBUTIONS_SHOWN: usize = 3;
+
+/// The detector's decision on every pattern, then each found pattern's card with the job's
+/// feature values beside the training runs' typical ones.
+fn patterns_section(html: &mut String, patterns: &DetectedPatterns) {
+    let _ = writeln!(
+        html,
+        "<h2>I/O patterns (learned detector)</h2>\n<p class=\"meta\">A classifier per pattern of IOSage's taxonomy, trained on labelled IOR and mdtest runs, gives the job's counters (as normalised features) a probability; a pattern is found at or above its threshold. The features named moved the decision most (their value in this job, and what they added to the log-odds). Model: {}.</p>",
+        escape(&patterns.model)
+    );
+    let rows: Vec<Vec<String>> = patterns
+        .decisions
+        .iter()
+        .map(|decision| {
+            let moved: Vec<String> = decision
+                .contributions
+                .iter()
+                .take(CONTRIBUTIONS_SHOWN)
+                .map(|moved| format!("{} = {:.3} ({:+.2})", moved.feature, moved.value, moved.contribution))
+                .collect();
+            vec![
+                decision.pattern.to_string(),
+                format!("{:.2}", decision.probability),
+                format!("{:.2}", decision.threshold),
+                if decision.present { "found" } else { "-" }.to_string(),
+                moved.join("; "),
+            ]
+        })
+        .collect();
+    table(html, &["Pattern", "Probability", "Threshold", "Found", "Features that moved it most"], &rows);
+    if patterns.cards.is_empty() {
+        let _ =
+            writeln!(html, "<p>No pattern found: the counters look like the training runs without one.</p>");
+    }
+    for card in &patterns.cards {
+        let _ = writeln!(
+            html,
+            "<h3 id=\"pattern-{name}\">Pattern card: {name}</h3>\n<table><tbody><tr><th>Behaviour</th><td>{}</td></tr><tr><th>Induced by</th><td>{}</td></tr><tr><th>Change</th><td>{}</td></tr><tr><th>Not when</th><td>{}</td></tr></tbody></table>",
+            escape(card.behaviour),
+            escape(card.induced_by),
+            escape(card.change),
+            escape(card.not_when),
+            name = escape(card.pattern.name()),
+        );
+        if card.typical.is_empty() {
+            continue;
+        }
+        let typical: Vec<Vec<String>> = card
+            .typical
+            .iter()
+            .map(|typical| {
+                vec![
+                    typical.feature.clone(),
+                    patterns
+                        .features
+                        .get(&typical.feature)
+                        .map_or_else(|| "-".to_string(), |value| format!("{value:.3}")),
+                    format!("{:.3} [{:.3}, {:.3}]", typical.median, typical.q1, typical.q3),
+                    format!("{:.3}", typical.others_median),
+                ]
+            })
+            .collect();
+        let runs = thousands(card.runs);
+        table(
+            html,
+            &[
+                "Feature",
+                "This job",
+                &format!("Median [q1, q3] of the {runs} training runs with it"),
+                "Median of the other runs",
+            ],
+            &typical,
+        );
+    }
 }
 
 /// Most I/O phases listed (in time order; the rest counted).

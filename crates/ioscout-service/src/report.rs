@@ -9,6 +9,7 @@ use ioscout_analysis::{Analysis, AnalysisOptions, OverlapMode, ViewType};
 use ioscout_model::{Event, HashTables, Phase};
 use ioscout_read::event::Args;
 use ioscout_read::{Fold, ProcessKey};
+use ioscout_render::darshan_page::DetectedPatterns;
 use ioscout_render::drill::Bins;
 use ioscout_render::html::{Activity, Page};
 
@@ -215,13 +216,24 @@ impl Fold for ReportFold<'_> {
 /// advice.
 fn findings_and_advice(
     mut measurements: ioscout_advise::Measurements,
-) -> Result<(Vec<ioscout_diagnose::Finding>, ioscout_advise::Advice)> {
+) -> Result<(Vec<ioscout_diagnose::Finding>, ioscout_advise::Advice, Option<DetectedPatterns>)> {
     let catalog = ioscout_advise::Catalog::bundled()?;
-    measurements.detect(&crate::detect::load(None)?);
+    let model = crate::detect::load(None)?;
+    measurements.detect(&model);
+    // Only Darshan counters (a log's) give the detector something to read.
+    let patterns = measurements.detection.as_ref().map(|detection| DetectedPatterns {
+        model: detection.model.clone(),
+        decisions: detection.decisions.clone(),
+        features: detection.features.clone(),
+        cards: detection
+            .detected()
+            .map(|decision| ioscout_detect::Card::of(decision.pattern, &model))
+            .collect(),
+    });
     let findings = crate::diagnose::select(measurements.findings.clone(), ioscout_diagnose::Label::Low, None);
     let filesystem = ioscout_advise::filesystem::detect(&measurements.file_weights, None);
     let advice = ioscout_advise::advise(&catalog, measurements, filesystem, &ioscout_advise::Measured::new());
-    Ok((findings, advice))
+    Ok((findings, advice, patterns))
 }
 
 /// Builds the report of `input`.
@@ -237,7 +249,7 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
         &options,
         ioscout_evidence::Replay::sampling(SAMPLE_UNIFORM, SAMPLE_SLOWEST),
     )?;
-    let (findings, advice) = findings_and_advice(ioscout_advise::Measurements::from_analysis(
+    let (findings, advice, _) = findings_and_advice(ioscout_advise::Measurements::from_analysis(
         &analysis,
         ioscout_diagnose::Parameters::default(),
         Some(&derived),
@@ -792,7 +804,7 @@ pub fn darshan_report(
     };
     let breakdown = ioscout_darshan::breakdown::Breakdown::of(&log);
     let summary = ioscout_darshan::job_summary::JobSummary::of(&log);
-    let (findings, advice) = findings_and_advice(ioscout_advise::Measurements::from_darshan(
+    let (findings, advice, patterns) = findings_and_advice(ioscout_advise::Measurements::from_darshan(
         &log,
         ioscout_diagnose::darshan::DrishtiThresholds::default(),
     ))?;
@@ -814,6 +826,7 @@ pub fn darshan_report(
             drill: views.drill(DARSHAN_MAX_RANKS),
             max_processes: DARSHAN_MAX_RANKS,
         }),
+        patterns: patterns.as_ref(),
     });
     Ok(DarshanHtmlReport { html, charts, findings: findings.len(), problems: log.problems.clone() })
 }

@@ -582,6 +582,7 @@ fn reported_as_a_job_summary(log: &str) {
         "<h1>Darshan job summary</h1>",
         "<h2>Job</h2>",
         "<h2>I/O cost per module</h2>",
+        "<h2>I/O patterns (learned detector)</h2>",
         "<h2>Findings</h2>",
         "<h2>Proposals</h2>",
     ] {
@@ -632,6 +633,20 @@ fn report_gives_a_logs_job_summary() {
     ] {
         assert!(html.contains(part), "no {part}");
     }
+    // The detector finds interface_choice on this log (one shared file, independent MPI-IO):
+    // its card, with the job's feature values beside the training runs'. The card of a pattern
+    // not found is not shown.
+    let patterns = &html[html.find("<h2>I/O patterns").unwrap_or(0)..html.find("<h2>Findings").unwrap_or(0)];
+    assert!(
+        patterns.contains("<td>interface_choice</td><td>0.99</td><td>0.50</td><td>found</td>"),
+        "{patterns}"
+    );
+    assert!(
+        patterns.contains("id=\"pattern-interface_choice\"") && patterns.contains("MPI_File_write_all"),
+        "{patterns}"
+    );
+    assert!(patterns.contains("<td>mpiio_collective_share</td><td>0.000</td>"), "{patterns}");
+    assert_eq!(patterns.matches("Pattern card:").count(), 1, "{patterns}");
     // Two logs at once are refused: a page is one job.
     let output = ioscout(&[
         "report",
