@@ -294,7 +294,7 @@ pub fn dump(log: &DarshanLog, options: DumpOptions) -> String {
         out.push_str("\n# no module data available.\n");
     }
     for module in &log.modules {
-        if matches!(module.records, Records::Opaque | Records::Dxt(_)) {
+        if matches!(module.records, Records::Opaque | Records::Dxt(_) | Records::DxtOnDisk(_)) {
             continue;
         }
         out.push_str("\n# *******************************************************\n");
@@ -352,7 +352,7 @@ pub fn dump(log: &DarshanLog, options: DumpOptions) -> String {
                     heatmap_record(&mut out, log, record);
                 }
             }
-            Records::Dxt(_) | Records::Opaque => {}
+            Records::Dxt(_) | Records::DxtOnDisk(_) | Records::Opaque => {}
         }
     }
     out
@@ -407,16 +407,22 @@ pub fn dxt(log: &DarshanLog) -> String {
     let mut out = String::with_capacity(64 * 1024);
     job_header(&mut out, log);
     regions_and_mounts(&mut out, log);
-    if !log.modules.iter().any(|module| matches!(module.records, Records::Dxt(_))) {
+    if !log.modules.iter().any(|module| matches!(module.records, Records::Dxt(_) | Records::DxtOnDisk(_))) {
         out.push_str("\n# no DXT module data available for this Darshan log.\n");
     }
     for module in &log.modules {
-        let Records::Dxt(records) = &module.records else { continue };
+        if !matches!(module.records, Records::Dxt(_) | Records::DxtOnDisk(_)) {
+            continue;
+        }
         out.push_str("\n# ***************************************************\n");
         let _ = writeln!(out, "# {} module data", module.name);
         out.push_str("# ***************************************************\n");
-        for record in records {
+        let read = log.for_each_dxt_record(module.id, |record| {
             dxt_record(&mut out, log, module.id, module.version, record);
+            std::ops::ControlFlow::Continue(())
+        });
+        if let Err(error) = read {
+            let _ = writeln!(out, "# ioscout: {error}");
         }
     }
     out

@@ -7,6 +7,7 @@
 //! records' counters summed, never estimated.
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 
 use crate::module::counter_names;
 use crate::summary::{index_of, merge_common};
@@ -97,6 +98,9 @@ pub struct JobSummary {
     pub osts: Vec<OstUse>,
     /// The I/O phases of the DXT segments (empty without DXT).
     pub phases: IoPhases,
+    /// DXT records that could not be read again from the log's file (it changed or vanished
+    /// since it was opened): the heatmaps and phases lack them.
+    pub problems: Vec<String>,
 }
 
 /// The job's I/O phases: the times some rank has a DXT segment under way, a phase ending where
@@ -135,84 +139,157 @@ pub struct IoPhase {
 }
 
 /// The I/O phases of `log`'s DXT segments (POSIX's, else MPI-IO's); segments with an impossible
-/// length or time are left out, as the heatmaps leave them out.
-fn io_phases(log: &DarshanLog) -> IoPhases {
+/// length or time are left out, as the heatmaps leave them out. A problem reading the records
+/// again from the file is pushed to `problems`.
+fn io_phases(log: &DarshanLog, problems: &mut Vec<String>) -> IoPhases {
     let module = log
         .module(crate::id::DXT_POSIX)
         .filter(|module| !module.records.is_empty())
         .or_else(|| log.module(crate::id::DXT_MPIIO));
     let Some(module) = module else { return IoPhases::default() };
-    let Records::Dxt(records) = &module.records else { return IoPhases::default() };
-    // (start, end, rank, bytes, write)
-    let mut segments: Vec<PhaseSegment> = records
-        .iter()
-        .flat_map(|record| record.segments.iter().map(move |segment| (record.rank, segment)))
-        .filter(|(_, segment)| segment.is_possible())
-        .map(|(rank, segment)| {
-            (segment.start, segment.end, rank, segment.length.unsigned_abs(), segment.write)
-        })
-        .collect();
-    let (gap_s, phases) = split_phases(&mut segments);
+    if !matches!(module.records, Records::Dxt(_) | Records::DxtOnDisk(_)) {
+        return IoPhases::default();
+    }
+    let mut fold = PhaseFold::default();
+    let read = log.for_each_dxt_record(module.id, |record| {
+        for segment in record.segments.iter().filter(|segment| segment.is_possible()) {
+            fold.add((segment.start, segment.end, record.rank, segment.length.unsigned_abs(), segment.write));
+        }
+        ControlFlow::Continue(())
+    });
+    if let Err(error) = read {
+        problems.push(error.to_string());
+    }
+    let (gap_s, phases) = fold.finish();
     IoPhases { module: module.name.to_string(), gap_s, phases }
 }
 
 /// A segment as the phases see it: (start, end, rank, bytes, write).
 type PhaseSegment = (f64, f64, i64, u64, bool);
 
-/// The phases of `segments` (sorted here by start) and the idle time that separates them.
-fn split_phases(segments: &mut [PhaseSegment]) -> (f64, Vec<IoPhase>) {
-    if segments.is_empty() {
-        return (0.0, Vec::new());
-    }
-    segments.sort_by(|left, right| left.0.total_cmp(&right.0));
-    let first = segments[0].0;
-    let last = segments.iter().map(|segment| segment.1).fold(f64::MIN, f64::max);
-    let gap_s = (0.01 * (last - first)).max(0.1);
-    let mut phases = Vec::new();
-    let mut start = 0;
-    let mut end = segments[0].1;
-    for index in 1..=segments.len() {
-        if index == segments.len() || segments[index].0 > end + gap_s {
-            phases.push(phase(&segments[start..index]));
-            start = index;
-        }
-        if let Some(next) = segments.get(index) {
-            end = if index == start { next.1 } else { end.max(next.1) };
-        }
-    }
-    (gap_s, phases)
+/// The least idle time that ends a phase (the gap is the larger of it and 1 % of the span).
+const PHASE_MIN_GAP_S: f64 = 0.1;
+
+/// Segments gathered into phases in any order, in memory that grows with the job's length and
+/// ranks, not its segments: segments are merged on arrival into clusters separated by more
+/// than [`PHASE_MIN_GAP_S`] of idle time; once the span is known, clusters closer than the
+/// final gap are joined. A cluster at the least gap lies inside one phase at any larger gap,
+/// so the phases are those of sorting every segment by start and splitting at the gaps.
+#[derive(Default)]
+struct PhaseFold {
+    /// Clusters by their start ([`order_key`]), disjoint and in time order.
+    clusters: BTreeMap<i64, Cluster>,
+    /// Earliest start and latest end of any segment.
+    span: Option<(f64, f64)>,
 }
 
-/// One phase's figures from its segments.
-fn phase(segments: &[PhaseSegment]) -> IoPhase {
-    let mut per_rank: BTreeMap<i64, f64> = BTreeMap::new();
-    let mut phase = IoPhase {
-        start_s: segments.iter().map(|segment| segment.0).fold(f64::MAX, f64::min),
-        end_s: segments.iter().map(|segment| segment.1).fold(f64::MIN, f64::max),
-        segments: segments.len() as u64,
-        ..IoPhase::default()
-    };
-    for (start, end, rank, bytes, write) in segments {
-        *per_rank.entry(*rank).or_default() += end - start;
-        if *write {
-            phase.written_bytes = phase.written_bytes.saturating_add(*bytes);
-        } else {
-            phase.read_bytes = phase.read_bytes.saturating_add(*bytes);
+/// Segments linked by idle times of at most the gap, and their figures.
+#[derive(Default)]
+struct Cluster {
+    start: f64,
+    end: f64,
+    segments: u64,
+    read_bytes: u64,
+    written_bytes: u64,
+    /// I/O time per rank (its segments' durations summed).
+    per_rank: BTreeMap<i64, f64>,
+}
+
+impl Cluster {
+    fn of((start, end, rank, bytes, write): PhaseSegment) -> Cluster {
+        let (read_bytes, written_bytes) = if write { (0, bytes) } else { (bytes, 0) };
+        Cluster {
+            start,
+            end,
+            segments: 1,
+            read_bytes,
+            written_bytes,
+            per_rank: BTreeMap::from([(rank, end - start)]),
         }
     }
-    phase.ranks = per_rank.len() as u64;
-    if let Some((rank, seconds)) =
-        per_rank.iter().max_by(|left, right| left.1.total_cmp(right.1).then(right.0.cmp(left.0)))
-    {
-        phase.slowest_rank = *rank;
-        phase.slowest_s = *seconds;
+
+    fn absorb(&mut self, other: Cluster) {
+        self.start = self.start.min(other.start);
+        self.end = self.end.max(other.end);
+        self.segments += other.segments;
+        self.read_bytes = self.read_bytes.saturating_add(other.read_bytes);
+        self.written_bytes = self.written_bytes.saturating_add(other.written_bytes);
+        for (rank, seconds) in other.per_rank {
+            *self.per_rank.entry(rank).or_default() += seconds;
+        }
     }
-    let mut times: Vec<f64> = per_rank.into_values().collect();
-    times.sort_by(f64::total_cmp);
-    let middle = times.len() / 2;
-    phase.median_s =
-        if times.len() % 2 == 1 { times[middle] } else { f64::midpoint(times[middle - 1], times[middle]) };
-    phase
+
+    /// The phase's figures.
+    fn phase(self) -> IoPhase {
+        let mut phase = IoPhase {
+            start_s: self.start,
+            end_s: self.end,
+            segments: self.segments,
+            read_bytes: self.read_bytes,
+            written_bytes: self.written_bytes,
+            ranks: self.per_rank.len() as u64,
+            ..IoPhase::default()
+        };
+        if let Some((rank, seconds)) =
+            self.per_rank.iter().max_by(|left, right| left.1.total_cmp(right.1).then(right.0.cmp(left.0)))
+        {
+            phase.slowest_rank = *rank;
+            phase.slowest_s = *seconds;
+        }
+        let mut times: Vec<f64> = self.per_rank.into_values().collect();
+        times.sort_by(f64::total_cmp);
+        let middle = times.len() / 2;
+        phase.median_s = match times.len() {
+            0 => 0.0,
+            length if length % 2 == 1 => times[middle],
+            _ => f64::midpoint(times[middle - 1], times[middle]),
+        };
+        phase
+    }
+}
+
+/// A key that orders finite floats as numbers.
+fn order_key(value: f64) -> i64 {
+    let bits = value.to_bits() as i64;
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
+}
+
+impl PhaseFold {
+    /// Adds a segment with a finite start and an end at or after it.
+    fn add(&mut self, segment: PhaseSegment) {
+        let (start, end, ..) = segment;
+        self.span = Some(self.span.map_or((start, end), |(first, last)| (first.min(start), last.max(end))));
+        let mut cluster = Cluster::of(segment);
+        // The clusters it links: starting at most the gap after its end and ending at most the
+        // gap before its start. Clusters are disjoint, so their ends grow with their starts.
+        let linked: Vec<i64> = self
+            .clusters
+            .range(..=order_key(end + PHASE_MIN_GAP_S))
+            .rev()
+            .take_while(|(_, other)| start <= other.end + PHASE_MIN_GAP_S)
+            .map(|(key, _)| *key)
+            .collect();
+        for key in linked {
+            if let Some(other) = self.clusters.remove(&key) {
+                cluster.absorb(other);
+            }
+        }
+        self.clusters.insert(order_key(cluster.start), cluster);
+    }
+
+    /// The gap and the phases, in time order.
+    fn finish(self) -> (f64, Vec<IoPhase>) {
+        let Some((first, last)) = self.span else { return (0.0, Vec::new()) };
+        let gap_s = (0.01 * (last - first)).max(PHASE_MIN_GAP_S);
+        let mut phases: Vec<Cluster> = Vec::new();
+        for cluster in self.clusters.into_values() {
+            match phases.last_mut() {
+                Some(current) if cluster.start <= current.end + gap_s => current.absorb(cluster),
+                _ => phases.push(cluster),
+            }
+        }
+        (gap_s, phases.into_iter().map(Cluster::phase).collect())
+    }
 }
 
 /// One OST's share of the job's files.
@@ -267,31 +344,45 @@ fn ost_usage(log: &DarshanLog) -> Vec<OstUse> {
     osts.into_values().collect()
 }
 
-/// The heatmap of one DXT module's records, over `nprocs` ranks and `span_s` seconds.
-fn heatmap(module: &str, records: &[crate::module::DxtRecord], nprocs: i64, span_s: f64) -> DxtHeatmap {
-    let ranks = nprocs.max(1);
-    let per_row = (ranks as usize).div_ceil(HEATMAP_ROWS).max(1) as i64;
-    let row_count = (ranks as usize).div_ceil(per_row as usize);
-    let rows: Vec<(i64, i64)> =
-        (0..row_count as i64).map(|row| (row * per_row, ((row + 1) * per_row - 1).min(ranks - 1))).collect();
-    let bin_s = (span_s / HEATMAP_BINS as f64).max(f64::MIN_POSITIVE);
-    let mut map = DxtHeatmap {
-        module: module.to_string(),
-        rows,
-        bin_s,
-        read: vec![vec![0.0; HEATMAP_BINS]; row_count],
-        written: vec![vec![0.0; HEATMAP_BINS]; row_count],
-        ..DxtHeatmap::default()
-    };
-    for record in records {
+/// The heatmap of one DXT module's records, over `nprocs` ranks and `span_s` seconds, gathered
+/// record by record.
+struct HeatmapFold {
+    map: DxtHeatmap,
+    ranks: i64,
+    per_row: i64,
+}
+
+impl HeatmapFold {
+    fn new(module: &str, nprocs: i64, span_s: f64) -> HeatmapFold {
+        let ranks = nprocs.max(1);
+        let per_row = (ranks as usize).div_ceil(HEATMAP_ROWS).max(1) as i64;
+        let row_count = (ranks as usize).div_ceil(per_row as usize);
+        let rows: Vec<(i64, i64)> = (0..row_count as i64)
+            .map(|row| (row * per_row, ((row + 1) * per_row - 1).min(ranks - 1)))
+            .collect();
+        let bin_s = (span_s / HEATMAP_BINS as f64).max(f64::MIN_POSITIVE);
+        let map = DxtHeatmap {
+            module: module.to_string(),
+            rows,
+            bin_s,
+            read: vec![vec![0.0; HEATMAP_BINS]; row_count],
+            written: vec![vec![0.0; HEATMAP_BINS]; row_count],
+            ..DxtHeatmap::default()
+        };
+        HeatmapFold { map, ranks, per_row }
+    }
+
+    fn record(&mut self, record: &crate::module::DxtRecord) {
+        let map = &mut self.map;
+        let bin_s = map.bin_s;
         for segment in &record.segments {
-            let valid = segment.is_possible() && (0..ranks).contains(&record.rank);
+            let valid = segment.is_possible() && (0..self.ranks).contains(&record.rank);
             if !valid {
                 map.left_out += 1;
                 continue;
             }
             map.segments += 1;
-            let row = (record.rank / per_row) as usize;
+            let row = (record.rank / self.per_row) as usize;
             let target = if segment.write { &mut map.written[row] } else { &mut map.read[row] };
             let bytes = segment.length as f64;
             let bin_of = |time: f64| ((time / bin_s).floor().max(0.0) as usize).min(HEATMAP_BINS - 1);
@@ -312,7 +403,38 @@ fn heatmap(module: &str, records: &[crate::module::DxtRecord], nprocs: i64, span
             }
         }
     }
-    map
+}
+
+/// The heatmap of DXT module `module` of `log`, when it has segments and a span; a problem
+/// reading its records again from the file is pushed to `problems`.
+fn dxt_heatmap(log: &DarshanLog, module: &crate::Module, problems: &mut Vec<String>) -> Option<DxtHeatmap> {
+    let (last_end, any) = match &module.records {
+        Records::Dxt(records) => (
+            records
+                .iter()
+                .flat_map(|record| &record.segments)
+                .map(|segment| segment.end)
+                .filter(|end| end.is_finite())
+                .fold(0.0, f64::max),
+            records.iter().any(|record| !record.segments.is_empty()),
+        ),
+        Records::DxtOnDisk(on_disk) => (on_disk.latest_segment_end, on_disk.segments > 0),
+        _ => return None,
+    };
+    let run_time = log.run_time();
+    let span = if run_time.is_finite() && run_time > 0.0 { run_time.max(last_end) } else { last_end };
+    if !any || span <= 0.0 {
+        return None;
+    }
+    let mut fold = HeatmapFold::new(module.name, log.job.nprocs, span);
+    let read = log.for_each_dxt_record(module.id, |record| {
+        fold.record(record);
+        ControlFlow::Continue(())
+    });
+    if let Err(error) = read {
+        problems.push(error.to_string());
+    }
+    Some(fold.map)
 }
 
 fn positive(value: i64) -> u64 {
@@ -323,20 +445,9 @@ impl JobSummary {
     /// The sections of `log`, from its readable counter records.
     pub fn of(log: &DarshanLog) -> JobSummary {
         let mut summary = JobSummary::default();
-        let run_time = log.run_time();
         for module in &log.modules {
-            if let Records::Dxt(records) = &module.records {
-                let last_end = records
-                    .iter()
-                    .flat_map(|record| &record.segments)
-                    .map(|segment| segment.end)
-                    .filter(|end| end.is_finite())
-                    .fold(0.0, f64::max);
-                let span =
-                    if run_time.is_finite() && run_time > 0.0 { run_time.max(last_end) } else { last_end };
-                if records.iter().any(|record| !record.segments.is_empty()) && span > 0.0 {
-                    summary.heatmaps.push(heatmap(module.name, records, log.job.nprocs, span));
-                }
+            if matches!(module.records, Records::Dxt(_) | Records::DxtOnDisk(_)) {
+                summary.heatmaps.extend(dxt_heatmap(log, module, &mut summary.problems));
                 continue;
             }
             let Records::Counters(records) = &module.records else { continue };
@@ -415,7 +526,7 @@ impl JobSummary {
             summary.files.push(files);
         }
         summary.osts = ost_usage(log);
-        summary.phases = io_phases(log);
+        summary.phases = io_phases(log, &mut summary.problems);
         summary
     }
 }
@@ -433,14 +544,18 @@ mod tests {
         fn phases_are_the_gap_linked_groups_of_segments(
             raw in proptest::collection::vec((0u32..2_000, 0u32..300, 0i64..8, 0u64..1_000, any::<bool>()), 1..60)
         ) {
-            let mut segments: Vec<PhaseSegment> = raw
+            let segments: Vec<PhaseSegment> = raw
                 .iter()
                 .map(|(start, length, rank, bytes, write)| {
                     let start = f64::from(*start) / 100.0;
                     (start, start + f64::from(*length) / 100.0, *rank, *bytes, *write)
                 })
                 .collect();
-            let (gap, phases) = split_phases(&mut segments);
+            let mut fold = PhaseFold::default();
+            for segment in &segments {
+                fold.add(*segment);
+            }
+            let (gap, phases) = fold.finish();
             // The model: sorted by start, a segment joins the group before it when it starts
             // within the gap of the largest end so far.
             let mut order: Vec<usize> = (0..segments.len()).collect();
@@ -457,6 +572,27 @@ mod tests {
                 }
             }
             prop_assert_eq!(phases.len(), groups);
+            // Each group's segments, bytes and extent, from the model's grouping.
+            let mut model: Vec<(u64, u64, f64, f64)> = Vec::new();
+            let mut reach = f64::NEG_INFINITY;
+            for index in &order {
+                let (start, end, _, bytes, _) = segments[*index];
+                match model.last_mut() {
+                    Some(group) if start <= reach + gap => {
+                        *group = (group.0 + 1, group.1 + bytes, group.2.min(start), group.3.max(end));
+                        reach = reach.max(end);
+                    }
+                    _ => {
+                        model.push((1, bytes, start, end));
+                        reach = end;
+                    }
+                }
+            }
+            let folded: Vec<(u64, u64, f64, f64)> = phases
+                .iter()
+                .map(|phase| (phase.segments, phase.read_bytes + phase.written_bytes, phase.start_s, phase.end_s))
+                .collect();
+            prop_assert_eq!(folded, model);
             prop_assert_eq!(phases.iter().map(|phase| phase.segments).sum::<u64>(), segments.len() as u64);
             let bytes: u64 = segments.iter().map(|segment| segment.3).sum();
             prop_assert_eq!(phases.iter().map(|phase| phase.read_bytes + phase.written_bytes).sum::<u64>(), bytes);

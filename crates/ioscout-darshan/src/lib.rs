@@ -15,6 +15,7 @@ pub mod breakdown;
 pub mod counters;
 pub mod derived;
 pub mod dump;
+pub mod dxt;
 pub mod error;
 pub mod header;
 pub mod job;
@@ -141,16 +142,35 @@ impl DarshanLog {
         DarshanLog::from_bytes(path, &bytes, options)
     }
 
+    /// Reads the log at `path` region by region, leaving the DXT segments in the file: each DXT
+    /// region is checked once (its records and segments counted, its problems reported as
+    /// [`DarshanLog::open`] reports them) and its records are [`Records::DxtOnDisk`], decoded
+    /// again one at a time by [`DarshanLog::for_each_dxt_record`]. Memory holds the other
+    /// modules' records and one DXT record at a time, however many segments the log has.
+    pub fn open_streaming(path: &Path, options: ReadOptions) -> Result<DarshanLog, DarshanError> {
+        let io = |source| DarshanError::Io { path: path.to_path_buf(), source };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let size = file.metadata().map_err(io)?.len();
+        DarshanLog::decode(path, &Source::File { file, size }, options)
+    }
+
     /// Decodes a log held in memory (`path` names it in errors).
     pub fn from_bytes(path: &Path, bytes: &[u8], options: ReadOptions) -> Result<DarshanLog, DarshanError> {
-        let file_size = bytes.len() as u64;
-        let header = header::parse(path, bytes, file_size)?;
+        DarshanLog::decode(path, &Source::Memory(bytes), options)
+    }
+
+    /// Decodes the log whose bytes `source` gives.
+    fn decode(path: &Path, source: &Source<'_>, options: ReadOptions) -> Result<DarshanLog, DarshanError> {
+        let file_size = source.size();
+        let io = |source| DarshanError::Io { path: path.to_path_buf(), source };
+        let header_bytes = source.read(0, header::CURRENT_HEADER_SIZE as u64).map_err(io)?;
+        let header = header::parse(path, &header_bytes, file_size)?;
         let mut problems = Problems { path, partial: options.partial, found: Vec::new() };
-        let (mut job, job_read) = read_job(bytes, &header, &mut problems)?;
-        let names = read_names(bytes, &header, &mut problems)?;
+        let (mut job, job_read) = read_job(source, &header, &mut problems)?;
+        let names = read_names(source, &header, &mut problems)?;
         let name_index = names.iter().enumerate().map(|(index, (id, _))| (*id, index)).collect();
 
-        let modules = read_modules(bytes, &header, job_read.then_some(&job), &mut problems)?;
+        let modules = read_modules(source, &header, job_read.then_some(&job), &mut problems)?;
         let mut problems = problems.found;
         if !job_read {
             let (nprocs, run_time) = estimate_job(&modules);
@@ -257,6 +277,37 @@ impl DarshanLog {
         self.modules.iter().find(|module| module.id == module_id)
     }
 
+    /// Hands each record of DXT module `module_id` to `each`, in the log's order, until it
+    /// breaks: from memory, or, for a log opened with [`DarshanLog::open_streaming`], decoded
+    /// again from the file one at a time (the records the check on opening kept). Nothing for a
+    /// module the log does not have.
+    pub fn for_each_dxt_record(
+        &self,
+        module_id: usize,
+        mut each: impl FnMut(&DxtRecord) -> std::ops::ControlFlow<()>,
+    ) -> Result<(), DarshanError> {
+        let Some(module) = self.module(module_id) else { return Ok(()) };
+        match &module.records {
+            Records::Dxt(records) => {
+                for record in records {
+                    if each(record).is_break() {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+            Records::DxtOnDisk(on_disk) if on_disk.records > 0 => dxt::replay(
+                &self.path,
+                module.map,
+                self.header.compression,
+                (module_id, module.version, self.header.swapped),
+                on_disk.records,
+                &mut each,
+            ),
+            _ => Ok(()),
+        }
+    }
+
     /// The counter records of a fixed-layout module (empty when absent).
     pub fn counter_records(&self, module_id: usize) -> &[CounterRecord] {
         match self.module(module_id).map(|module| &module.records) {
@@ -282,6 +333,22 @@ impl DarshanLog {
             return None;
         }
         let mut log = self.clone();
+        // One file's DXT records are held in memory.
+        for module in &mut log.modules {
+            if matches!(module.records, Records::DxtOnDisk(_)) {
+                let mut kept = Vec::new();
+                let read = self.for_each_dxt_record(module.id, |record| {
+                    if ids.contains(&record.id) {
+                        kept.push(record.clone());
+                    }
+                    std::ops::ControlFlow::Continue(())
+                });
+                if let Err(error) = read {
+                    log.problems.push(error.to_string());
+                }
+                module.records = Records::Dxt(kept);
+            }
+        }
         for module in &mut log.modules {
             match &mut module.records {
                 Records::Counters(records) => records.retain(|record| {
@@ -290,7 +357,9 @@ impl DarshanLog {
                 Records::Lustre(records) => records.retain(|record| ids.contains(&record.id)),
                 Records::Dxt(records) => records.retain(|record| ids.contains(&record.id)),
                 Records::Heatmap(records) => records.clear(),
-                Records::Opaque => {}
+                // A module without a decoder holds nothing per file; DXT left in the file was
+                // brought into memory above.
+                Records::DxtOnDisk(_) | Records::Opaque => {}
             }
         }
         // A module without a decoder holds nothing per file.
@@ -307,6 +376,11 @@ struct Problems<'p> {
 }
 
 impl Problems<'_> {
+    /// The error of a file that cannot be read.
+    fn io(&self, source: std::io::Error) -> DarshanError {
+        DarshanError::Io { path: self.path.to_path_buf(), source }
+    }
+
     fn report(&mut self, region: Region, offset: u64, message: String) -> Result<(), DarshanError> {
         if self.partial {
             self.found.push(format!("{region} at byte {offset}: {message}"));
@@ -317,25 +391,94 @@ impl Problems<'_> {
     }
 }
 
-/// The bytes of region `map`, when the file holds them all.
-fn slice(bytes: &[u8], map: RegionMap) -> Option<&[u8]> {
-    let start = usize::try_from(map.offset).ok()?;
-    let end = start.checked_add(usize::try_from(map.length).ok()?)?;
-    bytes.get(start..end)
+/// Where a log's bytes come from: memory, or its file read region by region.
+enum Source<'b> {
+    /// The whole log in memory.
+    Memory(&'b [u8]),
+    /// The log's file, `size` bytes long.
+    File {
+        /// The open file.
+        file: std::fs::File,
+        /// Its length.
+        size: u64,
+    },
 }
 
-/// The bytes of region `map` that the file holds when it ends inside the region (a truncated
-/// log): its start up to the end of the file.
-fn cut_region(bytes: &[u8], map: RegionMap) -> Option<&[u8]> {
-    let start = usize::try_from(map.offset).ok()?;
-    bytes.get(start..).filter(|present| !present.is_empty())
+impl Source<'_> {
+    /// The log's length in bytes.
+    fn size(&self) -> u64 {
+        match self {
+            Source::Memory(bytes) => bytes.len() as u64,
+            Source::File { size, .. } => *size,
+        }
+    }
+
+    /// Up to `length` bytes from `offset` (fewer where the file ends).
+    fn read(&self, offset: u64, length: u64) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
+        use std::io::{Read, Seek};
+        match self {
+            Source::Memory(bytes) => {
+                let start = usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
+                let end =
+                    usize::try_from(offset.saturating_add(length)).unwrap_or(usize::MAX).min(bytes.len());
+                Ok(std::borrow::Cow::Borrowed(&bytes[start..end]))
+            }
+            Source::File { file, .. } => {
+                let mut handle = file;
+                handle.seek(std::io::SeekFrom::Start(offset))?;
+                let mut bytes = Vec::new();
+                handle.take(length).read_to_end(&mut bytes)?;
+                Ok(std::borrow::Cow::Owned(bytes))
+            }
+        }
+    }
+
+    /// A reader over `length` bytes from `offset`.
+    fn reader(&self, offset: u64, length: u64) -> std::io::Result<Box<dyn std::io::BufRead + '_>> {
+        use std::io::{Read, Seek};
+        match self {
+            Source::Memory(_) => match self.read(offset, length)? {
+                std::borrow::Cow::Borrowed(bytes) => Ok(Box::new(bytes)),
+                std::borrow::Cow::Owned(bytes) => Ok(Box::new(std::io::Cursor::new(bytes))),
+            },
+            Source::File { file, .. } => {
+                let mut handle = file;
+                handle.seek(std::io::SeekFrom::Start(offset))?;
+                Ok(Box::new(std::io::BufReader::with_capacity(256 * 1024, handle.take(length))))
+            }
+        }
+    }
+
+    /// How many bytes of region `map` the file holds: all of them, those up to its end when it
+    /// ends inside the region (a truncated log), or `None` when the region starts past its end.
+    fn present(&self, map: RegionMap) -> Option<u64> {
+        let size = self.size();
+        if map.offset.checked_add(map.length).is_some_and(|end| end <= size) {
+            Some(map.length)
+        } else {
+            (map.offset < size).then(|| size - map.offset)
+        }
+    }
+
+    /// Whether the file holds all of region `map`.
+    fn whole(&self, map: RegionMap) -> bool {
+        map.offset.checked_add(map.length).is_some_and(|end| end <= self.size())
+    }
 }
 
 /// The job record, and whether it could be read (a default one, with the problem reported,
 /// when it cannot).
-fn read_job(bytes: &[u8], header: &Header, problems: &mut Problems<'_>) -> Result<(Job, bool), DarshanError> {
-    let job_bytes = slice(bytes, header.job).unwrap_or_default();
-    let inflated = region::inflate(job_bytes, header.compression);
+fn read_job(
+    source: &Source<'_>,
+    header: &Header,
+    problems: &mut Problems<'_>,
+) -> Result<(Job, bool), DarshanError> {
+    let job_bytes = if source.whole(header.job) {
+        source.read(header.job.offset, header.job.length).map_err(|error| problems.io(error))?
+    } else {
+        std::borrow::Cow::Borrowed(&[][..])
+    };
+    let inflated = region::inflate(&job_bytes, header.compression);
     if let Some(problem) = inflated.problem {
         problems.report(Region::Job, header.job.offset, problem)?;
     }
@@ -386,6 +529,9 @@ fn estimate_job(modules: &[Module]) -> (i64, f64) {
                     see(record.rank, end);
                 }
             }
+            Records::DxtOnDisk(on_disk) if on_disk.records > 0 => {
+                see(on_disk.highest_rank, on_disk.latest_record_end);
+            }
             _ => {}
         }
     }
@@ -394,35 +540,34 @@ fn estimate_job(modules: &[Module]) -> (i64, f64) {
 
 /// The name records (record id, path).
 fn read_names(
-    bytes: &[u8],
+    source: &Source<'_>,
     header: &Header,
     problems: &mut Problems<'_>,
 ) -> Result<Vec<(u64, String)>, DarshanError> {
     let mut names = Vec::new();
     if header.names.length > 0 {
-        match slice(bytes, header.names) {
-            Some(region_bytes) => {
-                let inflated = region::inflate(region_bytes, header.compression);
-                if let Some(problem) = inflated.problem {
-                    problems.report(Region::Names, header.names.offset, problem)?;
-                }
-                let (decoded, leftover) = job::parse_names(&inflated.bytes, header.swapped, header.minor);
-                if leftover > 0 {
-                    problems.report(
-                        Region::Names,
-                        header.names.offset,
-                        format!("{leftover} trailing bytes do not form a name record"),
-                    )?;
-                }
-                names = decoded;
+        if source.whole(header.names) {
+            let region_bytes =
+                source.read(header.names.offset, header.names.length).map_err(|error| problems.io(error))?;
+            let inflated = region::inflate(&region_bytes, header.compression);
+            if let Some(problem) = inflated.problem {
+                problems.report(Region::Names, header.names.offset, problem)?;
             }
-            None => {
+            let (decoded, leftover) = job::parse_names(&inflated.bytes, header.swapped, header.minor);
+            if leftover > 0 {
                 problems.report(
                     Region::Names,
                     header.names.offset,
-                    "region lies past the end of the file".into(),
+                    format!("{leftover} trailing bytes do not form a name record"),
                 )?;
             }
+            names = decoded;
+        } else {
+            problems.report(
+                Region::Names,
+                header.names.offset,
+                "region lies past the end of the file".into(),
+            )?;
         }
     }
     Ok(names)
@@ -430,7 +575,7 @@ fn read_names(
 
 /// Every module with a region (or flagged partial) in the header, decoded.
 fn read_modules(
-    bytes: &[u8],
+    source: &Source<'_>,
     header: &Header,
     job: Option<&Job>,
     problems: &mut Problems<'_>,
@@ -439,7 +584,9 @@ fn read_modules(
     let nprocs = job.map_or(0, |job| job.nprocs);
     let run_time_s =
         job.map(|job| job.run_time(header.minor)).filter(|run_time| run_time.is_finite() && *run_time > 0.0);
-    let file_size = bytes.len() as u64;
+    let file_size = source.size();
+    // Read from its file, a log's DXT segments stay there (checked here, read again on demand).
+    let dxt_on_disk = matches!(source, Source::File { .. });
     let mut modules = Vec::new();
     for (module_id, map) in header.modules.iter().enumerate() {
         let partial = header.is_partial(module_id);
@@ -460,26 +607,45 @@ fn read_modules(
         let mut damaged = false;
         let decoded = if map.length == 0 {
             module::decode(module_id, version, &[], header.swapped)
-        } else if let Some(region_bytes) = slice(bytes, *map).or_else(|| cut_region(bytes, *map)) {
-            if region_bytes.len() as u64 != map.length {
+        } else if let Some(present) = source.present(*map) {
+            if present != map.length {
                 damaged = true;
                 problems.report(
                     region_name(),
                     map.offset,
                     format!(
-                        "the file ends inside the region (a truncated log): {} of its {} bytes are present; what they hold is read",
-                        region_bytes.len(),
+                        "the file ends inside the region (a truncated log): {present} of its {} bytes are present; what they hold is read",
                         map.length
                     ),
                 )?;
             }
-            let inflated = region::inflate(region_bytes, header.compression);
-            streams = inflated.streams;
-            if let Some(problem) = inflated.problem {
-                damaged = true;
-                problems.report(region_name(), map.offset, problem)?;
+            if dxt_on_disk && matches!(module_id, id::DXT_POSIX | id::DXT_MPIIO) {
+                let mut reader = source.reader(map.offset, present).map_err(|error| problems.io(error))?;
+                let checked = dxt::check(&mut reader, header.compression, module_id, version, header.swapped);
+                streams = checked.streams;
+                if let Some(problem) = checked.inflate_problem {
+                    damaged = true;
+                    problems.report(region_name(), map.offset, problem)?;
+                }
+                let (problem, leftover) =
+                    checked.cut.map_or((None, 0), |(problem, leftover)| (Some(problem), leftover));
+                module::Decoded {
+                    records: Records::DxtOnDisk(checked.on_disk),
+                    offsets: Vec::new(),
+                    skipped: 0,
+                    leftover,
+                    problem,
+                }
+            } else {
+                let region_bytes = source.read(map.offset, present).map_err(|error| problems.io(error))?;
+                let inflated = region::inflate(&region_bytes, header.compression);
+                streams = inflated.streams;
+                if let Some(problem) = inflated.problem {
+                    damaged = true;
+                    problems.report(region_name(), map.offset, problem)?;
+                }
+                module::decode(module_id, version, &inflated.bytes, header.swapped)
             }
-            module::decode(module_id, version, &inflated.bytes, header.swapped)
         } else {
             damaged = true;
             problems.report(

@@ -213,6 +213,9 @@ pub enum Records {
     Lustre(Vec<LustreRecord>),
     /// `DXT_POSIX` or `DXT_MPIIO`.
     Dxt(Vec<DxtRecord>),
+    /// `DXT_POSIX` or `DXT_MPIIO` left in the file ([`crate::DarshanLog::open_streaming`]):
+    /// [`crate::DarshanLog::for_each_dxt_record`] reads them.
+    DxtOnDisk(crate::dxt::DxtOnDisk),
     /// HEATMAP.
     Heatmap(Vec<HeatmapRecord>),
     /// A module this reader (like darshan-util's default build) has no decoder for: APXC,
@@ -227,6 +230,7 @@ impl Records {
             Records::Counters(records) => records.len(),
             Records::Lustre(records) => records.len(),
             Records::Dxt(records) => records.len(),
+            Records::DxtOnDisk(on_disk) => on_disk.records,
             Records::Heatmap(records) => records.len(),
             Records::Opaque => 0,
         }
@@ -481,69 +485,111 @@ fn decode_lustre_v2(cursor: &mut Cursor<'_>) -> Option<LustreRecord> {
     Some(LustreRecord { id, rank, components: decoded, ost_ids })
 }
 
-fn decode_dxt(id: usize, version: u32, bytes: &[u8], swapped: bool) -> Decoded {
+/// What parsing one DXT record from the front of some bytes gave.
+pub(crate) enum DxtParse {
+    /// A record, and the bytes it took.
+    Record(DxtRecord, usize),
+    /// The bytes end before the record does.
+    Short,
+    /// The record's counts are impossible (negative, or overflowing): nothing after it can be
+    /// located.
+    Invalid,
+}
+
+/// Bytes of a DXT record before its segments.
+const DXT_RECORD_HEAD: usize = 8 + 8 + 8 + 64 + 8 + 8;
+
+/// The layout of module `id`'s DXT segments in record version `version`: whether they carry
+/// a thread id, and their size.
+pub(crate) fn dxt_segment_layout(id: usize, version: u32) -> (bool, usize) {
     let with_thread = if id == id::DXT_POSIX { version >= 2 } else { version >= 3 };
-    let segment_size = if with_thread { 40 } else { 32 };
+    (with_thread, if with_thread { 40 } else { 32 })
+}
+
+/// Parses the DXT record at the front of `bytes` (module `id`, record version `version`).
+pub(crate) fn parse_dxt_record(id: usize, version: u32, bytes: &[u8], swapped: bool) -> DxtParse {
+    let (with_thread, segment_size) = dxt_segment_layout(id, version);
     let mut cursor = Cursor::new(bytes, swapped);
+    let head = (|| {
+        let record_id = cursor.u64()?;
+        let rank = cursor.i64()?;
+        let shared_record = cursor.i64()?;
+        let hostname = fixed_string(cursor.take(64)?);
+        let write_count = cursor.i64()?;
+        let read_count = cursor.i64()?;
+        Some((record_id, rank, shared_record, hostname, write_count, read_count))
+    })();
+    let Some((record_id, rank, shared_record, hostname, write_count, read_count)) = head else {
+        return DxtParse::Short;
+    };
+    let Some(size) = usize::try_from(write_count)
+        .ok()
+        .zip(usize::try_from(read_count).ok())
+        .and_then(|(writes, reads)| writes.checked_add(reads))
+        .and_then(|total| total.checked_mul(segment_size).map(|size| (total, size)))
+    else {
+        return DxtParse::Invalid;
+    };
+    let (total, size) = size;
+    if size > cursor.remaining() {
+        return DxtParse::Short;
+    }
+    let mut segments = Vec::with_capacity(total);
+    for index in 0..total {
+        let (Some(offset), Some(length), Some(begin), Some(end)) =
+            (cursor.i64(), cursor.i64(), cursor.f64(), cursor.f64())
+        else {
+            return DxtParse::Short;
+        };
+        let pthread_id = if with_thread {
+            let Some(thread) = cursor.u64() else { return DxtParse::Short };
+            Some(thread)
+        } else {
+            None
+        };
+        let offset = if id == id::DXT_MPIIO && version == 1 { -1 } else { offset };
+        segments.push(Segment {
+            write: (index as i64) < write_count,
+            offset,
+            length,
+            start: begin,
+            end,
+            pthread_id,
+        });
+    }
+    let record =
+        DxtRecord { id: record_id, rank, shared_record, hostname, write_count, read_count, segments };
+    DxtParse::Record(record, DXT_RECORD_HEAD + size)
+}
+
+fn decode_dxt(id: usize, version: u32, bytes: &[u8], swapped: bool) -> Decoded {
     let mut records = Vec::new();
     let mut problem = None;
-    while cursor.remaining() > 0 {
-        let start = cursor.position();
-        let record = (|| {
-            let record_id = cursor.u64()?;
-            let rank = cursor.i64()?;
-            let shared_record = cursor.i64()?;
-            let hostname = fixed_string(cursor.take(64)?);
-            let write_count = cursor.i64()?;
-            let read_count = cursor.i64()?;
-            let total = usize::try_from(write_count).ok()?.checked_add(usize::try_from(read_count).ok()?)?;
-            if total.checked_mul(segment_size)? > cursor.remaining() {
-                return None;
+    let mut position = 0;
+    while position < bytes.len() {
+        match parse_dxt_record(id, version, &bytes[position..], swapped) {
+            DxtParse::Record(record, size) => {
+                records.push(record);
+                position += size;
             }
-            let mut segments = Vec::with_capacity(total);
-            for index in 0..total {
-                let offset = cursor.i64()?;
-                let length = cursor.i64()?;
-                let begin = cursor.f64()?;
-                let end = cursor.f64()?;
-                let pthread_id = if with_thread { Some(cursor.u64()?) } else { None };
-                let offset = if id == id::DXT_MPIIO && version == 1 { -1 } else { offset };
-                segments.push(Segment {
-                    write: (index as i64) < write_count,
-                    offset,
-                    length,
-                    start: begin,
-                    end,
-                    pthread_id,
-                });
+            DxtParse::Short | DxtParse::Invalid => {
+                problem = Some(incomplete_dxt(id, position as u64));
+                break;
             }
-            Some(DxtRecord {
-                id: record_id,
-                rank,
-                shared_record,
-                hostname,
-                write_count,
-                read_count,
-                segments,
-            })
-        })();
-        if let Some(record) = record {
-            records.push(record);
-        } else {
-            problem =
-                Some(format!("incomplete {} record at byte {start} of the module region", module_name(id)));
-            cursor = Cursor::new(bytes, swapped);
-            cursor.skip(start);
-            break;
         }
     }
     Decoded {
         records: Records::Dxt(records),
         offsets: Vec::new(),
         skipped: 0,
-        leftover: cursor.remaining(),
+        leftover: bytes.len() - position,
         problem,
     }
+}
+
+/// The problem of a DXT record that cannot be read whole at decompressed byte `at`.
+pub(crate) fn incomplete_dxt(id: usize, at: u64) -> String {
+    format!("incomplete {} record at byte {at} of the module region", module_name(id))
 }
 
 fn decode_heatmap(bytes: &[u8], swapped: bool) -> Decoded {

@@ -8,6 +8,9 @@
 //! (the region or the file ends mid-stream) keeps what was decoded: deflate and bzip2 decode a
 //! prefix exactly.
 
+use std::io::BufRead;
+use std::ops::ControlFlow;
+
 use flate2::{Decompress, FlushDecompress, Status};
 
 use crate::header::Compression;
@@ -22,10 +25,77 @@ pub(crate) struct Inflated {
 
 /// Decompresses `input` with `compression`.
 pub(crate) fn inflate(input: &[u8], compression: Compression) -> Inflated {
+    if compression == Compression::None {
+        return Inflated { bytes: input.to_vec(), streams: 1, problem: None };
+    }
+    let mut bytes: Vec<u8> = Vec::with_capacity(input.len().saturating_mul(4).max(4096));
+    let mut reader = input;
+    let streamed = stream(&mut reader, compression, &mut |piece| {
+        if let Piece::Data(data) = piece {
+            bytes.extend_from_slice(data);
+        }
+        ControlFlow::Continue(())
+    });
+    // A refused stream's output cannot be trusted anywhere: cut back to where it started.
+    bytes.truncate(bytes.len().saturating_sub(usize::try_from(streamed.dropped).unwrap_or(usize::MAX)));
+    Inflated { bytes, streams: streamed.streams, problem: streamed.problem }
+}
+
+/// What decompressing comes out as, in order.
+pub(crate) enum Piece<'a> {
+    /// Decompressed bytes.
+    Data(&'a [u8]),
+    /// The stream whose bytes came before ended whole (its checksum held).
+    StreamEnd,
+}
+
+/// How streaming a region ended.
+pub(crate) struct Streamed {
+    /// Streams that ended whole.
+    pub(crate) streams: usize,
+    /// What stopped it early, if anything.
+    pub(crate) problem: Option<String>,
+    /// Decompressed bytes handed on from a stream the decoder then refused: they are not to be
+    /// used (what came before the last [`Piece::StreamEnd`] is).
+    pub(crate) dropped: u64,
+}
+
+/// Decompresses the region read from `input` piece by piece into `sink`, streams back to back
+/// until the input is used up or `sink` breaks (memory: the reader's buffer and 64 KiB of
+/// output).
+pub(crate) fn stream(
+    input: &mut impl BufRead,
+    compression: Compression,
+    sink: &mut impl FnMut(Piece<'_>) -> ControlFlow<()>,
+) -> Streamed {
     match compression {
-        Compression::None => Inflated { bytes: input.to_vec(), streams: 1, problem: None },
-        Compression::Zlib => inflate_zlib(input),
-        Compression::Bzip2 => inflate_bzip2(input),
+        Compression::None => copy(input, sink),
+        Compression::Zlib => inflate_streams(input, Decompress::new(true), "zlib", sink),
+        Compression::Bzip2 => inflate_streams(input, bzip2::Decompress::new(false), "bzip2", sink),
+    }
+}
+
+/// An uncompressed region handed on as it is read.
+fn copy(input: &mut impl BufRead, sink: &mut impl FnMut(Piece<'_>) -> ControlFlow<()>) -> Streamed {
+    let mut offset = 0_u64;
+    loop {
+        let buffer = match input.fill_buf() {
+            Ok(buffer) => buffer,
+            Err(error) => {
+                let problem = Some(format!("read error at byte {offset} of the region: {error}"));
+                return Streamed { streams: 0, problem, dropped: 0 };
+            }
+        };
+        if buffer.is_empty() {
+            let _ = sink(Piece::StreamEnd);
+            return Streamed { streams: 1, problem: None, dropped: 0 };
+        }
+        let length = buffer.len();
+        if sink(Piece::Data(buffer)).is_break() {
+            return Streamed { streams: 0, problem: None, dropped: 0 };
+        }
+        offset += length as u64;
+        input.consume(length);
     }
 }
 
@@ -85,61 +155,85 @@ impl StreamDecoder for bzip2::Decompress {
     }
 }
 
-fn inflate_zlib(input: &[u8]) -> Inflated {
-    inflate_streams(input, Decompress::new(true), "zlib")
-}
+/// Output produced per decoder step.
+const OUTPUT_STEP: usize = 64 * 1024;
 
-fn inflate_bzip2(input: &[u8]) -> Inflated {
-    inflate_streams(input, bzip2::Decompress::new(false), "bzip2")
-}
-
-/// Decodes streams back to back until the input is used up, keeping what was decoded before a
-/// fault.
-fn inflate_streams(input: &[u8], mut decoder: impl StreamDecoder, name: &str) -> Inflated {
-    let mut bytes: Vec<u8> = Vec::with_capacity(input.len().saturating_mul(4).max(4096));
-    let mut offset = 0;
+/// Decodes streams back to back until the input is used up, handing on what each step
+/// produces; a fault stops it, with the faulty stream's bytes counted as dropped.
+fn inflate_streams(
+    input: &mut impl BufRead,
+    mut decoder: impl StreamDecoder,
+    name: &str,
+    sink: &mut impl FnMut(Piece<'_>) -> ControlFlow<()>,
+) -> Streamed {
+    let mut output: Vec<u8> = Vec::with_capacity(OUTPUT_STEP);
+    let mut offset = 0_u64;
     let mut streams = 0;
     let mut in_stream = false;
-    // Where the current stream's output starts: what a refused stream is cut back to.
-    let mut stream_start = 0;
-    while offset < input.len() {
-        if bytes.capacity() - bytes.len() < 16 * 1024 {
-            bytes.reserve(bytes.len().max(64 * 1024));
+    // Output of the current stream so far: what a refused stream drops.
+    let mut stream_output = 0_u64;
+    loop {
+        let buffer = match input.fill_buf() {
+            Ok(buffer) => buffer,
+            Err(error) => {
+                let problem = Some(format!("read error at byte {offset} of the region: {error}"));
+                return Streamed { streams, problem, dropped: stream_output };
+            }
+        };
+        // At the end of the input a stream may still hold output it had no room for.
+        let at_end = buffer.is_empty();
+        if at_end && !in_stream {
+            break;
         }
+        output.clear();
         let before_in = decoder.total_in();
-        let before_out = bytes.len();
-        let step = decoder.step(&input[offset..], &mut bytes);
-        let consumed = (decoder.total_in() - before_in) as usize;
-        offset += consumed;
+        let step = decoder.step(buffer, &mut output);
+        let consumed = usize::try_from(decoder.total_in() - before_in).unwrap_or(0);
+        input.consume(consumed);
+        offset += consumed as u64;
+        if !output.is_empty() {
+            stream_output += output.len() as u64;
+            if sink(Piece::Data(&output)).is_break() {
+                return Streamed { streams, problem: None, dropped: 0 };
+            }
+        }
+        if at_end && !matches!(step, Step::End) {
+            // Nothing more to drain (or the decoder refuses an empty input): the stream is cut.
+            if output.is_empty() || matches!(step, Step::Error(_)) {
+                break;
+            }
+            continue;
+        }
         match step {
             Step::End => {
                 streams += 1;
                 in_stream = false;
-                stream_start = bytes.len();
+                stream_output = 0;
+                if sink(Piece::StreamEnd).is_break() {
+                    return Streamed { streams, problem: None, dropped: 0 };
+                }
                 decoder.restart();
             }
             Step::More => {
                 in_stream = true;
-                if consumed == 0 && bytes.len() == before_out {
+                if consumed == 0 && output.is_empty() {
                     let problem =
                         format!("{name} stream {} stalled at byte {offset} of the region", streams + 1);
-                    return Inflated { bytes, streams, problem: Some(problem) };
+                    return Streamed { streams, problem: Some(problem), dropped: 0 };
                 }
             }
             Step::Error(error) => {
-                let dropped = bytes.len() - stream_start;
-                bytes.truncate(stream_start);
                 let problem = format!(
-                    "corrupt {name} stream {} at byte {offset} of the region: {error}; its {dropped} decompressed bytes are dropped (a stream that fails its check cannot be trusted anywhere)",
+                    "corrupt {name} stream {} at byte {offset} of the region: {error}; its {stream_output} decompressed bytes are dropped (a stream that fails its check cannot be trusted anywhere)",
                     streams + 1
                 );
-                return Inflated { bytes, streams, problem: Some(problem) };
+                return Streamed { streams, problem: Some(problem), dropped: stream_output };
             }
         }
     }
     let problem =
         in_stream.then(|| format!("{name} stream {} is truncated (region ends mid-stream)", streams + 1));
-    Inflated { bytes, streams, problem }
+    Streamed { streams, problem, dropped: 0 }
 }
 
 #[cfg(test)]

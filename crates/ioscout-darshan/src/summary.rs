@@ -314,6 +314,9 @@ pub fn summary(log: &DarshanLog) -> Value {
                 let segments: usize = records.iter().map(|record| record.segments.len()).sum();
                 entry.insert("segments".into(), json!(segments));
             }
+            Records::DxtOnDisk(on_disk) => {
+                entry.insert("segments".into(), json!(on_disk.segments));
+            }
             Records::Lustre(records) => {
                 let stripes: usize = records.iter().map(|record| record.ost_ids.len()).sum();
                 entry.insert("stripes".into(), json!(stripes));

@@ -82,7 +82,8 @@ impl Tables {
                     let (segments, bounds) = segment_batch(records)?;
                     tables.dxt.push((module.name, segments, bounds));
                 }
-                Records::Heatmap(_) | Records::Opaque => {}
+                // Logs are read whole here (`DarshanLog::open`): no DXT module is left in the file.
+                Records::Heatmap(_) | Records::DxtOnDisk(_) | Records::Opaque => {}
             }
         }
         Ok(tables)

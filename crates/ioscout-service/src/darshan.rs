@@ -19,7 +19,7 @@ use crate::{Outcome, Result};
 
 /// Reads a log; with `partial`, a damaged log gives what could be read and its problems.
 pub fn read(path: &Path, partial: bool) -> Result<DarshanLog> {
-    Ok(DarshanLog::open(path, ReadOptions { partial })?)
+    Ok(DarshanLog::open_streaming(path, ReadOptions { partial })?)
 }
 
 /// The summaries of `logs` (one object, or an array for several), read in parallel and

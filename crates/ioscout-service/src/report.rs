@@ -409,14 +409,15 @@ impl DxtViews {
         let mut last_end_us = 0_i64;
         let mut segments = 0_u64;
         let posix = |module: &ioscout_darshan::Module| module.id == ioscout_darshan::id::DXT_POSIX;
-        for module in log.modules.iter().filter(|module| posix(module)) {
-            let ioscout_darshan::Records::Dxt(records) = &module.records else { continue };
-            for segment in records.iter().flat_map(|record| &record.segments) {
-                if let Some(end) = crate::segments::valid_end_us(segment) {
+        if log.modules.iter().any(posix) {
+            // An error reading the records again is said by the page's segments' count.
+            let _ = log.for_each_dxt_record(ioscout_darshan::id::DXT_POSIX, |record| {
+                for end in record.segments.iter().filter_map(crate::segments::valid_end_us) {
                     last_end_us = last_end_us.max(end);
                     segments += 1;
                 }
-            }
+                std::ops::ControlFlow::Continue(())
+            });
         }
         if segments == 0 {
             return None;
@@ -442,10 +443,8 @@ impl DxtViews {
             nest: false,
             names: ioscout_analysis::calltree::Names::default(),
         };
-        let _ = crate::segments::for_each_event(log, |event| {
-            if event.cat.as_deref() == Some("POSIX") {
-                fold.event(event);
-            }
+        let _ = crate::segments::for_each_event_of(log, Some(ioscout_darshan::id::DXT_POSIX), |event| {
+            fold.event(event);
             std::ops::ControlFlow::Continue(())
         });
         let (mut busy, mut bytes, mut by_process) = (HashMap::new(), HashMap::new(), HashMap::new());
@@ -738,18 +737,15 @@ mod tests {
         assert!(drill.total.compute_s.iter().all(|seconds| *seconds == 0.0), "no compute is known");
         // Each segment's time is spread over the bins it spans: the I/O seconds are the
         // segments' durations.
-        let durations: f64 = log
-            .modules
-            .iter()
-            .filter(|module| module.id == ioscout_darshan::id::DXT_POSIX)
-            .flat_map(|module| match &module.records {
-                ioscout_darshan::Records::Dxt(records) => records.clone(),
-                _ => Vec::new(),
-            })
-            .flat_map(|record| record.segments)
-            .map(|segment| (segment.end * 1e6).round() - (segment.start * 1e6).round())
-            .sum::<f64>()
-            / 1e6;
+        let mut durations = 0.0;
+        log.for_each_dxt_record(ioscout_darshan::id::DXT_POSIX, |record| {
+            for segment in &record.segments {
+                durations += (segment.end * 1e6).round() - (segment.start * 1e6).round();
+            }
+            std::ops::ControlFlow::Continue(())
+        })
+        .unwrap_or_else(|error| panic!("{error}"));
+        durations /= 1e6;
         assert!(
             (drill.total.io_total_s() - durations).abs() < 1e-9,
             "{} against {durations}",

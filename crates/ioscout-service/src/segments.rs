@@ -108,6 +108,15 @@ fn microseconds(seconds: f64) -> Option<i64> {
 /// segments left out.
 pub fn for_each_event(
     log: &DarshanLog,
+    each: impl FnMut(&Event<'_>) -> ControlFlow<()>,
+) -> (Vec<ModuleSegments>, Vec<String>) {
+    for_each_event_of(log, None, each)
+}
+
+/// [`for_each_event`] over DXT module `only` when given.
+pub(crate) fn for_each_event_of(
+    log: &DarshanLog,
+    only: Option<usize>,
     mut each: impl FnMut(&Event<'_>) -> ControlFlow<()>,
 ) -> (Vec<ModuleSegments>, Vec<String>) {
     let mut modules = Vec::new();
@@ -115,20 +124,25 @@ pub fn for_each_event(
     let mut id = 0_i64;
     let mut args = String::new();
     let mut stopped = false;
-    for module in &log.modules {
-        let Records::Dxt(records) = &module.records else { continue };
+    for module in log.modules.iter().filter(|module| is_dxt(module) && only.is_none_or(|id| module.id == id))
+    {
         let mut counts = ModuleSegments {
             module: module.name.to_string(),
-            records: records.len() as u64,
+            records: module.records.len() as u64,
             damaged: module.damaged,
             ..ModuleSegments::default()
         };
-        for record in records {
+        // Every record is counted, also after `each` has had enough.
+        let read = log.for_each_dxt_record(module.id, |record| {
             if !stopped {
                 stopped = record_events(log, category(module.name), record, &mut id, &mut args, &mut each)
                     .is_break();
             }
             tally(record, &mut counts);
+            ControlFlow::Continue(())
+        });
+        if let Err(error) = read {
+            problems.push(error.to_string());
         }
         if counts.left_out > 0 {
             problems.push(format!(
@@ -162,33 +176,36 @@ pub(crate) fn posix_sample(
     let mut sample = ioscout_evidence::sample::AccessSample::new(uniform, slowest);
     let mut paths: Vec<String> = Vec::new();
     let mut numbers: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
-    for module in log.modules.iter().filter(|module| module.id == ioscout_darshan::id::DXT_POSIX) {
-        let Records::Dxt(records) = &module.records else { continue };
-        for record in records {
-            let file = *numbers.entry(record.id).or_insert_with(|| {
-                paths.push(log.name_or_id(record.id));
-                (paths.len() - 1) as u32
-            });
-            for segment in record.segments.iter().filter(|segment| valid(segment)) {
-                let (Some(start), Some(end)) = (microseconds(segment.start), microseconds(segment.end))
-                else {
-                    continue;
-                };
-                sample.add(
-                    start,
-                    end,
-                    record.rank,
-                    file,
-                    record.id,
-                    segment.offset,
-                    segment.length,
-                    !segment.write,
-                );
-            }
+    // An error reading the records again is the drill-down's, which reads them first.
+    let _ = log.for_each_dxt_record(ioscout_darshan::id::DXT_POSIX, |record| {
+        let file = *numbers.entry(record.id).or_insert_with(|| {
+            paths.push(log.name_or_id(record.id));
+            (paths.len() - 1) as u32
+        });
+        for segment in record.segments.iter().filter(|segment| valid(segment)) {
+            let (Some(start), Some(end)) = (microseconds(segment.start), microseconds(segment.end)) else {
+                continue;
+            };
+            sample.add(
+                start,
+                end,
+                record.rank,
+                file,
+                record.id,
+                segment.offset,
+                segment.length,
+                !segment.write,
+            );
         }
-    }
+        ControlFlow::Continue(())
+    });
     sample.finish(&paths);
     sample
+}
+
+/// Whether `module` is a DXT module (its records in memory or left in the file).
+fn is_dxt(module: &ioscout_darshan::Module) -> bool {
+    matches!(module.records, Records::Dxt(_) | Records::DxtOnDisk(_))
 }
 
 /// Adds a record's segments to its module's counts.
@@ -266,7 +283,7 @@ fn read_with_dxt(
     report: &mut SegmentReport,
 ) -> Result<Option<(DarshanLog, LogSegments)>> {
     let (log, entry) = read_log(path, partial)?;
-    let mut dxt = log.modules.iter().filter(|module| matches!(module.records, Records::Dxt(_))).peekable();
+    let mut dxt = log.modules.iter().filter(|module| is_dxt(module)).peekable();
     if dxt.peek().is_none() {
         report.notes.push(format!("{} has no DXT module: no segments", entry.log));
     } else if dxt.all(ioscout_darshan::Module::unread) {

@@ -15,7 +15,7 @@
 
 pub mod rules;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use ioscout_darshan::{CounterRecord, DarshanLog, DxtRecord, Records, counter_names, id};
 
@@ -63,10 +63,10 @@ pub struct DarshanFacts {
     pub mpiio: Vec<CounterRecord>,
     /// STDIO records.
     pub stdio: Vec<CounterRecord>,
-    /// DXT POSIX traces.
-    pub dxt_posix: Vec<DxtRecord>,
-    /// DXT MPI-IO traces.
-    pub dxt_mpiio: Vec<DxtRecord>,
+    /// DXT POSIX segments per rank.
+    pub dxt_posix: DxtRanks,
+    /// DXT MPI-IO segments per rank.
+    pub dxt_mpiio: DxtRanks,
     /// Record id to path.
     pub names: HashMap<u64, String>,
     /// Lustre stripe count by record id.
@@ -77,6 +77,23 @@ pub struct DarshanFacts {
     /// rank's time in unique files plus each shared file's slowest rank, POSIX and STDIO
     /// (`darshan-parser --perf`'s `agg_time_by_slowest`). `None`: computed from the records.
     pub io_time_by_slowest: Option<f64>,
+}
+
+/// A DXT module's segments per rank: reads, writes, bytes and seconds (durations summed).
+pub type DxtRanks = BTreeMap<i64, (i64, i64, i64, f64)>;
+
+/// Adds the segments of `record` to its rank's totals.
+pub fn add_dxt_record(ranks: &mut DxtRanks, record: &DxtRecord) {
+    let entry = ranks.entry(record.rank).or_default();
+    for segment in &record.segments {
+        if segment.write {
+            entry.1 += 1;
+        } else {
+            entry.0 += 1;
+        }
+        entry.2 = entry.2.saturating_add(segment.length.max(0));
+        entry.3 += (segment.end - segment.start).max(0.0);
+    }
 }
 
 impl DarshanFacts {
@@ -100,8 +117,19 @@ impl DarshanFacts {
                 (Records::Counters(records), id::POSIX) => facts.posix.clone_from(records),
                 (Records::Counters(records), id::MPIIO) => facts.mpiio.clone_from(records),
                 (Records::Counters(records), id::STDIO) => facts.stdio.clone_from(records),
-                (Records::Dxt(records), id::DXT_POSIX) => facts.dxt_posix.clone_from(records),
-                (Records::Dxt(records), id::DXT_MPIIO) => facts.dxt_mpiio.clone_from(records),
+                (Records::Dxt(_) | Records::DxtOnDisk(_), id::DXT_POSIX | id::DXT_MPIIO) => {
+                    let ranks =
+                        if module.id == id::DXT_POSIX { &mut facts.dxt_posix } else { &mut facts.dxt_mpiio };
+                    let read = log.for_each_dxt_record(module.id, |record| {
+                        add_dxt_record(ranks, record);
+                        std::ops::ControlFlow::Continue(())
+                    });
+                    if read.is_err() {
+                        // Read again from a file that changed or vanished: no rule reasons on it.
+                        ranks.clear();
+                        facts.unread_modules.insert(module.name.to_string());
+                    }
+                }
                 (Records::Lustre(records), _) => {
                     for record in records {
                         let stripes = record.components.first().map_or(0, |component| component.counters[1]);

@@ -1,7 +1,5 @@
 //! `D01`: rank 0 does more I/O than every other rank (DXT Explorer's insight, from DXT traces).
 
-use std::collections::BTreeMap;
-
 use crate::darshan::{DarshanContext, DarshanRule, Level};
 use crate::{Finding, RuleDoc, rule};
 
@@ -19,23 +17,6 @@ rule! {
 }
 
 /// Bytes and requests per rank of one interface's DXT traces.
-pub(crate) fn per_rank(records: &[ioscout_darshan::DxtRecord]) -> BTreeMap<i64, (i64, i64, i64, f64)> {
-    let mut ranks: BTreeMap<i64, (i64, i64, i64, f64)> = BTreeMap::new();
-    for record in records {
-        let entry = ranks.entry(record.rank).or_default();
-        for segment in &record.segments {
-            if segment.write {
-                entry.1 += 1;
-            } else {
-                entry.0 += 1;
-            }
-            entry.2 = entry.2.saturating_add(segment.length.max(0));
-            entry.3 += (segment.end - segment.start).max(0.0);
-        }
-    }
-    ranks
-}
-
 impl DarshanRule for RankZeroHeavy {
     fn doc(&self) -> &'static RuleDoc {
         &Self::DOC
@@ -46,10 +27,8 @@ impl DarshanRule for RankZeroHeavy {
             return Vec::new();
         }
         let mut findings = Vec::new();
-        for (interface, records) in
-            [("POSIX", &context.facts.dxt_posix), ("MPI-IO", &context.facts.dxt_mpiio)]
+        for (interface, ranks) in [("POSIX", &context.facts.dxt_posix), ("MPI-IO", &context.facts.dxt_mpiio)]
         {
-            let ranks = per_rank(records);
             let Some(&(reads, writes, bytes, _)) = ranks.get(&0) else { continue };
             let requests = reads + writes;
             let others = ranks.iter().filter(|(rank, _)| **rank != 0);

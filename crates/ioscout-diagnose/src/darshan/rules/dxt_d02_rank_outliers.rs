@@ -1,7 +1,5 @@
 //! `D02`: ranks far above the others in requests, bytes and time (DXT Explorer's insight).
 
-use crate::darshan::rules::dxt_d01_rank_zero_heavy::per_rank;
-
 /// Reads, writes, bytes and seconds of one rank.
 type RankTotals = (i64, i64, i64, f64);
 use crate::darshan::{DarshanContext, DarshanRule, Level};
@@ -38,13 +36,11 @@ impl DarshanRule for RankOutliers {
             return Vec::new();
         }
         let mut findings = Vec::new();
-        for (interface, records) in
-            [("POSIX", &context.facts.dxt_posix), ("MPI-IO", &context.facts.dxt_mpiio)]
+        for (interface, ranks) in [("POSIX", &context.facts.dxt_posix), ("MPI-IO", &context.facts.dxt_mpiio)]
         {
-            if records.is_empty() {
+            if ranks.is_empty() {
                 continue;
             }
-            let ranks = per_rank(records);
             let dimension = |pick: &dyn Fn(&RankTotals) -> f64| -> Vec<f64> {
                 (0..processes).map(|rank| ranks.get(&rank).map_or(0.0, pick)).collect()
             };

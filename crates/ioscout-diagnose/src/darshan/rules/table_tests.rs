@@ -218,7 +218,9 @@ fn metadata_on_rank_two(seconds: &[f64]) -> DarshanFacts {
 /// DXT: `nprocs` processes with these DXT POSIX traces.
 fn dxt_traces(nprocs: i64, traces: Vec<ioscout_darshan::DxtRecord>) -> DarshanFacts {
     let mut facts = facts(nprocs, 10.0, &["POSIX", "DXT_POSIX"]);
-    facts.dxt_posix = traces;
+    for record in traces {
+        crate::darshan::add_dxt_record(&mut facts.dxt_posix, &record);
+    }
     facts
 }
 
