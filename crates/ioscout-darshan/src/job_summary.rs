@@ -138,30 +138,12 @@ pub struct IoPhase {
     pub median_s: f64,
 }
 
-/// The I/O phases of `log`'s DXT segments (POSIX's, else MPI-IO's); segments with an impossible
-/// length or time are left out, as the heatmaps leave them out. A problem reading the records
-/// again from the file is pushed to `problems`.
-fn io_phases(log: &DarshanLog, problems: &mut Vec<String>) -> IoPhases {
-    let module = log
-        .module(crate::id::DXT_POSIX)
+/// The DXT module the I/O phases come from: POSIX's, else MPI-IO's.
+fn phases_module(log: &DarshanLog) -> Option<&crate::Module> {
+    log.module(crate::id::DXT_POSIX)
         .filter(|module| !module.records.is_empty())
-        .or_else(|| log.module(crate::id::DXT_MPIIO));
-    let Some(module) = module else { return IoPhases::default() };
-    if !matches!(module.records, Records::Dxt(_) | Records::DxtOnDisk(_)) {
-        return IoPhases::default();
-    }
-    let mut fold = PhaseFold::default();
-    let read = log.for_each_dxt_record(module.id, |record| {
-        for segment in record.segments.iter().filter(|segment| segment.is_possible()) {
-            fold.add((segment.start, segment.end, record.rank, segment.length.unsigned_abs(), segment.write));
-        }
-        ControlFlow::Continue(())
-    });
-    if let Err(error) = read {
-        problems.push(error.to_string());
-    }
-    let (gap_s, phases) = fold.finish();
-    IoPhases { module: module.name.to_string(), gap_s, phases }
+        .or_else(|| log.module(crate::id::DXT_MPIIO))
+        .filter(|module| matches!(module.records, Records::Dxt(_) | Records::DxtOnDisk(_)))
 }
 
 /// A segment as the phases see it: (start, end, rank, bytes, write).
@@ -206,6 +188,18 @@ impl Cluster {
             written_bytes,
             per_rank: BTreeMap::from([(rank, end - start)]),
         }
+    }
+
+    fn add(&mut self, (start, end, rank, bytes, write): PhaseSegment) {
+        self.start = self.start.min(start);
+        self.end = self.end.max(end);
+        self.segments += 1;
+        if write {
+            self.written_bytes = self.written_bytes.saturating_add(bytes);
+        } else {
+            self.read_bytes = self.read_bytes.saturating_add(bytes);
+        }
+        *self.per_rank.entry(rank).or_default() += end - start;
     }
 
     fn absorb(&mut self, other: Cluster) {
@@ -259,22 +253,42 @@ impl PhaseFold {
     fn add(&mut self, segment: PhaseSegment) {
         let (start, end, ..) = segment;
         self.span = Some(self.span.map_or((start, end), |(first, last)| (first.min(start), last.max(end))));
-        let mut cluster = Cluster::of(segment);
         // The clusters it links: starting at most the gap after its end and ending at most the
         // gap before its start. Clusters are disjoint, so their ends grow with their starts.
-        let linked: Vec<i64> = self
+        let mut linked = self
             .clusters
             .range(..=order_key(end + PHASE_MIN_GAP_S))
             .rev()
             .take_while(|(_, other)| start <= other.end + PHASE_MIN_GAP_S)
-            .map(|(key, _)| *key)
-            .collect();
-        for key in linked {
-            if let Some(other) = self.clusters.remove(&key) {
-                cluster.absorb(other);
+            .map(|(key, _)| *key);
+        let (first, second) = (linked.next(), linked.next());
+        match (first, second) {
+            (None, _) => {
+                self.clusters.insert(order_key(start), Cluster::of(segment));
+            }
+            // Most segments fall in the cluster under way, at or after its start.
+            (Some(key), None) if self.clusters.get(&key).is_some_and(|cluster| cluster.start <= start) => {
+                if let Some(cluster) = self.clusters.get_mut(&key) {
+                    cluster.add(segment);
+                }
+            }
+            (Some(_), _) => {
+                let keys: Vec<i64> = self
+                    .clusters
+                    .range(..=order_key(end + PHASE_MIN_GAP_S))
+                    .rev()
+                    .take_while(|(_, other)| start <= other.end + PHASE_MIN_GAP_S)
+                    .map(|(key, _)| *key)
+                    .collect();
+                let mut cluster = Cluster::of(segment);
+                for key in keys {
+                    if let Some(other) = self.clusters.remove(&key) {
+                        cluster.absorb(other);
+                    }
+                }
+                self.clusters.insert(order_key(cluster.start), cluster);
             }
         }
-        self.clusters.insert(order_key(cluster.start), cluster);
     }
 
     /// The gap and the phases, in time order.
@@ -405,9 +419,16 @@ impl HeatmapFold {
     }
 }
 
-/// The heatmap of DXT module `module` of `log`, when it has segments and a span; a problem
-/// reading its records again from the file is pushed to `problems`.
-fn dxt_heatmap(log: &DarshanLog, module: &crate::Module, problems: &mut Vec<String>) -> Option<DxtHeatmap> {
+/// The heatmap of DXT module `module` of `log` (when it has segments and a span) and, with
+/// `phases`, its I/O phases, in one reading of its records (segments with an impossible length
+/// or time are left out of both); a problem reading them again from the file is pushed to
+/// `problems`.
+fn dxt_views(
+    log: &DarshanLog,
+    module: &crate::Module,
+    phases: Option<&mut IoPhases>,
+    problems: &mut Vec<String>,
+) -> Option<DxtHeatmap> {
     let (last_end, any) = match &module.records {
         Records::Dxt(records) => (
             records
@@ -423,18 +444,35 @@ fn dxt_heatmap(log: &DarshanLog, module: &crate::Module, problems: &mut Vec<Stri
     };
     let run_time = log.run_time();
     let span = if run_time.is_finite() && run_time > 0.0 { run_time.max(last_end) } else { last_end };
-    if !any || span <= 0.0 {
-        return None;
+    let mut heatmap = (any && span > 0.0).then(|| HeatmapFold::new(module.name, log.job.nprocs, span));
+    let mut phase_fold = phases.is_some().then(PhaseFold::default);
+    if heatmap.is_some() || phase_fold.is_some() {
+        let read = log.for_each_dxt_record(module.id, |record| {
+            if let Some(heatmap) = &mut heatmap {
+                heatmap.record(record);
+            }
+            if let Some(fold) = &mut phase_fold {
+                for segment in record.segments.iter().filter(|segment| segment.is_possible()) {
+                    fold.add((
+                        segment.start,
+                        segment.end,
+                        record.rank,
+                        segment.length.unsigned_abs(),
+                        segment.write,
+                    ));
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        if let Err(error) = read {
+            problems.push(error.to_string());
+        }
     }
-    let mut fold = HeatmapFold::new(module.name, log.job.nprocs, span);
-    let read = log.for_each_dxt_record(module.id, |record| {
-        fold.record(record);
-        ControlFlow::Continue(())
-    });
-    if let Err(error) = read {
-        problems.push(error.to_string());
+    if let (Some(phases), Some(fold)) = (phases, phase_fold) {
+        let (gap_s, found) = fold.finish();
+        *phases = IoPhases { module: module.name.to_string(), gap_s, phases: found };
     }
-    Some(fold.map)
+    heatmap.map(|fold| fold.map)
 }
 
 fn positive(value: i64) -> u64 {
@@ -445,9 +483,11 @@ impl JobSummary {
     /// The sections of `log`, from its readable counter records.
     pub fn of(log: &DarshanLog) -> JobSummary {
         let mut summary = JobSummary::default();
+        let phases_from = phases_module(log).map(|module| module.id);
         for module in &log.modules {
             if matches!(module.records, Records::Dxt(_) | Records::DxtOnDisk(_)) {
-                summary.heatmaps.extend(dxt_heatmap(log, module, &mut summary.problems));
+                let phases = (phases_from == Some(module.id)).then_some(&mut summary.phases);
+                summary.heatmaps.extend(dxt_views(log, module, phases, &mut summary.problems));
                 continue;
             }
             let Records::Counters(records) = &module.records else { continue };
@@ -526,7 +566,6 @@ impl JobSummary {
             summary.files.push(files);
         }
         summary.osts = ost_usage(log);
-        summary.phases = io_phases(log, &mut summary.problems);
         summary
     }
 }

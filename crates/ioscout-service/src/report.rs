@@ -443,13 +443,19 @@ impl DxtViews {
             nest: false,
             names: ioscout_analysis::calltree::Names::default(),
         };
-        let _ = crate::segments::for_each_event_of(log, Some(ioscout_darshan::id::DXT_POSIX), |event| {
-            fold.event(event);
-            std::ops::ControlFlow::Continue(())
-        });
+        let mut sample = crate::segments::PosixSample::new(log, SAMPLE_UNIFORM, SAMPLE_SLOWEST);
+        let _ = crate::segments::for_each_event_of(
+            log,
+            Some(ioscout_darshan::id::DXT_POSIX),
+            |event| {
+                fold.event(event);
+                std::ops::ControlFlow::Continue(())
+            },
+            |record| sample.record(record),
+        );
         let (mut busy, mut bytes, mut by_process) = (HashMap::new(), HashMap::new(), HashMap::new());
         absorb(&fold, &tables, bins, &mut busy, &mut bytes, &mut by_process);
-        let sample = crate::segments::posix_sample(log, SAMPLE_UNIFORM, SAMPLE_SLOWEST);
+        let sample = sample.finish();
         let activity = Activity { busy, bytes, bin_us, origin: "the job's start", by_rank: true };
         let fine = Fine {
             bin_us: job_us / DRILL_BINS as f64,

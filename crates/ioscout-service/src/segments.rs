@@ -110,14 +110,16 @@ pub fn for_each_event(
     log: &DarshanLog,
     each: impl FnMut(&Event<'_>) -> ControlFlow<()>,
 ) -> (Vec<ModuleSegments>, Vec<String>) {
-    for_each_event_of(log, None, each)
+    for_each_event_of(log, None, each, |_| {})
 }
 
-/// [`for_each_event`] over DXT module `only` when given.
+/// [`for_each_event`] over DXT module `only` when given, with each record also handed to
+/// `each_record` (so that one reading of a log's records serves both).
 pub(crate) fn for_each_event_of(
     log: &DarshanLog,
     only: Option<usize>,
     mut each: impl FnMut(&Event<'_>) -> ControlFlow<()>,
+    mut each_record: impl FnMut(&DxtRecord),
 ) -> (Vec<ModuleSegments>, Vec<String>) {
     let mut modules = Vec::new();
     let mut problems = Vec::new();
@@ -139,6 +141,7 @@ pub(crate) fn for_each_event_of(
                     .is_break();
             }
             tally(record, &mut counts);
+            each_record(record);
             ControlFlow::Continue(())
         });
         if let Err(error) = read {
@@ -167,26 +170,36 @@ pub(crate) fn valid_end_us(segment: &ioscout_darshan::Segment) -> Option<i64> {
 }
 
 /// The offsets' sample of a log's DXT POSIX segments (at most `uniform` uniformly by hash and the
-/// `slowest` longest, as the trace report's), files named by their name records.
-pub(crate) fn posix_sample(
-    log: &DarshanLog,
-    uniform: usize,
-    slowest: usize,
-) -> ioscout_evidence::sample::AccessSample {
-    let mut sample = ioscout_evidence::sample::AccessSample::new(uniform, slowest);
-    let mut paths: Vec<String> = Vec::new();
-    let mut numbers: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
-    // An error reading the records again is the drill-down's, which reads them first.
-    let _ = log.for_each_dxt_record(ioscout_darshan::id::DXT_POSIX, |record| {
-        let file = *numbers.entry(record.id).or_insert_with(|| {
-            paths.push(log.name_or_id(record.id));
-            (paths.len() - 1) as u32
+/// `slowest` longest, as the trace report's), files named by their name records, gathered
+/// record by record.
+pub(crate) struct PosixSample<'l> {
+    log: &'l DarshanLog,
+    sample: ioscout_evidence::sample::AccessSample,
+    paths: Vec<String>,
+    numbers: std::collections::HashMap<u64, u32>,
+}
+
+impl<'l> PosixSample<'l> {
+    pub(crate) fn new(log: &'l DarshanLog, uniform: usize, slowest: usize) -> PosixSample<'l> {
+        PosixSample {
+            log,
+            sample: ioscout_evidence::sample::AccessSample::new(uniform, slowest),
+            paths: Vec::new(),
+            numbers: std::collections::HashMap::new(),
+        }
+    }
+
+    /// Adds a DXT POSIX record's valid segments.
+    pub(crate) fn record(&mut self, record: &DxtRecord) {
+        let file = *self.numbers.entry(record.id).or_insert_with(|| {
+            self.paths.push(self.log.name_or_id(record.id));
+            (self.paths.len() - 1) as u32
         });
         for segment in record.segments.iter().filter(|segment| valid(segment)) {
             let (Some(start), Some(end)) = (microseconds(segment.start), microseconds(segment.end)) else {
                 continue;
             };
-            sample.add(
+            self.sample.add(
                 start,
                 end,
                 record.rank,
@@ -197,10 +210,12 @@ pub(crate) fn posix_sample(
                 !segment.write,
             );
         }
-        ControlFlow::Continue(())
-    });
-    sample.finish(&paths);
-    sample
+    }
+
+    pub(crate) fn finish(mut self) -> ioscout_evidence::sample::AccessSample {
+        self.sample.finish(&self.paths);
+        self.sample
+    }
 }
 
 /// Whether `module` is a DXT module (its records in memory or left in the file).
