@@ -22,8 +22,9 @@
 //! with a negative length, a time that is not a number, or an end before its start is left
 //! out, counted and named in the problems, never emitted.
 //!
-//! Logs are read one at a time and their events handed on in blocks, so memory holds one
-//! decoded log and one block of rows.
+//! Logs are read one at a time, their DXT records one at a time from the file
+//! ([`DarshanLog::for_each_dxt_record`]) and their events handed on in blocks, so memory holds
+//! one log's counter records, one DXT record and one block of rows.
 
 use std::ops::ControlFlow;
 use std::path::PathBuf;
