@@ -10,21 +10,7 @@ use std::path::{Path, PathBuf};
 use ioscout_darshan::job_summary::JobSummary;
 use ioscout_darshan::{DarshanLog, DxtRecord, ReadOptions, Records, dump, summary};
 
-/// A seeded xorshift generator.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound.max(1) as u64) as usize
-    }
-}
+use ioscout_testkit::Random;
 
 /// The DXT records of `module_id`, as the log hands them on.
 fn dxt_records(log: &DarshanLog, module_id: usize) -> Vec<DxtRecord> {
@@ -125,7 +111,7 @@ fn damaged_copies_stream_as_decoded_whole(
             _ => {
                 let at = header_end + random.below(span.saturating_sub(8));
                 if let Some(field) = data.get_mut(at..at + 8) {
-                    field.copy_from_slice(&random.next().to_le_bytes());
+                    field.copy_from_slice(&random.next_value().to_le_bytes());
                 }
             }
         }
@@ -164,19 +150,7 @@ fn the_bundled_logs_and_damaged_copies_stream_as_decoded_whole() {
 #[test]
 fn the_corpus_logs_and_damaged_copies_stream_as_decoded_whole() {
     let Some(root) = ioscout_testkit::corpus("darshan/logs") else { return };
-    let mut logs = Vec::new();
-    let mut folders = vec![root];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                folders.push(path);
-            } else if path.extension().is_some_and(|extension| extension == "darshan") {
-                logs.push(path);
-            }
-        }
-    }
-    logs.sort();
+    let logs = ioscout_testkit::files_under(&root, "darshan");
     assert!(logs.len() >= 100, "{} logs", logs.len());
     let folder = temp_folder("corpus");
     let mut random = Random(0xc0ff_ee15_900d_f00d);

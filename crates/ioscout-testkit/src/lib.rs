@@ -43,6 +43,42 @@ pub fn corpus(relative: &str) -> Option<PathBuf> {
     }
 }
 
+/// The files under `root` (searched recursively) whose names end in `.{extension}`, sorted.
+pub fn files_under(root: &Path, extension: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|found| found == extension) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// A seeded xorshift generator: damage and inputs that repeat from run to run.
+pub struct Random(pub u64);
+
+impl Random {
+    /// The next value.
+    pub fn next_value(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A value below `bound` (0 when `bound` is 0).
+    pub fn below(&mut self, bound: usize) -> usize {
+        (self.next_value() % bound.max(1) as u64) as usize
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// A skip names the test (its thread) and the reason in the list `.ci/run` counts.

@@ -27,21 +27,7 @@ const COMMANDS: [(&[&str], Option<&str>); 9] = [
     (&["report", "-o", "target/damaged-log.html"], Some("target/damaged-log.html")),
 ];
 
-/// A seeded xorshift generator.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound.max(1) as u64) as usize
-    }
-}
+use ioscout_testkit::Random;
 
 /// Copy `round` of `original`: cut after the header, one to four bits flipped, or an 8-byte
 /// field overwritten, all past `header_end` (the header itself is the one part whose damage is
@@ -62,7 +48,7 @@ fn damaged_copy(original: &[u8], header_end: usize, round: usize, random: &mut R
         _ => {
             let at = header_end + random.below(span.saturating_sub(8));
             if let Some(field) = data.get_mut(at..at + 8) {
-                field.copy_from_slice(&random.next().to_le_bytes());
+                field.copy_from_slice(&random.next_value().to_le_bytes());
             }
         }
     }
@@ -148,19 +134,7 @@ fn damaged_copies_of_the_bundled_logs_are_read_or_refused_by_every_command() {
 #[test]
 fn damaged_copies_of_the_corpus_logs_are_read_or_refused_by_every_command() {
     let Some(root) = ioscout_testkit::corpus("darshan/logs") else { return };
-    let mut logs = Vec::new();
-    let mut folders = vec![root];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                folders.push(path);
-            } else if path.extension().is_some_and(|extension| extension == "darshan") {
-                logs.push(path);
-            }
-        }
-    }
-    logs.sort();
+    let logs = ioscout_testkit::files_under(&root, "darshan");
     assert!(logs.len() >= 100, "{} logs", logs.len());
     let mut random = Random(0x00dd_ba11_5eed_1e55);
     for log in &logs {
