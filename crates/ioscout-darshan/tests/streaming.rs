@@ -97,24 +97,7 @@ fn damaged_copies_stream_as_decoded_whole(
     random: &mut Random,
 ) {
     for round in 0..rounds {
-        let mut data = original.to_vec();
-        let span = data.len().saturating_sub(header_end).max(1);
-        match round % 3 {
-            0 => data.truncate(header_end + random.below(span)),
-            1 => {
-                for _ in 0..=random.below(4) {
-                    if let Some(byte) = data.get_mut(header_end + random.below(span)) {
-                        *byte ^= 1 << random.below(8);
-                    }
-                }
-            }
-            _ => {
-                let at = header_end + random.below(span.saturating_sub(8));
-                if let Some(field) = data.get_mut(at..at + 8) {
-                    field.copy_from_slice(&random.next_value().to_le_bytes());
-                }
-            }
-        }
+        let data = random.damaged_copy(original, header_end, round);
         let path = folder.join(format!("round-{round}.darshan"));
         std::fs::write(&path, &data).unwrap_or_else(|error| panic!("{error}"));
         streams_as_decoded_whole(&path);

@@ -77,6 +77,32 @@ impl Random {
     pub fn below(&mut self, bound: usize) -> usize {
         (self.next_value() % bound.max(1) as u64) as usize
     }
+
+    /// Damage `round` (of three kinds in turn) to a copy of `original`, all past `start`: cut
+    /// short, one to four bits flipped, or an 8-byte field overwritten.
+    pub fn damaged_copy(&mut self, original: &[u8], start: usize, round: usize) -> Vec<u8> {
+        let mut data = original.to_vec();
+        let span = data.len().saturating_sub(start).max(1);
+        match round % 3 {
+            0 => data.truncate(start + self.below(span)),
+            1 => {
+                for _ in 0..=self.below(4) {
+                    let at = start + self.below(span);
+                    if let Some(byte) = data.get_mut(at) {
+                        *byte ^= 1 << self.below(8);
+                    }
+                }
+            }
+            _ => {
+                let at = start + self.below(span.saturating_sub(8));
+                let value = self.next_value();
+                if let Some(field) = data.get_mut(at..at + 8) {
+                    field.copy_from_slice(&value.to_le_bytes());
+                }
+            }
+        }
+        data
+    }
 }
 
 #[cfg(test)]

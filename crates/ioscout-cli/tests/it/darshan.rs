@@ -311,26 +311,12 @@ fn a_summary_over_every_corpus_log_groups_by_program() {
 /// test skipped.
 fn corpus_logs() -> Option<(std::path::PathBuf, Vec<String>)> {
     let root = ioscout_testkit::corpus("darshan/logs")?;
-    let mut logs = walkdir_logs(&root);
-    logs.sort();
+    let logs: Vec<String> = ioscout_testkit::files_under(&root, "darshan")
+        .iter()
+        .map(|path| path.to_string_lossy().into_owned())
+        .collect();
     assert!(logs.len() >= 100, "{} logs", logs.len());
     Some((root, logs))
-}
-
-fn walkdir_logs(root: &std::path::Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(folder) = stack.pop() {
-        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|extension| extension == "darshan") {
-                out.push(path.to_string_lossy().into_owned());
-            }
-        }
-    }
-    out
 }
 
 /// The commands that read traces only, each with the arguments it needs besides its input.

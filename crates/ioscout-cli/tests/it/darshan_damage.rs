@@ -29,32 +29,6 @@ const COMMANDS: [(&[&str], Option<&str>); 9] = [
 
 use ioscout_testkit::Random;
 
-/// Copy `round` of `original`: cut after the header, one to four bits flipped, or an 8-byte
-/// field overwritten, all past `header_end` (the header itself is the one part whose damage is
-/// always a refusal, which `trace_commands_refuse_a_darshan_log_in_one_line` holds).
-fn damaged_copy(original: &[u8], header_end: usize, round: usize, random: &mut Random) -> Vec<u8> {
-    let mut data = original.to_vec();
-    let span = data.len().saturating_sub(header_end).max(1);
-    match round % 3 {
-        0 => data.truncate(header_end + random.below(span)),
-        1 => {
-            for _ in 0..=random.below(4) {
-                let at = header_end + random.below(span);
-                if let Some(byte) = data.get_mut(at) {
-                    *byte ^= 1 << random.below(8);
-                }
-            }
-        }
-        _ => {
-            let at = header_end + random.below(span.saturating_sub(8));
-            if let Some(field) = data.get_mut(at..at + 8) {
-                field.copy_from_slice(&random.next_value().to_le_bytes());
-            }
-        }
-    }
-    data
-}
-
 /// Runs every command on the damaged copy at `path`: exit 0 or 1 with real output (and the
 /// damage said in a warning when the reader found any), or exit 2 in one line with nothing
 /// written; never a panic, never a line of the log's bytes.
@@ -103,7 +77,7 @@ fn damaged_copies_read_or_refused(source: &std::path::Path, rounds: usize, rando
         crate::temp_dir(&format!("damaged-{}", source.file_stem().unwrap_or_default().to_string_lossy()));
     let mut damaged = 0;
     for round in 0..rounds {
-        let copy = damaged_copy(&original, header_end, round, random);
+        let copy = random.damaged_copy(&original, header_end, round);
         let path = folder.join(format!("round-{round}.darshan"));
         std::fs::write(&path, &copy).unwrap_or_else(|error| panic!("{error}"));
         let found = ioscout_darshan::DarshanLog::from_bytes(
