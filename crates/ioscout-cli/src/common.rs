@@ -116,34 +116,11 @@ pub(crate) fn finish(report: &ScanReport, input: &InputArguments) -> ExitCode {
     // A gzip member still being written is not bad input: the file is growing (a note says so,
     // the JSON's `coverage` lists it), and it is no problem here, --strict included.
     let coverage = report.coverage(std::time::SystemTime::now(), ioscout_read::SETTLE);
-    // The unfinished member, and the line it cuts (the line problem just before it).
-    let unfinished = |file: &ioscout_read::FileSummary, problem: &ioscout_read::Problem| {
-        use ioscout_read::ProblemKind;
-        if !coverage.unfinished(&file.path) {
-            return false;
-        }
-        let position = file.problems.iter().position(|candidate| std::ptr::eq(candidate, problem));
-        let next = position.and_then(|index| file.problems.get(index + 1));
-        problem.kind == ProblemKind::TruncatedMember
-            || next.is_some_and(|next| next.kind == ProblemKind::TruncatedMember)
-                && matches!(
-                    problem.kind,
-                    ProblemKind::InvalidJson
-                        | ProblemKind::InvalidUtf8
-                        | ProblemKind::NotAnEvent
-                        | ProblemKind::LineTooLong
-                )
-    };
-    let pending: u64 = report
-        .files
-        .iter()
-        .map(|file| file.problems.iter().filter(|problem| unfinished(file, problem)).count() as u64)
-        .sum();
-    let problem_count = report.problem_count() - pending.min(report.problem_count());
+    let problem_count = report.bad_input_count(&coverage);
     if !input.quiet {
         for file in &report.files {
-            for problem in &file.problems {
-                if unfinished(file, problem) {
+            for (index, problem) in file.problems.iter().enumerate() {
+                if coverage.still_being_written(file, index) {
                     let _ = writeln!(
                         stderr,
                         "ioscout: note: {}: still being written: {}",
@@ -178,13 +155,7 @@ pub(crate) fn finish(report: &ScanReport, input: &InputArguments) -> ExitCode {
             );
         }
         if problem_count > 0 && !input.strict {
-            let files = report
-                .files
-                .iter()
-                .filter(|file| {
-                    file.problem_count > 0 && !file.problems.iter().all(|problem| unfinished(file, problem))
-                })
-                .count();
+            let files = report.files_with_bad_input(&coverage);
             let _ = writeln!(
                 stderr,
                 "ioscout: {} in {} {} counted as invalid and skipped (--strict makes them an error)",

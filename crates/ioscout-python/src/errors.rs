@@ -145,15 +145,16 @@ fn chain(error: &dyn std::error::Error) -> String {
 }
 
 /// Under `strict`, the first problem of a scan as a `TraceError` naming its file, line and byte
-/// offset; `Ok` when the scan read everything.
+/// offset; `Ok` when the scan read everything (the unfinished end of a file still being written
+/// is no problem, as on the command line: [`ioscout_read::ScanReport::bad_input_count`]).
 pub(crate) fn strict_problems(report: &ioscout_read::ScanReport) -> Result<(), Failure> {
-    let count = report.problem_count();
-    let Some(problem) = report.problems().next() else {
-        return if count == 0 {
-            Ok(())
-        } else {
-            Err(Failure::new(Kind::Trace, format!("{count} problems in the input (strict=True)")))
-        };
+    let coverage = report.coverage(std::time::SystemTime::now(), ioscout_read::SETTLE);
+    let count = report.bad_input_count(&coverage);
+    if count == 0 {
+        return Ok(());
+    }
+    let Some(problem) = report.bad_input(&coverage).next() else {
+        return Err(Failure::new(Kind::Trace, format!("{count} problems in the input (strict=True)")));
     };
     Err(Failure {
         kind: Kind::Trace,

@@ -119,6 +119,52 @@ pub fn snapshot<P: AsRef<Path>>(inputs: &[P]) -> Snapshot {
         .collect()
 }
 
+/// What [`wait_for_change`] saw.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Waited {
+    /// A file was added, grew or was touched: the [`Snapshot`] that differs.
+    Changed(Snapshot),
+    /// Nothing changed for the settle time, and settling was allowed.
+    Settled,
+    /// The deadline passed first.
+    TimedOut,
+}
+
+/// How [`wait_for_change`] watches.
+#[derive(Clone, Copy, Debug)]
+pub struct Watch {
+    /// How long nothing must change before the inputs count as settled.
+    pub settle: std::time::Duration,
+    /// How often the inputs are looked at.
+    pub poll: std::time::Duration,
+    /// Whether they may settle at all (`analyze --follow` does not let a file ending in an
+    /// unfinished gzip member settle: its writer is still at work).
+    pub may_settle: bool,
+    /// When to give up, if ever.
+    pub deadline: Option<std::time::Instant>,
+}
+
+/// Watches `inputs` from the [`Snapshot`] `before`: the snapshot that differs as soon as one
+/// does, [`Waited::Settled`] once nothing has changed for `watch.settle` since the call (when
+/// allowed), [`Waited::TimedOut`] at the deadline. The one settle loop: `analyze --follow` waits
+/// with it between looks, and the MCP session tool's `wait_to_settle_s` calls it until settled.
+pub fn wait_for_change<P: AsRef<Path>>(inputs: &[P], before: &Snapshot, watch: Watch) -> Waited {
+    let since = std::time::Instant::now();
+    loop {
+        let now = snapshot(inputs);
+        if &now != before {
+            return Waited::Changed(now);
+        }
+        if watch.may_settle && since.elapsed() >= watch.settle {
+            return Waited::Settled;
+        }
+        if watch.deadline.is_some_and(|deadline| std::time::Instant::now() >= deadline) {
+            return Waited::TimedOut;
+        }
+        std::thread::sleep(watch.poll);
+    }
+}
+
 /// A path that could not be used.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct InputProblem {

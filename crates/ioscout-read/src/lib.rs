@@ -38,7 +38,9 @@ pub mod metadata;
 pub mod scan;
 
 pub use gzip::Resume;
-pub use input::{Compression, InputProblem, Snapshot, TraceFile, discover, snapshot};
+pub use input::{
+    Compression, InputProblem, Snapshot, TraceFile, Waited, Watch, discover, snapshot, wait_for_change,
+};
 pub use metadata::{MetadataFold, ProcessInfo, TraceMetadata, resolve_file, resolve_host};
 pub use scan::{
     Both, Decode, FileSummary, Fold, LinePosition, NoFold, Phases, Problem, ProblemKind, ScanOptions,

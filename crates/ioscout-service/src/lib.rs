@@ -184,7 +184,9 @@ impl Outcome {
 }
 
 /// What a scan read and what it could not, as every `--json` output and MCP result carries it:
-/// `complete` (nothing skipped, no invalid line, not stopped early), files read, files skipped
+/// `complete` (nothing skipped, no invalid line but the unfinished end of a file still being
+/// written, not stopped early: [`ioscout_read::ScanReport::bad_input_count`], the rule
+/// `--strict` uses), files read, files skipped
 /// with the reason, the problem count and the problems kept (file, line, byte offset), how
 /// many more were counted than kept, and the `coverage` ([`coverage_json`]: files still being
 /// written).
@@ -201,14 +203,15 @@ pub fn scan_json(report: &ScanReport) -> serde_json::Value {
         .collect();
     let problem_count = report.problem_count();
     let kept: Vec<&ioscout_read::Problem> = report.problems().collect();
+    let coverage = report.coverage(std::time::SystemTime::now(), ioscout_read::SETTLE);
     serde_json::json!({
-        "complete": problem_count == 0 && !report.stopped,
+        "complete": report.bad_input_count(&coverage) == 0 && !report.stopped,
         "files_read": report.files.len() - skipped.len(),
         "files_skipped": skipped,
         "problem_count": problem_count,
         "problems": kept,
         "problems_not_shown": problem_count.saturating_sub(kept.len() as u64),
-        "coverage": coverage_json(&report.coverage(std::time::SystemTime::now(), ioscout_read::SETTLE)),
+        "coverage": coverage_json(&coverage),
     })
 }
 

@@ -225,11 +225,13 @@ pub fn analyze_traces(run_dir: &Path, request: &TracesRequest<'_>) -> Result<Out
             let (analysis, report, files) = crate::analyze::run(&input, &options)?;
             (analysis, report, files, None)
         };
-        if report.problem_count() > 0 {
+        let coverage = report.coverage(std::time::SystemTime::now(), ioscout_read::SETTLE);
+        let bad_input = report.bad_input_count(&coverage);
+        if bad_input > 0 {
             warnings.push(format!(
                 "{}: {} skipped",
                 display_path(directory),
-                crate::text::count_of(report.problem_count(), "problem", "problems")
+                crate::text::count_of(bad_input, "problem", "problems")
             ));
         }
         let layer_values = layers(&analysis);
@@ -452,24 +454,24 @@ pub fn search_context(
 const LONGEST_WAIT: std::time::Duration = std::time::Duration::from_mins(4);
 
 /// Waits until the trace files under `directories` have not changed (size or modification time)
-/// for `settle`, or [`LONGEST_WAIT`] has passed; how long it waited, and whether they settled.
+/// for `settle`, or [`LONGEST_WAIT`] has passed ([`ioscout_read::wait_for_change`], the loop
+/// `analyze --follow` waits with); how long it waited, and whether they settled.
 fn wait_to_settle(directories: &[PathBuf], settle: std::time::Duration) -> (std::time::Duration, bool) {
     let started = std::time::Instant::now();
+    let watch = ioscout_read::Watch {
+        settle,
+        poll: (settle / 4).clamp(std::time::Duration::from_millis(50), std::time::Duration::from_secs(1)),
+        may_settle: true,
+        deadline: Some(started + LONGEST_WAIT),
+    };
     let mut last = ioscout_read::snapshot(directories);
-    let mut unchanged_since = std::time::Instant::now();
-    let step = (settle / 4).clamp(std::time::Duration::from_millis(50), std::time::Duration::from_secs(1));
-    while unchanged_since.elapsed() < settle {
-        if started.elapsed() >= LONGEST_WAIT {
-            return (started.elapsed(), false);
-        }
-        std::thread::sleep(step);
-        let now = ioscout_read::snapshot(directories);
-        if now != last {
-            last = now;
-            unchanged_since = std::time::Instant::now();
+    loop {
+        match ioscout_read::wait_for_change(directories, &last, watch) {
+            ioscout_read::Waited::Changed(now) => last = now,
+            ioscout_read::Waited::Settled => return (started.elapsed(), true),
+            ioscout_read::Waited::TimedOut => return (started.elapsed(), false),
         }
     }
-    (started.elapsed(), true)
 }
 
 #[cfg(test)]

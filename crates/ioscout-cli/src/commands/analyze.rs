@@ -82,18 +82,15 @@ fn follow(
         let unfinished =
             coverage.growing.iter().any(|file| file.growth.contains(&ioscout_read::Growth::UnfinishedMember));
         // Wait for a change, or for the trace to settle.
-        let unchanged_since = std::time::Instant::now();
-        let changed = loop {
+        let watch = ioscout_read::Watch { settle, poll: interval, may_settle: !unfinished, deadline: None };
+        let changed = matches!(
+            ioscout_read::wait_for_change(&arguments.input.paths, &before, watch),
+            ioscout_read::Waited::Changed(_)
+        );
+        if changed {
+            // Let a burst of appends land before reading again.
             std::thread::sleep(interval);
-            if ioscout_read::snapshot(&arguments.input.paths) != before {
-                // Let a burst of appends land before reading again.
-                std::thread::sleep(interval);
-                break true;
-            }
-            if unchanged_since.elapsed() >= settle && !unfinished {
-                break false;
-            }
-        };
+        }
         if !changed {
             let input = common::service_input(&arguments.input, None);
             return Ok(ioscout_service::analyze::analyze_keeping(&input, request)?);

@@ -83,6 +83,10 @@ fn a_member_cut_mid_write_is_a_note_while_the_file_grows_and_a_problem_once_it_s
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
     let coverage = &value["scan"]["coverage"];
     assert_eq!(coverage["still_being_written"], true, "{coverage}");
+    // The JSON says what the text and the exit code say: the scan read its input cleanly (the
+    // problems it keeps are the unfinished member and the line it cuts).
+    assert_eq!(value["scan"]["complete"], true, "{}", value["scan"]);
+    assert!(value["scan"]["problem_count"].as_u64().is_some_and(|count| count > 0), "{}", value["scan"]);
     let growth = coverage["files_growing"][0]["growth"].as_array().cloned().unwrap_or_default();
     assert!(growth.contains(&serde_json::json!("unfinished_member")), "{coverage}");
     assert_eq!(coverage["files_complete"], 1, "{coverage}");
@@ -133,6 +137,7 @@ fn a_member_cut_mid_write_is_a_note_while_the_file_grows_and_a_problem_once_it_s
     );
     let value = json(&["analyze", "--json", &folder_path], 0);
     assert_eq!(value["scan"]["coverage"]["still_being_written"], false);
+    assert_eq!(value["scan"]["complete"], false, "{}", value["scan"]);
     assert_eq!(value["scan"]["coverage"]["files_complete"], 2);
     assert_eq!(value["scan"]["coverage"]["processes"]["growing"], 0);
     assert_eq!(

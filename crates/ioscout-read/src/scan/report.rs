@@ -348,6 +348,28 @@ impl Coverage {
     pub fn unfinished(&self, path: &std::path::Path) -> bool {
         self.growing.iter().any(|file| file.path == path && file.growth.contains(&Growth::UnfinishedMember))
     }
+
+    /// Whether the `index`th problem kept for `file` is the unfinished end of a file still being
+    /// written, not bad input: its last gzip member, cut because it is being written, or the line
+    /// that member's end cuts (a line problem just before it). The one rule for what a growing
+    /// file's problems mean: the command line's notes, `--strict`, the JSON's `scan.complete` and
+    /// the Python package's `strict` all ask it.
+    pub fn still_being_written(&self, file: &FileSummary, index: usize) -> bool {
+        let Some(problem) = file.problems.get(index) else { return false };
+        if !self.unfinished(&file.path) {
+            return false;
+        }
+        let next = file.problems.get(index + 1);
+        problem.kind == ProblemKind::TruncatedMember
+            || next.is_some_and(|next| next.kind == ProblemKind::TruncatedMember)
+                && matches!(
+                    problem.kind,
+                    ProblemKind::InvalidJson
+                        | ProblemKind::InvalidUtf8
+                        | ProblemKind::NotAnEvent
+                        | ProblemKind::LineTooLong
+                )
+    }
 }
 
 impl ScanReport {
@@ -490,6 +512,44 @@ impl ScanReport {
     /// All problems, counted.
     pub fn problem_count(&self) -> u64 {
         self.files.iter().map(|file| file.problem_count).sum()
+    }
+
+    /// The kept problems that are bad input under `coverage`: every one but the unfinished ends
+    /// of files still being written ([`Coverage::still_being_written`]), in file order.
+    pub fn bad_input<'r>(&'r self, coverage: &'r Coverage) -> impl Iterator<Item = &'r Problem> + 'r {
+        self.files.iter().flat_map(move |file| {
+            file.problems
+                .iter()
+                .enumerate()
+                .filter(move |(index, _)| !coverage.still_being_written(file, *index))
+                .map(|(_, problem)| problem)
+        })
+    }
+
+    /// The problems counted that are bad input under `coverage`: all of them less the unfinished
+    /// ends of files still being written. Zero means the scan read its input cleanly: `--strict`
+    /// passes and the JSON's `scan.complete` holds (when not stopped early).
+    pub fn bad_input_count(&self, coverage: &Coverage) -> u64 {
+        let pending: u64 = self
+            .files
+            .iter()
+            .map(|file| {
+                (0..file.problems.len()).filter(|index| coverage.still_being_written(file, *index)).count()
+                    as u64
+            })
+            .sum();
+        self.problem_count().saturating_sub(pending)
+    }
+
+    /// How many files hold a problem that is bad input under `coverage`.
+    pub fn files_with_bad_input(&self, coverage: &Coverage) -> usize {
+        self.files
+            .iter()
+            .filter(|file| {
+                file.problem_count > 0
+                    && !(0..file.problems.len()).all(|index| coverage.still_being_written(file, index))
+            })
+            .count()
     }
 
     /// The report of a scan split across ranks ([`crate::cluster`]): the input problems first,
