@@ -290,18 +290,9 @@ pub fn replicates(groups: &[(String, Vec<f64>)], baseline: &str, margin: f64) ->
 
 /// What the runs of a campaign are sorted by. Time is best first (least first), speedup and
 /// bandwidth best first (most first), operations and bytes most first; `reverse` flips it.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-    clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum SortMetric {
     /// The order the runs were given in.

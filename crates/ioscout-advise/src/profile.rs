@@ -18,7 +18,8 @@ const SMALL_BINS: [&str; 4] = ["0_100", "100_1K", "1K_10K", "10K_100K"];
 const MIN_CALLS: u64 = 100;
 
 /// Evidence a strategy needs, or that rules it out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Condition {
     /// At least 100 reads, half of them under 100 KiB.

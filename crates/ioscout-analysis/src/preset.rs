@@ -154,19 +154,9 @@ pub const PRESET_NAMES: &[&str] = &["posix", "dlio", "dlio-prev", "generic"];
 
 /// A layer preset as a user names it: one of the presets, or `auto` to choose from the trace's
 /// categories. Spelled as on the command line (`dlio-prev`) in JSON, MCP parameters and clap.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-    clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum PresetName {
     /// Chosen from the trace's categories.
@@ -196,7 +186,9 @@ impl PresetName {
 
     /// The preset named `name`, if any.
     pub fn parse(name: &str) -> Option<PresetName> {
-        <PresetName as clap::ValueEnum>::from_str(name, false).ok()
+        [PresetName::Auto, PresetName::Posix, PresetName::Dlio, PresetName::DlioPrev, PresetName::Generic]
+            .into_iter()
+            .find(|preset| preset.name() == name)
     }
 }
 

@@ -21,20 +21,9 @@ use serde::Serialize;
 pub use crate::context::{Context, Parameters, SlotTotals};
 
 /// A rule family (where the rule comes from), named as on the command line (`--rules`).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-    clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum Family {
     /// WisIO's bottleneck rules (ICS 2025).
@@ -42,7 +31,7 @@ pub enum Family {
     /// DFAnalyzer's fact rules (`dlio`, `posix` rule sets).
     // Printed as `dfanalyzer_facts` in JSON (as before the typed vocabulary); read as either.
     #[serde(rename(serialize = "dfanalyzer_facts", deserialize = "dfanalyzer"), alias = "dfanalyzer_facts")]
-    #[value(name = "dfanalyzer")]
+    #[cfg_attr(feature = "clap", value(name = "dfanalyzer"))]
     DfanalyzerFacts,
     /// Drishti's triggers, on the counters a trace gives.
     Drishti,
@@ -84,20 +73,9 @@ impl Family {
 }
 
 /// Severity labels (DFAnalyzer's fact engine: critical ≥ 0.85, high ≥ 0.6, medium ≥ 0.3, low > 0).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-    clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum Label {
     /// Score 0.
@@ -389,20 +367,9 @@ pub struct MetricChoice {
 
 /// A bottleneck dimension, and the metric that measures it (the optimisation pipeline's metric
 /// selection guide).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-    clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum Dimension {
     // In the order of their names, which is how lists of them are sorted.
@@ -436,20 +403,9 @@ impl std::fmt::Display for Dimension {
 
 /// Reads or writes: the two directions of paired rules (trace rules and Darshan's paired
 /// counters alike).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-    clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
     /// Reads.

@@ -59,15 +59,7 @@ fn table(text: &str) -> Vec<(String, BTreeSet<String>)> {
 
 /// Each workspace member's ioscout dependencies of kind normal (dev-dependencies are the tests').
 fn metadata() -> BTreeMap<String, BTreeSet<String>> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let output = Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
-        .current_dir(workspace_root())
-        .output()
-        .unwrap_or_else(|error| panic!("cargo metadata: {error}"));
-    assert!(output.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
-    let value: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|error| panic!("cargo metadata's JSON: {error}"));
+    let value = cargo_metadata();
     let mut crates = BTreeMap::new();
     for package in value["packages"].as_array().into_iter().flatten() {
         let name = package["name"].as_str().unwrap_or_default().to_string();
@@ -83,6 +75,42 @@ fn metadata() -> BTreeMap<String, BTreeSet<String>> {
         crates.insert(name, uses);
     }
     crates
+}
+
+/// `cargo metadata` of the workspace, without its dependencies' packages.
+fn cargo_metadata() -> serde_json::Value {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let output = Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .current_dir(workspace_root())
+        .output()
+        .unwrap_or_else(|error| panic!("cargo metadata: {error}"));
+    assert!(output.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("cargo metadata's JSON: {error}"))
+}
+
+/// The crates that may depend on clap and schemars unconditionally: the front ends and the
+/// service, whose requests are the MCP tools' parameters.
+const FRONT_ENDS: [&str; 4] = ["ioscout-cli", "ioscout-mcp", "ioscout-python", "ioscout-service"];
+
+#[test]
+fn the_stages_take_clap_and_schemars_only_behind_features() {
+    let value = cargo_metadata();
+    for package in value["packages"].as_array().into_iter().flatten() {
+        let name = package["name"].as_str().unwrap_or_default();
+        if FRONT_ENDS.contains(&name) {
+            continue;
+        }
+        for dependency in package["dependencies"].as_array().into_iter().flatten() {
+            let used = dependency["name"].as_str().unwrap_or_default();
+            if dependency["kind"].is_null() && ["clap", "schemars"].contains(&used) {
+                assert_eq!(
+                    dependency["optional"], true,
+                    "{name} depends on {used} unconditionally: a library user of the stage would compile it; make it an optional feature the front ends turn on"
+                );
+            }
+        }
+    }
 }
 
 #[test]
