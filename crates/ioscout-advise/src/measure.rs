@@ -6,8 +6,12 @@
 use std::collections::BTreeSet;
 
 use ioscout_analysis::{Analysis, ViewType};
+use ioscout_darshan::counters::{
+    POSIX_BYTES_READ, POSIX_BYTES_WRITTEN, POSIX_F_META_TIME, POSIX_F_READ_TIME, POSIX_F_WRITE_TIME,
+    POSIX_OPENS, POSIX_READS, POSIX_SEEKS, POSIX_STATS, POSIX_WRITES,
+};
 use ioscout_diagnose::darshan::{DarshanContext, DarshanFacts, DrishtiThresholds};
-use ioscout_diagnose::{Context, Finding, Parameters};
+use ioscout_diagnose::{Context, Direction, Finding, Parameters};
 use serde::Serialize;
 
 /// Measured facts of one run.
@@ -232,29 +236,32 @@ impl Measurements {
         let context = DarshanContext::new(&facts, thresholds);
         let findings = ioscout_diagnose::darshan::diagnose(&context);
         let module = ioscout_diagnose::darshan::Module::Posix;
-        let read = context.ftotal(module, "POSIX_F_READ_TIME").max(0.0);
-        let write = context.ftotal(module, "POSIX_F_WRITE_TIME").max(0.0);
-        let meta = context.ftotal(module, "POSIX_F_META_TIME").max(0.0);
+        let read = context.ftotal(POSIX_F_READ_TIME).max(0.0);
+        let write = context.ftotal(POSIX_F_WRITE_TIME).max(0.0);
+        let meta = context.ftotal(POSIX_F_META_TIME).max(0.0);
         let total = read + write + meta;
         let io_time_s = context.io_time_by_slowest();
         let scale = if total > 0.0 { io_time_s / total } else { 0.0 };
         let positive = |value: i64| u64::try_from(value).unwrap_or(0);
-        let reads = positive(context.total(module, "POSIX_READS"));
-        let writes = positive(context.total(module, "POSIX_WRITES"));
+        let reads = positive(context.total(POSIX_READS));
+        let writes = positive(context.total(POSIX_WRITES));
         let small: u64 = context
             .records(module)
             .iter()
-            .map(|record| positive(context.small(record, "READ")) + positive(context.small(record, "WRITE")))
+            .map(|record| {
+                positive(context.small(record, Direction::Read))
+                    + positive(context.small(record, Direction::Write))
+            })
             .sum();
         let operations = reads + writes;
         let small_io_time_s =
             if operations > 0 { (read + write) * scale * small as f64 / operations as f64 } else { 0.0 };
-        let small_of = |kind: &str| -> u64 {
-            context.records(module).iter().map(|record| positive(context.small(record, kind))).sum()
+        let small_of = |direction: Direction| -> u64 {
+            context.records(module).iter().map(|record| positive(context.small(record, direction))).sum()
         };
         let share = |part: u64, whole: u64| if whole > 0 { part as f64 / whole as f64 } else { 0.0 };
-        let small_read_time_s = read * scale * share(small_of("READ"), reads);
-        let small_write_time_s = write * scale * share(small_of("WRITE"), writes);
+        let small_read_time_s = read * scale * share(small_of(Direction::Read), reads);
+        let small_write_time_s = write * scale * share(small_of(Direction::Write), writes);
         let mut uses = BTreeSet::new();
         for (module_name, tag) in [
             ("MPI-IO", "mpi"),
@@ -272,8 +279,8 @@ impl Measurements {
         }
         let mut bytes_by_file: std::collections::BTreeMap<u64, f64> = std::collections::BTreeMap::new();
         for record in context.records(module) {
-            *bytes_by_file.entry(record.id).or_default() += (context.value(record, "POSIX_BYTES_READ")
-                + context.value(record, "POSIX_BYTES_WRITTEN"))
+            *bytes_by_file.entry(record.id).or_default() += (context.value(record, POSIX_BYTES_READ)
+                + context.value(record, POSIX_BYTES_WRITTEN))
             .max(0) as f64;
         }
         let file_weights = bytes_by_file
@@ -285,9 +292,9 @@ impl Measurements {
             })
             .collect();
         let profile = crate::profile::Profile::of(&facts, true, None, uses.contains("mpi"));
-        let opens = positive(context.total(module, "POSIX_OPENS"));
-        let stats = positive(context.total(module, "POSIX_STATS"));
-        let seeks = positive(context.total(module, "POSIX_SEEKS"));
+        let opens = positive(context.total(POSIX_OPENS));
+        let stats = positive(context.total(POSIX_STATS));
+        let seeks = positive(context.total(POSIX_SEEKS));
         Measurements {
             source: "darshan",
             job_time_s: log.run_time().max(0.0),
@@ -302,8 +309,7 @@ impl Measurements {
             operations,
             small_operations: small,
             metadata_operations: opens + stats + seeks,
-            bytes: positive(context.total(module, "POSIX_BYTES_READ"))
-                + positive(context.total(module, "POSIX_BYTES_WRITTEN")),
+            bytes: positive(context.total(POSIX_BYTES_READ)) + positive(context.total(POSIX_BYTES_WRITTEN)),
             processes: positive(log.job.nprocs),
             files: bytes_by_file.len() as u64,
             uses,

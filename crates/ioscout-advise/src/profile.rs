@@ -7,12 +7,18 @@
 //! [`Profile::holds`] gives whether it holds, with the numbers that decide it, or `None` when
 //! the run cannot tell (the tracer does not see those calls, no timestamps).
 
+use ioscout_darshan::counters::{
+    Counter, POSIX_BYTES_READ, POSIX_BYTES_WRITTEN, POSIX_CONSEC_READS, POSIX_FDSYNCS, POSIX_FSYNCS,
+    POSIX_MAX_BYTE_READ, POSIX_OPENS, POSIX_READS, POSIX_SEQ_READS, POSIX_SIZE_READ_BINS,
+    POSIX_SIZE_WRITE_BINS, POSIX_STATS, POSIX_WRITES, STDIO_OPENS,
+};
 use ioscout_diagnose::darshan::rules::{IoGaps, SharedFileCalls, io_gaps, shared_file_calls};
 use ioscout_diagnose::darshan::{DarshanContext, DarshanFacts, DrishtiThresholds, Module};
 use serde::{Deserialize, Serialize};
 
-/// A request under this many bytes is small for the evidence (Darshan's size bins up to 100 KiB).
-const SMALL_BINS: [&str; 4] = ["0_100", "100_1K", "1K_10K", "10K_100K"];
+/// A request in the first this many of Darshan's size bins (under 100 KiB) is small for the
+/// evidence.
+const SMALL_BINS: usize = 4;
 
 /// Fewer calls than this are too few to speak of an access pattern.
 const MIN_CALLS: u64 = 100;
@@ -138,34 +144,36 @@ impl Profile {
         let mut moved = std::collections::BTreeSet::new();
         let mut stats = 0;
         for record in posix {
-            let value = |name: &str| positive(context.value(record, name));
-            let reads = value("POSIX_READS");
+            let value = |counter: Counter| positive(context.value(record, counter));
+            let reads = value(POSIX_READS);
             profile.reads += reads;
-            profile.writes += value("POSIX_WRITES");
-            for bin in SMALL_BINS {
-                profile.small_reads += value(&format!("POSIX_SIZE_READ_{bin}"));
-                profile.small_writes += value(&format!("POSIX_SIZE_WRITE_{bin}"));
+            profile.writes += value(POSIX_WRITES);
+            for (read_bin, write_bin) in
+                POSIX_SIZE_READ_BINS.iter().zip(&POSIX_SIZE_WRITE_BINS).take(SMALL_BINS)
+            {
+                profile.small_reads += value(*read_bin);
+                profile.small_writes += value(*write_bin);
             }
             profile.later_reads += reads.saturating_sub(1);
-            profile.consecutive_reads += value("POSIX_CONSEC_READS");
-            profile.sequential_reads += value("POSIX_SEQ_READS");
-            let bytes_read = value("POSIX_BYTES_READ");
+            profile.consecutive_reads += value(POSIX_CONSEC_READS);
+            profile.sequential_reads += value(POSIX_SEQ_READS);
+            let bytes_read = value(POSIX_BYTES_READ);
             profile.bytes_read += bytes_read;
-            profile.bytes_written += value("POSIX_BYTES_WRITTEN");
-            let extent = context.value(record, "POSIX_MAX_BYTE_READ").saturating_add(1);
+            profile.bytes_written += value(POSIX_BYTES_WRITTEN);
+            let extent = context.value(record, POSIX_MAX_BYTE_READ).saturating_add(1);
             profile.reread_bytes += bytes_read.saturating_sub(positive(extent));
-            profile.syncs += value("POSIX_FSYNCS") + value("POSIX_FDSYNCS");
-            profile.opens += value("POSIX_OPENS");
-            stats += value("POSIX_STATS");
-            if value("POSIX_OPENS") > 0 {
+            profile.syncs += value(POSIX_FSYNCS) + value(POSIX_FDSYNCS);
+            profile.opens += value(POSIX_OPENS);
+            stats += value(POSIX_STATS);
+            if value(POSIX_OPENS) > 0 {
                 opened.insert(record.id);
             }
-            if bytes_read + value("POSIX_BYTES_WRITTEN") > 0 {
+            if bytes_read + value(POSIX_BYTES_WRITTEN) > 0 {
                 moved.insert(record.id);
             }
         }
         for record in context.records(Module::Stdio) {
-            let opens = positive(context.value(record, "STDIO_OPENS"));
+            let opens = positive(context.value(record, STDIO_OPENS));
             profile.opens += opens;
             if opens > 0 {
                 opened.insert(record.id);

@@ -325,15 +325,12 @@ fn ost_usage(log: &DarshanLog) -> Vec<OstUse> {
     let Records::Lustre(records) = &lustre.records else { return Vec::new() };
     let mut bytes_of: BTreeMap<u64, u64> = BTreeMap::new();
     let posix = log.counter_records(crate::id::POSIX);
-    if let Some((names, _)) = counter_names(crate::id::POSIX) {
-        let (read_at, written_at) =
-            (index_of(names, "POSIX_BYTES_READ"), index_of(names, "POSIX_BYTES_WRITTEN"));
-        for record in posix {
-            let value =
-                |at: Option<usize>| at.and_then(|at| record.counters.get(at).copied()).map_or(0, positive);
-            let entry = bytes_of.entry(record.id).or_default();
-            *entry = entry.saturating_add(value(read_at)).saturating_add(value(written_at));
-        }
+    for record in posix {
+        let value = |counter: crate::counters::Counter| positive(counter.of(record));
+        let entry = bytes_of.entry(record.id).or_default();
+        *entry = entry
+            .saturating_add(value(crate::counters::POSIX_BYTES_READ))
+            .saturating_add(value(crate::counters::POSIX_BYTES_WRITTEN));
     }
     let mut osts: BTreeMap<i64, OstUse> = BTreeMap::new();
     // A file's record may repeat per rank: its OSTs count once.

@@ -10,8 +10,9 @@
 
 use std::collections::HashMap;
 
+use crate::counters::{self, Counter};
 use crate::derived::Metrics;
-use crate::module::{CounterRecord, counter_names, id};
+use crate::module::{CounterRecord, id};
 use crate::{DarshanLog, Records};
 
 /// The modules statistics are given for, with the counters that make reads and writes.
@@ -45,23 +46,33 @@ impl StatsModule {
     }
 
     /// The counters summed into reads and into writes.
-    fn operations(self) -> (&'static [&'static str], &'static [&'static str]) {
+    fn operations(self) -> (&'static [Counter], &'static [Counter]) {
         match self {
-            StatsModule::Posix => (&["POSIX_READS"], &["POSIX_WRITES"]),
-            StatsModule::Stdio => (&["STDIO_READS"], &["STDIO_WRITES"]),
+            StatsModule::Posix => (&[counters::POSIX_READS], &[counters::POSIX_WRITES]),
+            StatsModule::Stdio => (&[counters::STDIO_READS], &[counters::STDIO_WRITES]),
             StatsModule::MpiIo => (
-                &["MPIIO_INDEP_READS", "MPIIO_COLL_READS", "MPIIO_SPLIT_READS", "MPIIO_NB_READS"],
-                &["MPIIO_INDEP_WRITES", "MPIIO_COLL_WRITES", "MPIIO_SPLIT_WRITES", "MPIIO_NB_WRITES"],
+                &[
+                    counters::MPIIO_INDEP_READS,
+                    counters::MPIIO_COLL_READS,
+                    counters::MPIIO_SPLIT_READS,
+                    counters::MPIIO_NB_READS,
+                ],
+                &[
+                    counters::MPIIO_INDEP_WRITES,
+                    counters::MPIIO_COLL_WRITES,
+                    counters::MPIIO_SPLIT_WRITES,
+                    counters::MPIIO_NB_WRITES,
+                ],
             ),
         }
     }
 
     /// The counters of bytes read and written.
-    fn bytes(self) -> (&'static str, &'static str) {
+    fn bytes(self) -> (Counter, Counter) {
         match self {
-            StatsModule::Posix => ("POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN"),
-            StatsModule::MpiIo => ("MPIIO_BYTES_READ", "MPIIO_BYTES_WRITTEN"),
-            StatsModule::Stdio => ("STDIO_BYTES_READ", "STDIO_BYTES_WRITTEN"),
+            StatsModule::Posix => (counters::POSIX_BYTES_READ, counters::POSIX_BYTES_WRITTEN),
+            StatsModule::MpiIo => (counters::MPIIO_BYTES_READ, counters::MPIIO_BYTES_WRITTEN),
+            StatsModule::Stdio => (counters::STDIO_BYTES_READ, counters::STDIO_BYTES_WRITTEN),
         }
     }
 }
@@ -158,44 +169,28 @@ fn records_by_file<'l>(
     order
 }
 
-/// Sums counters by name over records, negative values as 0.
-struct Counters {
-    positions: Vec<usize>,
-}
-
-impl Counters {
-    fn of(module: StatsModule, names: &[&str]) -> Counters {
-        let all = counter_names(module.id()).map_or(&[][..], |(integers, _)| integers);
-        let positions =
-            names.iter().filter_map(|name| all.iter().position(|candidate| candidate == name)).collect();
-        Counters { positions }
-    }
-
-    fn sum(&self, records: &[&CounterRecord]) -> u64 {
-        records
-            .iter()
-            .flat_map(|record| self.positions.iter().filter_map(|position| record.counters.get(*position)))
-            .fold(0_u64, |total, value| total.saturating_add(value.max(&0).unsigned_abs()))
-    }
+/// Sums `counters` over `records`, negative values as 0.
+fn sum(counters: &[Counter], records: &[&CounterRecord]) -> u64 {
+    records
+        .iter()
+        .flat_map(|record| counters.iter().map(|counter| counter.of(record)))
+        .fold(0_u64, |total, value| total.saturating_add(value.max(0).unsigned_abs()))
 }
 
 /// The figures of every file of `module` in `log` that `keep` accepts, in log order.
 pub fn file_stats(log: &DarshanLog, module: StatsModule, keep: &impl Fn(&str) -> bool) -> Vec<FileStats> {
     let (reads, writes) = module.operations();
     let (read_bytes, written_bytes) = module.bytes();
-    let (reads, writes) = (Counters::of(module, reads), Counters::of(module, writes));
-    let (read_bytes, written_bytes) =
-        (Counters::of(module, &[read_bytes]), Counters::of(module, &[written_bytes]));
     records_by_file(log, module, keep)
         .into_iter()
         .map(|(record_id, records)| {
             let metrics = Metrics::of(module.id(), records.iter().copied(), log.job.nprocs);
             FileStats {
                 file: log.name_or_id(record_id),
-                bytes_read: read_bytes.sum(&records),
-                bytes_written: written_bytes.sum(&records),
-                reads: reads.sum(&records),
-                writes: writes.sum(&records),
+                bytes_read: sum(&[read_bytes], &records),
+                bytes_written: sum(&[written_bytes], &records),
+                reads: sum(reads, &records),
+                writes: sum(writes, &records),
                 time_by_slowest_s: if metrics.agg_time_by_slowest.is_finite() {
                     metrics.agg_time_by_slowest.max(0.0)
                 } else {
@@ -220,7 +215,7 @@ pub fn job_stats(log: &DarshanLog, module: StatsModule, keep: &impl Fn(&str) -> 
     let time =
         if metrics.agg_time_by_slowest.is_finite() { metrics.agg_time_by_slowest.max(0.0) } else { 0.0 };
     let (read_bytes, written_bytes) = module.bytes();
-    let total_bytes = Counters::of(module, &[read_bytes, written_bytes]).sum(&records);
+    let total_bytes = sum(&[read_bytes, written_bytes], &records);
     Some(JobStats {
         job_id: log.job.jobid,
         uid: log.job.uid,

@@ -15,6 +15,7 @@
 //! a misread record's counters are arbitrary 64-bit patterns, almost all of them beyond these
 //! bounds, so one such record is caught with near certainty.
 
+use crate::counters;
 use crate::module::{CounterRecord, counter_names, id};
 
 /// The largest magnitude of a count or byte total of one record: 2^60 (an exbibyte, or 10^18
@@ -60,19 +61,16 @@ impl Checks {
     /// `run_time_s` seconds (`None`: unknown); `None` for a module without counter names.
     pub(crate) fn of(module_id: usize, nprocs: i64, run_time_s: Option<f64>) -> Option<Checks> {
         let (names, float_names) = counter_names(module_id)?;
-        let position = |name: &str| names.iter().position(|candidate| *candidate == name);
         let directions = if module_id == id::POSIX {
             [
-                ("POSIX_READS", "POSIX_SIZE_READ_", "POSIX_BYTES_READ"),
-                ("POSIX_WRITES", "POSIX_SIZE_WRITE_", "POSIX_BYTES_WRITTEN"),
+                (counters::POSIX_READS, counters::POSIX_SIZE_READ_BINS, counters::POSIX_BYTES_READ),
+                (counters::POSIX_WRITES, counters::POSIX_SIZE_WRITE_BINS, counters::POSIX_BYTES_WRITTEN),
             ]
             .into_iter()
-            .filter_map(|(operations, bins, bytes)| {
-                Some(Direction {
-                    operations: position(operations)?,
-                    bins: (0..names.len()).filter(|index| names[*index].starts_with(bins)).collect(),
-                    bytes: position(bytes),
-                })
+            .map(|(operations, bins, bytes)| Direction {
+                operations: operations.index(),
+                bins: bins.iter().map(|bin| bin.index()).collect(),
+                bytes: Some(bytes.index()),
             })
             .collect()
         } else {

@@ -21,9 +21,20 @@
 //! puts it (with such features the detector held out runs of unseen rank counts worse: 0.95
 //! micro-F1 against 0.99 without them). A ratio whose denominator is zero is 0.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
-use ioscout_darshan::{CounterRecord, counter_names, id};
+use ioscout_darshan::counters::{
+    Counter, FloatCounter, MPIIO_BYTES_READ, MPIIO_BYTES_WRITTEN, MPIIO_COLL_READS, MPIIO_COLL_WRITES,
+    MPIIO_INDEP_READS, MPIIO_INDEP_WRITES, MPIIO_NB_READS, MPIIO_NB_WRITES, MPIIO_SPLIT_READS,
+    MPIIO_SPLIT_WRITES, POSIX_ACCESSES, POSIX_BYTES_READ, POSIX_BYTES_WRITTEN, POSIX_CONSEC_READS,
+    POSIX_CONSEC_WRITES, POSIX_F_META_TIME, POSIX_F_READ_TIME, POSIX_F_VARIANCE_RANK_BYTES,
+    POSIX_F_WRITE_TIME, POSIX_FASTEST_RANK_BYTES, POSIX_FDSYNCS, POSIX_FILE_NOT_ALIGNED, POSIX_FSYNCS,
+    POSIX_MEM_NOT_ALIGNED, POSIX_OPENS, POSIX_READS, POSIX_RW_SWITCHES, POSIX_SEEKS, POSIX_SEQ_READS,
+    POSIX_SEQ_WRITES, POSIX_SIZE_READ_BINS, POSIX_SIZE_WRITE_BINS, POSIX_SLOWEST_RANK_BYTES, POSIX_STATS,
+    POSIX_WRITES, STDIO_BYTES_READ, STDIO_BYTES_WRITTEN, STDIO_F_META_TIME, STDIO_F_READ_TIME,
+    STDIO_F_WRITE_TIME, STDIO_OPENS, STDIO_READS, STDIO_WRITES,
+};
+use ioscout_darshan::{CounterRecord, id};
 
 /// One feature: its name and what it is.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
@@ -110,47 +121,41 @@ pub struct Features {
     values: Vec<f64>,
 }
 
-/// Counter values of one module by name.
+/// Counter values of one module's records.
 struct Module<'a> {
+    module: usize,
     records: &'a [CounterRecord],
-    integers: HashMap<&'static str, usize>,
-    floats: HashMap<&'static str, usize>,
 }
 
 impl<'a> Module<'a> {
     fn new(module: usize, records: &'a [CounterRecord]) -> Module<'a> {
-        let (names, float_names) = counter_names(module).unwrap_or((&[], &[]));
-        Module {
-            records,
-            integers: names.iter().enumerate().map(|(index, name)| (*name, index)).collect(),
-            floats: float_names.iter().enumerate().map(|(index, name)| (*name, index)).collect(),
-        }
+        Module { module, records }
     }
 
-    /// Integer counter `name` of `record` as a float (negative values, Darshan's "unknown", as 0).
-    fn value(&self, record: &CounterRecord, name: &str) -> f64 {
-        let value =
-            self.integers.get(name).and_then(|&index| record.counters.get(index)).copied().unwrap_or(0);
-        value.max(0) as f64
+    /// Integer counter `counter` of `record` as a float (negative values, Darshan's "unknown",
+    /// as 0).
+    fn value(&self, record: &CounterRecord, counter: Counter) -> f64 {
+        debug_assert_eq!(counter.module(), self.module, "{} read from another module", counter.name());
+        counter.of(record).max(0) as f64
     }
 
-    /// Floating-point counter `name` of `record` (negative or not finite as 0).
-    fn fvalue(&self, record: &CounterRecord, name: &str) -> f64 {
-        let value =
-            self.floats.get(name).and_then(|&index| record.fcounters.get(index)).copied().unwrap_or(0.0);
+    /// Floating-point counter `counter` of `record` (negative or not finite as 0).
+    fn fvalue(&self, record: &CounterRecord, counter: FloatCounter) -> f64 {
+        debug_assert_eq!(counter.module(), self.module, "{} read from another module", counter.name());
+        let value = counter.of(record);
         if value.is_finite() { value.max(0.0) } else { 0.0 }
     }
 
-    fn sum(&self, name: &str) -> f64 {
-        self.records.iter().map(|record| self.value(record, name)).sum()
+    fn sum(&self, counter: Counter) -> f64 {
+        self.records.iter().map(|record| self.value(record, counter)).sum()
     }
 
-    fn fsum(&self, name: &str) -> f64 {
-        self.records.iter().map(|record| self.fvalue(record, name)).sum()
+    fn fsum(&self, counter: FloatCounter) -> f64 {
+        self.records.iter().map(|record| self.fvalue(record, counter)).sum()
     }
 
-    fn sums(&self, names: &[&str]) -> f64 {
-        names.iter().map(|name| self.sum(name)).sum()
+    fn sums(&self, counters: &[Counter]) -> f64 {
+        counters.iter().map(|counter| self.sum(*counter)).sum()
     }
 }
 
@@ -171,9 +176,6 @@ fn coefficient_of_variation(values: &[f64]) -> f64 {
     let variance = values.iter().map(|value| (value - mean).powi(2)).sum::<f64>() / values.len() as f64;
     variance.sqrt() / mean
 }
-
-const SIZE_BINS: [&str; 10] =
-    ["0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M", "10M_100M", "100M_1G", "1G_PLUS"];
 
 impl Features {
     /// The features of a run, group by group in the order of [`FEATURES`].
@@ -250,9 +252,9 @@ impl Run<'_> {
     /// Shares of I/O time; the read share of the bytes.
     fn time_and_volume(&self, values: &mut Vec<f64>) -> Totals {
         // Time.
-        let read_seconds = self.posix.fsum("POSIX_F_READ_TIME") + self.stdio.fsum("STDIO_F_READ_TIME");
-        let write_seconds = self.posix.fsum("POSIX_F_WRITE_TIME") + self.stdio.fsum("STDIO_F_WRITE_TIME");
-        let metadata_seconds = self.posix.fsum("POSIX_F_META_TIME") + self.stdio.fsum("STDIO_F_META_TIME");
+        let read_seconds = self.posix.fsum(POSIX_F_READ_TIME) + self.stdio.fsum(STDIO_F_READ_TIME);
+        let write_seconds = self.posix.fsum(POSIX_F_WRITE_TIME) + self.stdio.fsum(STDIO_F_WRITE_TIME);
+        let metadata_seconds = self.posix.fsum(POSIX_F_META_TIME) + self.stdio.fsum(STDIO_F_META_TIME);
         let io_seconds = read_seconds + write_seconds + metadata_seconds;
         values.push(ratio(io_seconds, self.nprocs * self.counters.run_time.max(0.0)).min(4.0));
         values.push(ratio(metadata_seconds, io_seconds));
@@ -260,14 +262,14 @@ impl Run<'_> {
         values.push(ratio(write_seconds, io_seconds));
 
         // Volume.
-        let posix_read = self.posix.sum("POSIX_BYTES_READ");
-        let posix_written = self.posix.sum("POSIX_BYTES_WRITTEN");
-        let stdio_bytes = self.stdio.sum("STDIO_BYTES_READ") + self.stdio.sum("STDIO_BYTES_WRITTEN");
+        let posix_read = self.posix.sum(POSIX_BYTES_READ);
+        let posix_written = self.posix.sum(POSIX_BYTES_WRITTEN);
+        let stdio_bytes = self.stdio.sum(STDIO_BYTES_READ) + self.stdio.sum(STDIO_BYTES_WRITTEN);
         let posix_bytes = posix_read + posix_written;
         let bytes = posix_bytes + stdio_bytes;
-        let posix_operations = self.posix.sum("POSIX_READS") + self.posix.sum("POSIX_WRITES");
-        let operations = posix_operations + self.stdio.sum("STDIO_READS") + self.stdio.sum("STDIO_WRITES");
-        values.push(ratio(posix_read + self.stdio.sum("STDIO_BYTES_READ"), bytes));
+        let posix_operations = self.posix.sum(POSIX_READS) + self.posix.sum(POSIX_WRITES);
+        let operations = posix_operations + self.stdio.sum(STDIO_READS) + self.stdio.sum(STDIO_WRITES);
+        values.push(ratio(posix_read + self.stdio.sum(STDIO_BYTES_READ), bytes));
         Totals { bytes, posix_bytes, stdio_bytes, operations, posix_operations }
     }
 
@@ -275,12 +277,10 @@ impl Run<'_> {
     fn sizes(&self, totals: &Totals, values: &mut Vec<f64>) {
         let Totals { posix_bytes, posix_operations, .. } = *totals;
         // Sizes.
-        let bins: Vec<f64> = SIZE_BINS
+        let bins: Vec<f64> = POSIX_SIZE_READ_BINS
             .iter()
-            .map(|bin| {
-                self.posix.sum(&format!("POSIX_SIZE_READ_{bin}"))
-                    + self.posix.sum(&format!("POSIX_SIZE_WRITE_{bin}"))
-            })
+            .zip(&POSIX_SIZE_WRITE_BINS)
+            .map(|(read_bin, write_bin)| self.posix.sum(*read_bin) + self.posix.sum(*write_bin))
             .collect();
         let binned: f64 = bins.iter().sum();
         for bin in &bins[..7] {
@@ -312,35 +312,35 @@ impl Run<'_> {
             .posix
             .iter()
             .map(|record| {
-                (self.posix.value(record, "POSIX_READS") + self.posix.value(record, "POSIX_WRITES") - 1.0)
+                (self.posix.value(record, POSIX_READS) + self.posix.value(record, POSIX_WRITES) - 1.0)
                     .max(0.0)
             })
             .sum();
         // With no request after a first one (every file read or written once, or none), nothing
         // is out of order: 1, not 0.
-        let in_order = |names: &[&str]| {
-            if ordered > 0.0 { ratio(self.posix.sums(names), ordered).min(1.0) } else { 1.0 }
+        let in_order = |counters: &[Counter]| {
+            if ordered > 0.0 { ratio(self.posix.sums(counters), ordered).min(1.0) } else { 1.0 }
         };
-        values.push(in_order(&["POSIX_SEQ_READS", "POSIX_SEQ_WRITES"]));
-        values.push(in_order(&["POSIX_CONSEC_READS", "POSIX_CONSEC_WRITES"]));
+        values.push(in_order(&[POSIX_SEQ_READS, POSIX_SEQ_WRITES]));
+        values.push(in_order(&[POSIX_CONSEC_READS, POSIX_CONSEC_WRITES]));
         let (mut weighted, mut weight) = (0.0, 0.0);
         for record in self.counters.posix {
-            let moved = self.posix.value(record, "POSIX_BYTES_READ")
-                + self.posix.value(record, "POSIX_BYTES_WRITTEN");
+            let moved =
+                self.posix.value(record, POSIX_BYTES_READ) + self.posix.value(record, POSIX_BYTES_WRITTEN);
             let after_first =
-                (self.posix.value(record, "POSIX_READS") + self.posix.value(record, "POSIX_WRITES") - 1.0)
+                (self.posix.value(record, POSIX_READS) + self.posix.value(record, POSIX_WRITES) - 1.0)
                     .max(0.0);
             let sequential =
-                self.posix.value(record, "POSIX_SEQ_READS") + self.posix.value(record, "POSIX_SEQ_WRITES");
+                self.posix.value(record, POSIX_SEQ_READS) + self.posix.value(record, POSIX_SEQ_WRITES);
             let share = if after_first > 0.0 { (sequential / after_first).min(1.0) } else { 1.0 };
             weighted += moved * share;
             weight += moved;
         }
         values.push(if weight > 0.0 { weighted / weight } else { 1.0 });
-        values.push(ratio(self.posix.sum("POSIX_SEEKS"), posix_operations).min(4.0));
-        values.push(ratio(self.posix.sum("POSIX_RW_SWITCHES"), posix_operations).min(1.0));
-        values.push(ratio(self.posix.sum("POSIX_FILE_NOT_ALIGNED"), posix_operations).min(1.0));
-        values.push(ratio(self.posix.sum("POSIX_MEM_NOT_ALIGNED"), posix_operations).min(1.0));
+        values.push(ratio(self.posix.sum(POSIX_SEEKS), posix_operations).min(4.0));
+        values.push(ratio(self.posix.sum(POSIX_RW_SWITCHES), posix_operations).min(1.0));
+        values.push(ratio(self.posix.sum(POSIX_FILE_NOT_ALIGNED), posix_operations).min(1.0));
+        values.push(ratio(self.posix.sum(POSIX_MEM_NOT_ALIGNED), posix_operations).min(1.0));
     }
 
     /// Files per process, bytes and opens per file, metadata and syncs; returns the data files.
@@ -351,15 +351,14 @@ impl Run<'_> {
         // Ordered by file id: the sums below must not depend on a hash order.
         let mut bytes_by_file: BTreeMap<u64, f64> = BTreeMap::new();
         for record in self.counters.posix {
-            *bytes_by_file.entry(record.id).or_default() += self.posix.value(record, "POSIX_BYTES_READ")
-                + self.posix.value(record, "POSIX_BYTES_WRITTEN");
+            *bytes_by_file.entry(record.id).or_default() +=
+                self.posix.value(record, POSIX_BYTES_READ) + self.posix.value(record, POSIX_BYTES_WRITTEN);
         }
         let data_files = bytes_by_file.values().filter(|bytes| **bytes > 0.0).count() as f64;
-        let opens = self.posix.sum("POSIX_OPENS") + self.stdio.sum("STDIO_OPENS");
+        let opens = self.posix.sum(POSIX_OPENS) + self.stdio.sum(STDIO_OPENS);
         let mib = bytes / f64::from(1 << 20);
         let moved = |record: &CounterRecord| {
-            self.posix.value(record, "POSIX_BYTES_READ") + self.posix.value(record, "POSIX_BYTES_WRITTEN")
-                > 0.0
+            self.posix.value(record, POSIX_BYTES_READ) + self.posix.value(record, POSIX_BYTES_WRITTEN) > 0.0
         };
         let data_records: Vec<&CounterRecord> =
             self.counters.posix.iter().filter(|record| moved(record)).collect();
@@ -370,14 +369,14 @@ impl Run<'_> {
         values.push((1.0 + effective_files / self.nprocs).log2());
         values.push(ratio(data_files, files.len() as f64));
         values.push((1.0 + ratio(posix_bytes, data_files)).log2());
-        let data_opens: f64 = data_records.iter().map(|record| self.posix.value(record, "POSIX_OPENS")).sum();
+        let data_opens: f64 = data_records.iter().map(|record| self.posix.value(record, POSIX_OPENS)).sum();
         values.push(ratio(data_opens, data_records.len() as f64).min(64.0));
         values.push((1.0 + opens / (1.0 + mib)).log10());
         let metadata_calls =
-            self.posix.sum("POSIX_OPENS") + self.posix.sum("POSIX_STATS") + self.stdio.sum("STDIO_OPENS");
+            self.posix.sum(POSIX_OPENS) + self.posix.sum(POSIX_STATS) + self.stdio.sum(STDIO_OPENS);
         values.push((1.0 + metadata_calls / (1.0 + operations)).log10());
-        let syncs = self.posix.sum("POSIX_FSYNCS") + self.posix.sum("POSIX_FDSYNCS");
-        values.push(ratio(syncs, self.posix.sum("POSIX_WRITES")).min(4.0));
+        let syncs = self.posix.sum(POSIX_FSYNCS) + self.posix.sum(POSIX_FDSYNCS);
+        values.push(ratio(syncs, self.posix.sum(POSIX_WRITES)).min(4.0));
         data_files
     }
 
@@ -385,8 +384,7 @@ impl Run<'_> {
     fn balance(&self, totals: &Totals, data_files: f64, values: &mut Vec<f64>) {
         let Totals { posix_bytes, .. } = *totals;
         let moved = |record: &CounterRecord| {
-            self.posix.value(record, "POSIX_BYTES_READ") + self.posix.value(record, "POSIX_BYTES_WRITTEN")
-                > 0.0
+            self.posix.value(record, POSIX_BYTES_READ) + self.posix.value(record, POSIX_BYTES_WRITTEN) > 0.0
         };
         // Sharing and balance.
         let shared: Vec<&CounterRecord> =
@@ -394,7 +392,7 @@ impl Run<'_> {
         let shared_bytes: f64 = shared
             .iter()
             .map(|record| {
-                self.posix.value(record, "POSIX_BYTES_READ") + self.posix.value(record, "POSIX_BYTES_WRITTEN")
+                self.posix.value(record, POSIX_BYTES_READ) + self.posix.value(record, POSIX_BYTES_WRITTEN)
             })
             .sum();
         values.push(ratio(shared_bytes, posix_bytes));
@@ -414,17 +412,17 @@ impl Run<'_> {
         values.push(coefficient_of_variation(&rank_seconds));
         let (mut cv, mut spread) = (0.0, 0.0);
         for record in &shared {
-            let moved_bytes = self.posix.value(record, "POSIX_BYTES_READ")
-                + self.posix.value(record, "POSIX_BYTES_WRITTEN");
+            let moved_bytes =
+                self.posix.value(record, POSIX_BYTES_READ) + self.posix.value(record, POSIX_BYTES_WRITTEN);
             let per_process = moved_bytes / self.nprocs;
             if per_process <= 0.0 {
                 continue;
             }
             let weight = ratio(moved_bytes, shared_bytes);
             cv += weight
-                * (self.posix.fvalue(record, "POSIX_F_VARIANCE_RANK_BYTES").sqrt() / per_process).min(64.0);
-            let gap = self.posix.value(record, "POSIX_SLOWEST_RANK_BYTES")
-                - self.posix.value(record, "POSIX_FASTEST_RANK_BYTES");
+                * (self.posix.fvalue(record, POSIX_F_VARIANCE_RANK_BYTES).sqrt() / per_process).min(64.0);
+            let gap = self.posix.value(record, POSIX_SLOWEST_RANK_BYTES)
+                - self.posix.value(record, POSIX_FASTEST_RANK_BYTES);
             spread += weight * (gap.abs() / per_process).min(64.0);
         }
         values.push(cv);
@@ -435,20 +433,15 @@ impl Run<'_> {
     fn interfaces(&self, totals: &Totals, values: &mut Vec<f64>) {
         let Totals { bytes, posix_bytes, stdio_bytes, .. } = *totals;
         // Interfaces.
-        let collective = self.mpiio.sums(&["MPIIO_COLL_READS", "MPIIO_COLL_WRITES"]);
-        let independent = self.mpiio.sums(&["MPIIO_INDEP_READS", "MPIIO_INDEP_WRITES"]);
-        let other = self.mpiio.sums(&[
-            "MPIIO_NB_READS",
-            "MPIIO_NB_WRITES",
-            "MPIIO_SPLIT_READS",
-            "MPIIO_SPLIT_WRITES",
-        ]);
+        let collective = self.mpiio.sums(&[MPIIO_COLL_READS, MPIIO_COLL_WRITES]);
+        let independent = self.mpiio.sums(&[MPIIO_INDEP_READS, MPIIO_INDEP_WRITES]);
+        let other =
+            self.mpiio.sums(&[MPIIO_NB_READS, MPIIO_NB_WRITES, MPIIO_SPLIT_READS, MPIIO_SPLIT_WRITES]);
         let mpiio_operations = collective + independent + other;
         values.push(if self.counters.mpiio.is_empty() { 0.0 } else { 1.0 });
         values.push(ratio(collective, mpiio_operations));
         values.push(ratio(independent, mpiio_operations));
-        values
-            .push(ratio(self.mpiio.sums(&["MPIIO_BYTES_READ", "MPIIO_BYTES_WRITTEN"]), posix_bytes).min(2.0));
+        values.push(ratio(self.mpiio.sums(&[MPIIO_BYTES_READ, MPIIO_BYTES_WRITTEN]), posix_bytes).min(2.0));
         values.push(ratio(stdio_bytes, bytes));
     }
 }
@@ -457,9 +450,9 @@ impl Run<'_> {
 fn dominant_access(posix: &Module<'_>) -> (f64, f64) {
     let mut counts: BTreeMap<i64, f64> = BTreeMap::new();
     for record in posix.records {
-        for slot in 1..=4 {
-            let size = posix.value(record, &format!("POSIX_ACCESS{slot}_ACCESS"));
-            let count = posix.value(record, &format!("POSIX_ACCESS{slot}_COUNT"));
+        for (size_counter, count_counter) in POSIX_ACCESSES {
+            let size = posix.value(record, size_counter);
+            let count = posix.value(record, count_counter);
             if count > 0.0 {
                 *counts.entry(size as i64).or_default() += count;
             }
@@ -481,10 +474,10 @@ fn per_rank(posix: &Module<'_>, nprocs: i64) -> (Vec<f64>, Vec<f64>) {
         if rank >= slots {
             continue;
         }
-        bytes[rank] += posix.value(record, "POSIX_BYTES_READ") + posix.value(record, "POSIX_BYTES_WRITTEN");
-        seconds[rank] += ["POSIX_F_READ_TIME", "POSIX_F_WRITE_TIME", "POSIX_F_META_TIME"]
+        bytes[rank] += posix.value(record, POSIX_BYTES_READ) + posix.value(record, POSIX_BYTES_WRITTEN);
+        seconds[rank] += [POSIX_F_READ_TIME, POSIX_F_WRITE_TIME, POSIX_F_META_TIME]
             .iter()
-            .map(|name| posix.fvalue(record, name))
+            .map(|&counter| posix.fvalue(record, counter))
             .sum::<f64>();
     }
     (bytes, seconds)

@@ -12,69 +12,72 @@
 use crate::common::{ABSURD, CommonValues, NoOverlap, move_to, seek_target, size_bin, stamp};
 use crate::op::{Op, OpKind};
 
-/// Indices of the POSIX counters (`darshan-posix-log-format.h`, record version 4), checked
-/// against [`ioscout_darshan::counters::POSIX_NAMES`] by a test.
+/// Indices of the POSIX counters (`darshan-posix-log-format.h`, record version 4), taken from
+/// the shared typed counters ([`ioscout_darshan::counters`]), as plain indices for the replay's
+/// arrays.
 #[allow(missing_docs)]
 pub mod ix {
-    pub const OPENS: usize = 0;
-    pub const FILENOS: usize = 1;
-    pub const DUPS: usize = 2;
-    pub const READS: usize = 3;
-    pub const WRITES: usize = 4;
-    pub const SEEKS: usize = 5;
-    pub const STATS: usize = 6;
-    pub const MMAPS: usize = 7;
-    pub const FSYNCS: usize = 8;
-    pub const FDSYNCS: usize = 9;
-    pub const RENAME_SOURCES: usize = 10;
-    pub const RENAME_TARGETS: usize = 11;
-    pub const RENAMED_FROM: usize = 12;
-    pub const MODE: usize = 13;
-    pub const BYTES_READ: usize = 14;
-    pub const BYTES_WRITTEN: usize = 15;
-    pub const MAX_BYTE_READ: usize = 16;
-    pub const MAX_BYTE_WRITTEN: usize = 17;
-    pub const CONSEC_READS: usize = 18;
-    pub const CONSEC_WRITES: usize = 19;
-    pub const SEQ_READS: usize = 20;
-    pub const SEQ_WRITES: usize = 21;
-    pub const RW_SWITCHES: usize = 22;
-    pub const MEM_NOT_ALIGNED: usize = 23;
-    pub const MEM_ALIGNMENT: usize = 24;
-    pub const FILE_NOT_ALIGNED: usize = 25;
-    pub const FILE_ALIGNMENT: usize = 26;
-    pub const MAX_READ_TIME_SIZE: usize = 27;
-    pub const MAX_WRITE_TIME_SIZE: usize = 28;
-    pub const SIZE_READ_0_100: usize = 29;
-    pub const SIZE_WRITE_0_100: usize = 39;
-    pub const STRIDE1_STRIDE: usize = 49;
-    pub const STRIDE1_COUNT: usize = 53;
-    pub const ACCESS1_ACCESS: usize = 57;
-    pub const ACCESS1_COUNT: usize = 61;
-    pub const FASTEST_RANK: usize = 65;
-    pub const FASTEST_RANK_BYTES: usize = 66;
-    pub const SLOWEST_RANK: usize = 67;
-    pub const SLOWEST_RANK_BYTES: usize = 68;
-    pub const COUNT: usize = 69;
+    use ioscout_darshan::counters;
 
-    pub const F_OPEN_START_TIMESTAMP: usize = 0;
-    pub const F_READ_START_TIMESTAMP: usize = 1;
-    pub const F_WRITE_START_TIMESTAMP: usize = 2;
-    pub const F_CLOSE_START_TIMESTAMP: usize = 3;
-    pub const F_OPEN_END_TIMESTAMP: usize = 4;
-    pub const F_READ_END_TIMESTAMP: usize = 5;
-    pub const F_WRITE_END_TIMESTAMP: usize = 6;
-    pub const F_CLOSE_END_TIMESTAMP: usize = 7;
-    pub const F_READ_TIME: usize = 8;
-    pub const F_WRITE_TIME: usize = 9;
-    pub const F_META_TIME: usize = 10;
-    pub const F_MAX_READ_TIME: usize = 11;
-    pub const F_MAX_WRITE_TIME: usize = 12;
-    pub const F_FASTEST_RANK_TIME: usize = 13;
-    pub const F_SLOWEST_RANK_TIME: usize = 14;
-    pub const F_VARIANCE_RANK_TIME: usize = 15;
-    pub const F_VARIANCE_RANK_BYTES: usize = 16;
-    pub const F_COUNT: usize = 17;
+    pub const OPENS: usize = counters::POSIX_OPENS.index();
+    pub const FILENOS: usize = counters::POSIX_FILENOS.index();
+    pub const DUPS: usize = counters::POSIX_DUPS.index();
+    pub const READS: usize = counters::POSIX_READS.index();
+    pub const WRITES: usize = counters::POSIX_WRITES.index();
+    pub const SEEKS: usize = counters::POSIX_SEEKS.index();
+    pub const STATS: usize = counters::POSIX_STATS.index();
+    pub const MMAPS: usize = counters::POSIX_MMAPS.index();
+    pub const FSYNCS: usize = counters::POSIX_FSYNCS.index();
+    pub const FDSYNCS: usize = counters::POSIX_FDSYNCS.index();
+    pub const RENAME_SOURCES: usize = counters::POSIX_RENAME_SOURCES.index();
+    pub const RENAME_TARGETS: usize = counters::POSIX_RENAME_TARGETS.index();
+    pub const RENAMED_FROM: usize = counters::POSIX_RENAMED_FROM.index();
+    pub const MODE: usize = counters::POSIX_MODE.index();
+    pub const BYTES_READ: usize = counters::POSIX_BYTES_READ.index();
+    pub const BYTES_WRITTEN: usize = counters::POSIX_BYTES_WRITTEN.index();
+    pub const MAX_BYTE_READ: usize = counters::POSIX_MAX_BYTE_READ.index();
+    pub const MAX_BYTE_WRITTEN: usize = counters::POSIX_MAX_BYTE_WRITTEN.index();
+    pub const CONSEC_READS: usize = counters::POSIX_CONSEC_READS.index();
+    pub const CONSEC_WRITES: usize = counters::POSIX_CONSEC_WRITES.index();
+    pub const SEQ_READS: usize = counters::POSIX_SEQ_READS.index();
+    pub const SEQ_WRITES: usize = counters::POSIX_SEQ_WRITES.index();
+    pub const RW_SWITCHES: usize = counters::POSIX_RW_SWITCHES.index();
+    pub const MEM_NOT_ALIGNED: usize = counters::POSIX_MEM_NOT_ALIGNED.index();
+    pub const MEM_ALIGNMENT: usize = counters::POSIX_MEM_ALIGNMENT.index();
+    pub const FILE_NOT_ALIGNED: usize = counters::POSIX_FILE_NOT_ALIGNED.index();
+    pub const FILE_ALIGNMENT: usize = counters::POSIX_FILE_ALIGNMENT.index();
+    pub const MAX_READ_TIME_SIZE: usize = counters::POSIX_MAX_READ_TIME_SIZE.index();
+    pub const MAX_WRITE_TIME_SIZE: usize = counters::POSIX_MAX_WRITE_TIME_SIZE.index();
+    pub const SIZE_READ_0_100: usize = counters::POSIX_SIZE_READ_0_100.index();
+    pub const SIZE_WRITE_0_100: usize = counters::POSIX_SIZE_WRITE_0_100.index();
+    pub const STRIDE1_STRIDE: usize = counters::POSIX_STRIDE1_STRIDE.index();
+    pub const STRIDE1_COUNT: usize = counters::POSIX_STRIDE1_COUNT.index();
+    pub const ACCESS1_ACCESS: usize = counters::POSIX_ACCESS1_ACCESS.index();
+    pub const ACCESS1_COUNT: usize = counters::POSIX_ACCESS1_COUNT.index();
+    pub const FASTEST_RANK: usize = counters::POSIX_FASTEST_RANK.index();
+    pub const FASTEST_RANK_BYTES: usize = counters::POSIX_FASTEST_RANK_BYTES.index();
+    pub const SLOWEST_RANK: usize = counters::POSIX_SLOWEST_RANK.index();
+    pub const SLOWEST_RANK_BYTES: usize = counters::POSIX_SLOWEST_RANK_BYTES.index();
+    pub const COUNT: usize = counters::POSIX_NAMES.len();
+
+    pub const F_OPEN_START_TIMESTAMP: usize = counters::POSIX_F_OPEN_START_TIMESTAMP.index();
+    pub const F_READ_START_TIMESTAMP: usize = counters::POSIX_F_READ_START_TIMESTAMP.index();
+    pub const F_WRITE_START_TIMESTAMP: usize = counters::POSIX_F_WRITE_START_TIMESTAMP.index();
+    pub const F_CLOSE_START_TIMESTAMP: usize = counters::POSIX_F_CLOSE_START_TIMESTAMP.index();
+    pub const F_OPEN_END_TIMESTAMP: usize = counters::POSIX_F_OPEN_END_TIMESTAMP.index();
+    pub const F_READ_END_TIMESTAMP: usize = counters::POSIX_F_READ_END_TIMESTAMP.index();
+    pub const F_WRITE_END_TIMESTAMP: usize = counters::POSIX_F_WRITE_END_TIMESTAMP.index();
+    pub const F_CLOSE_END_TIMESTAMP: usize = counters::POSIX_F_CLOSE_END_TIMESTAMP.index();
+    pub const F_READ_TIME: usize = counters::POSIX_F_READ_TIME.index();
+    pub const F_WRITE_TIME: usize = counters::POSIX_F_WRITE_TIME.index();
+    pub const F_META_TIME: usize = counters::POSIX_F_META_TIME.index();
+    pub const F_MAX_READ_TIME: usize = counters::POSIX_F_MAX_READ_TIME.index();
+    pub const F_MAX_WRITE_TIME: usize = counters::POSIX_F_MAX_WRITE_TIME.index();
+    pub const F_FASTEST_RANK_TIME: usize = counters::POSIX_F_FASTEST_RANK_TIME.index();
+    pub const F_SLOWEST_RANK_TIME: usize = counters::POSIX_F_SLOWEST_RANK_TIME.index();
+    pub const F_VARIANCE_RANK_TIME: usize = counters::POSIX_F_VARIANCE_RANK_TIME.index();
+    pub const F_VARIANCE_RANK_BYTES: usize = counters::POSIX_F_VARIANCE_RANK_BYTES.index();
+    pub const F_COUNT: usize = counters::POSIX_F_NAMES.len();
 }
 
 /// The file alignment assumed for `POSIX_FILE_NOT_ALIGNED` (the trace does not record the file

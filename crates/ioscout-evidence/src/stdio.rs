@@ -8,42 +8,45 @@ use crate::common::{ABSURD, NoOverlap, move_to, seek_target, stamp};
 use crate::op::{Op, OpKind};
 use crate::posix::Approximations;
 
-/// Indices of the STDIO counters (`darshan-stdio-log-format.h`, record version 2), checked
-/// against [`ioscout_darshan::counters::STDIO_NAMES`] by a test.
+/// Indices of the STDIO counters (`darshan-stdio-log-format.h`, record version 2), taken from
+/// the shared typed counters ([`ioscout_darshan::counters`]), as plain indices for the replay's
+/// arrays.
 #[allow(missing_docs)]
 pub mod ix {
-    pub const OPENS: usize = 0;
-    pub const FDOPENS: usize = 1;
-    pub const READS: usize = 2;
-    pub const WRITES: usize = 3;
-    pub const SEEKS: usize = 4;
-    pub const FLUSHES: usize = 5;
-    pub const BYTES_WRITTEN: usize = 6;
-    pub const BYTES_READ: usize = 7;
-    pub const MAX_BYTE_READ: usize = 8;
-    pub const MAX_BYTE_WRITTEN: usize = 9;
-    pub const FASTEST_RANK: usize = 10;
-    pub const FASTEST_RANK_BYTES: usize = 11;
-    pub const SLOWEST_RANK: usize = 12;
-    pub const SLOWEST_RANK_BYTES: usize = 13;
-    pub const COUNT: usize = 14;
+    use ioscout_darshan::counters;
 
-    pub const F_META_TIME: usize = 0;
-    pub const F_WRITE_TIME: usize = 1;
-    pub const F_READ_TIME: usize = 2;
-    pub const F_OPEN_START_TIMESTAMP: usize = 3;
-    pub const F_CLOSE_START_TIMESTAMP: usize = 4;
-    pub const F_WRITE_START_TIMESTAMP: usize = 5;
-    pub const F_READ_START_TIMESTAMP: usize = 6;
-    pub const F_OPEN_END_TIMESTAMP: usize = 7;
-    pub const F_CLOSE_END_TIMESTAMP: usize = 8;
-    pub const F_WRITE_END_TIMESTAMP: usize = 9;
-    pub const F_READ_END_TIMESTAMP: usize = 10;
-    pub const F_FASTEST_RANK_TIME: usize = 11;
-    pub const F_SLOWEST_RANK_TIME: usize = 12;
-    pub const F_VARIANCE_RANK_TIME: usize = 13;
-    pub const F_VARIANCE_RANK_BYTES: usize = 14;
-    pub const F_COUNT: usize = 15;
+    pub const OPENS: usize = counters::STDIO_OPENS.index();
+    pub const FDOPENS: usize = counters::STDIO_FDOPENS.index();
+    pub const READS: usize = counters::STDIO_READS.index();
+    pub const WRITES: usize = counters::STDIO_WRITES.index();
+    pub const SEEKS: usize = counters::STDIO_SEEKS.index();
+    pub const FLUSHES: usize = counters::STDIO_FLUSHES.index();
+    pub const BYTES_WRITTEN: usize = counters::STDIO_BYTES_WRITTEN.index();
+    pub const BYTES_READ: usize = counters::STDIO_BYTES_READ.index();
+    pub const MAX_BYTE_READ: usize = counters::STDIO_MAX_BYTE_READ.index();
+    pub const MAX_BYTE_WRITTEN: usize = counters::STDIO_MAX_BYTE_WRITTEN.index();
+    pub const FASTEST_RANK: usize = counters::STDIO_FASTEST_RANK.index();
+    pub const FASTEST_RANK_BYTES: usize = counters::STDIO_FASTEST_RANK_BYTES.index();
+    pub const SLOWEST_RANK: usize = counters::STDIO_SLOWEST_RANK.index();
+    pub const SLOWEST_RANK_BYTES: usize = counters::STDIO_SLOWEST_RANK_BYTES.index();
+    pub const COUNT: usize = counters::STDIO_NAMES.len();
+
+    pub const F_META_TIME: usize = counters::STDIO_F_META_TIME.index();
+    pub const F_WRITE_TIME: usize = counters::STDIO_F_WRITE_TIME.index();
+    pub const F_READ_TIME: usize = counters::STDIO_F_READ_TIME.index();
+    pub const F_OPEN_START_TIMESTAMP: usize = counters::STDIO_F_OPEN_START_TIMESTAMP.index();
+    pub const F_CLOSE_START_TIMESTAMP: usize = counters::STDIO_F_CLOSE_START_TIMESTAMP.index();
+    pub const F_WRITE_START_TIMESTAMP: usize = counters::STDIO_F_WRITE_START_TIMESTAMP.index();
+    pub const F_READ_START_TIMESTAMP: usize = counters::STDIO_F_READ_START_TIMESTAMP.index();
+    pub const F_OPEN_END_TIMESTAMP: usize = counters::STDIO_F_OPEN_END_TIMESTAMP.index();
+    pub const F_CLOSE_END_TIMESTAMP: usize = counters::STDIO_F_CLOSE_END_TIMESTAMP.index();
+    pub const F_WRITE_END_TIMESTAMP: usize = counters::STDIO_F_WRITE_END_TIMESTAMP.index();
+    pub const F_READ_END_TIMESTAMP: usize = counters::STDIO_F_READ_END_TIMESTAMP.index();
+    pub const F_FASTEST_RANK_TIME: usize = counters::STDIO_F_FASTEST_RANK_TIME.index();
+    pub const F_SLOWEST_RANK_TIME: usize = counters::STDIO_F_SLOWEST_RANK_TIME.index();
+    pub const F_VARIANCE_RANK_TIME: usize = counters::STDIO_F_VARIANCE_RANK_TIME.index();
+    pub const F_VARIANCE_RANK_BYTES: usize = counters::STDIO_F_VARIANCE_RANK_BYTES.index();
+    pub const F_COUNT: usize = counters::STDIO_F_NAMES.len();
 }
 
 /// The STDIO state and counters of one (process, file).

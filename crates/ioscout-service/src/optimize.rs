@@ -525,29 +525,30 @@ fn tracer_overhead(
 /// The calls of the process with the most: POSIX and STDIO reads, writes, opens (and a close for
 /// each), stats, seeks, syncs and flushes, by rank.
 fn busiest_process_events(facts: &DarshanFacts) -> u64 {
+    use ioscout_darshan::counters::{self, Counter};
     let context = DarshanContext::new(facts, DrishtiThresholds::default());
     let mut by_rank: std::collections::BTreeMap<i64, i64> = std::collections::BTreeMap::new();
-    let counted: [(Module, &[(&str, i64)]); 2] = [
+    let counted: [(Module, &[(Counter, i64)]); 2] = [
         (
             Module::Posix,
             &[
-                ("POSIX_READS", 1),
-                ("POSIX_WRITES", 1),
-                ("POSIX_OPENS", 2),
-                ("POSIX_STATS", 1),
-                ("POSIX_SEEKS", 1),
-                ("POSIX_FSYNCS", 1),
-                ("POSIX_FDSYNCS", 1),
+                (counters::POSIX_READS, 1),
+                (counters::POSIX_WRITES, 1),
+                (counters::POSIX_OPENS, 2),
+                (counters::POSIX_STATS, 1),
+                (counters::POSIX_SEEKS, 1),
+                (counters::POSIX_FSYNCS, 1),
+                (counters::POSIX_FDSYNCS, 1),
             ],
         ),
         (
             Module::Stdio,
             &[
-                ("STDIO_READS", 1),
-                ("STDIO_WRITES", 1),
-                ("STDIO_OPENS", 2),
-                ("STDIO_SEEKS", 1),
-                ("STDIO_FLUSHES", 1),
+                (counters::STDIO_READS, 1),
+                (counters::STDIO_WRITES, 1),
+                (counters::STDIO_OPENS, 2),
+                (counters::STDIO_SEEKS, 1),
+                (counters::STDIO_FLUSHES, 1),
             ],
         ),
     ];
@@ -555,7 +556,7 @@ fn busiest_process_events(facts: &DarshanFacts) -> u64 {
         for record in context.records(module) {
             let calls = names
                 .iter()
-                .map(|(name, each)| context.value(record, name).max(0).saturating_mul(*each))
+                .map(|(counter, each)| context.value(record, *counter).max(0).saturating_mul(*each))
                 .fold(0_i64, i64::saturating_add);
             let entry = by_rank.entry(record.rank).or_default();
             *entry = entry.saturating_add(calls);

@@ -17,7 +17,15 @@ pub mod rules;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use ioscout_darshan::{CounterRecord, DarshanLog, DxtRecord, Records, counter_names, id};
+use ioscout_darshan::counters::{
+    Counter, FloatCounter, MPIIO_COLL_READS, MPIIO_COLL_WRITES, MPIIO_INDEP_READS, MPIIO_INDEP_WRITES,
+    MPIIO_NB_READS, MPIIO_NB_WRITES, POSIX_BYTES_READ, POSIX_BYTES_WRITTEN, POSIX_CONSEC_READS,
+    POSIX_CONSEC_WRITES, POSIX_F_META_TIME, POSIX_F_READ_TIME, POSIX_F_WRITE_TIME, POSIX_MAX_BYTE_READ,
+    POSIX_MAX_BYTE_WRITTEN, POSIX_READS, POSIX_SEQ_READS, POSIX_SEQ_WRITES, POSIX_SIZE_READ_BINS,
+    POSIX_SIZE_WRITE_BINS, POSIX_WRITES, SMALL_SIZE_BINS, STDIO_F_META_TIME, STDIO_F_READ_TIME,
+    STDIO_F_WRITE_TIME,
+};
+use ioscout_darshan::{CounterRecord, DarshanLog, DxtRecord, Records, id};
 
 use crate::{Finding, RuleDoc, clip01};
 
@@ -39,6 +47,11 @@ impl Module {
             Module::MpiIo => id::MPIIO,
             Module::Stdio => id::STDIO,
         }
+    }
+
+    /// The module of Darshan module id `id`, when rules read its counters.
+    fn of_id(id: usize) -> Option<Module> {
+        [Module::Posix, Module::MpiIo, Module::Stdio].into_iter().find(|module| module.id() == id)
     }
 }
 
@@ -167,22 +180,6 @@ impl Direction {
         }
     }
 
-    /// `READ` or `WRITE` (size-bucket names).
-    pub fn upper(self) -> &'static str {
-        match self {
-            Direction::Read => "READ",
-            Direction::Write => "WRITE",
-        }
-    }
-
-    /// `READS` or `WRITES` (operation-count suffixes).
-    pub fn plural_upper(self) -> &'static str {
-        match self {
-            Direction::Read => "READS",
-            Direction::Write => "WRITES",
-        }
-    }
-
     /// `read` or `written`.
     pub fn past(self) -> &'static str {
         match self {
@@ -192,32 +189,75 @@ impl Direction {
     }
 
     /// `POSIX_BYTES_READ` or `POSIX_BYTES_WRITTEN`.
-    pub fn posix_bytes(self) -> &'static str {
+    pub fn posix_bytes(self) -> Counter {
         match self {
-            Direction::Read => "POSIX_BYTES_READ",
-            Direction::Write => "POSIX_BYTES_WRITTEN",
+            Direction::Read => POSIX_BYTES_READ,
+            Direction::Write => POSIX_BYTES_WRITTEN,
         }
     }
 
     /// `POSIX_MAX_BYTE_READ` or `POSIX_MAX_BYTE_WRITTEN`.
-    pub fn posix_max_byte(self) -> &'static str {
+    pub fn posix_max_byte(self) -> Counter {
         match self {
-            Direction::Read => "POSIX_MAX_BYTE_READ",
-            Direction::Write => "POSIX_MAX_BYTE_WRITTEN",
+            Direction::Read => POSIX_MAX_BYTE_READ,
+            Direction::Write => POSIX_MAX_BYTE_WRITTEN,
         }
     }
 
     /// `POSIX_F_READ_TIME` or `POSIX_F_WRITE_TIME`.
-    pub fn posix_time(self) -> &'static str {
+    pub fn posix_time(self) -> FloatCounter {
         match self {
-            Direction::Read => "POSIX_F_READ_TIME",
-            Direction::Write => "POSIX_F_WRITE_TIME",
+            Direction::Read => POSIX_F_READ_TIME,
+            Direction::Write => POSIX_F_WRITE_TIME,
         }
     }
 
     /// `POSIX_READS` or `POSIX_WRITES`.
-    pub fn posix_operations(self) -> String {
-        format!("POSIX_{}", self.plural_upper())
+    pub fn posix_operations(self) -> Counter {
+        match self {
+            Direction::Read => POSIX_READS,
+            Direction::Write => POSIX_WRITES,
+        }
+    }
+
+    /// `POSIX_CONSEC_READS` or `POSIX_CONSEC_WRITES`.
+    pub fn posix_consecutive(self) -> Counter {
+        match self {
+            Direction::Read => POSIX_CONSEC_READS,
+            Direction::Write => POSIX_CONSEC_WRITES,
+        }
+    }
+
+    /// `POSIX_SEQ_READS` or `POSIX_SEQ_WRITES`.
+    pub fn posix_sequential(self) -> Counter {
+        match self {
+            Direction::Read => POSIX_SEQ_READS,
+            Direction::Write => POSIX_SEQ_WRITES,
+        }
+    }
+
+    /// `MPIIO_INDEP_READS` or `MPIIO_INDEP_WRITES`.
+    pub fn mpiio_independent(self) -> Counter {
+        match self {
+            Direction::Read => MPIIO_INDEP_READS,
+            Direction::Write => MPIIO_INDEP_WRITES,
+        }
+    }
+
+    /// `MPIIO_COLL_READS` or `MPIIO_COLL_WRITES`.
+    pub fn mpiio_collective(self) -> Counter {
+        match self {
+            Direction::Read => MPIIO_COLL_READS,
+            Direction::Write => MPIIO_COLL_WRITES,
+        }
+    }
+
+    /// `MPIIO_NB_READS` or `MPIIO_NB_WRITES`.
+    pub fn mpiio_non_blocking(self) -> Counter {
+        match self {
+            Direction::Read => MPIIO_NB_READS,
+            Direction::Write => MPIIO_NB_WRITES,
+        }
     }
 }
 
@@ -334,22 +374,12 @@ pub struct DarshanContext<'a> {
     pub facts: &'a DarshanFacts,
     /// Drishti's thresholds.
     pub thresholds: DrishtiThresholds,
-    indices: HashMap<&'static str, usize>,
-    float_indices: HashMap<&'static str, usize>,
     io_time_by_slowest: f64,
 }
 
 impl<'a> DarshanContext<'a> {
     /// A context over `facts` with `thresholds`.
     pub fn new(facts: &'a DarshanFacts, thresholds: DrishtiThresholds) -> DarshanContext<'a> {
-        let mut indices = HashMap::new();
-        let mut float_indices = HashMap::new();
-        for module in [Module::Posix, Module::MpiIo, Module::Stdio] {
-            if let Some((names, float_names)) = counter_names(module.id()) {
-                indices.extend(names.iter().enumerate().map(|(index, name)| (*name, index)));
-                float_indices.extend(float_names.iter().enumerate().map(|(index, name)| (*name, index)));
-            }
-        }
         let io_time_by_slowest = facts.io_time_by_slowest.unwrap_or_else(|| {
             [(id::POSIX, &facts.posix), (id::STDIO, &facts.stdio)]
                 .iter()
@@ -359,7 +389,7 @@ impl<'a> DarshanContext<'a> {
                 })
                 .sum()
         });
-        DarshanContext { facts, thresholds, indices, float_indices, io_time_by_slowest }
+        DarshanContext { facts, thresholds, io_time_by_slowest }
     }
 
     /// The records of a module.
@@ -367,19 +397,25 @@ impl<'a> DarshanContext<'a> {
         self.facts.records(module)
     }
 
-    /// Integer counter `name` of `record` (0 when unknown).
-    pub fn value(&self, record: &CounterRecord, name: &str) -> i64 {
-        self.indices.get(name).and_then(|&index| record.counters.get(index)).copied().unwrap_or(0)
+    /// The records holding `counter`: those of its module (none for a module rules do not read).
+    fn records_of(&self, module: usize) -> &[CounterRecord] {
+        Module::of_id(module).map_or(&[], |module| self.records(module))
     }
 
-    /// Floating-point counter `name` of `record` (0 when unknown).
-    pub fn fvalue(&self, record: &CounterRecord, name: &str) -> f64 {
-        self.float_indices.get(name).and_then(|&index| record.fcounters.get(index)).copied().unwrap_or(0.0)
+    /// Integer counter `counter` of `record`, a record of its module.
+    pub fn value(&self, record: &CounterRecord, counter: Counter) -> i64 {
+        counter.of(record)
     }
 
-    /// Sum of integer counter `name` over a module's records, as Drishti sums them (raw values).
-    pub fn total(&self, module: Module, name: &str) -> i64 {
-        self.records(module).iter().map(|record| self.value(record, name)).fold(0, i64::saturating_add)
+    /// Floating-point counter `counter` of `record`, a record of its module.
+    pub fn fvalue(&self, record: &CounterRecord, counter: FloatCounter) -> f64 {
+        counter.of(record)
+    }
+
+    /// Sum of integer counter `counter` over its module's records, as Drishti sums them (raw
+    /// values).
+    pub fn total(&self, counter: Counter) -> i64 {
+        self.records_of(counter.module()).iter().map(|record| counter.of(record)).fold(0, i64::saturating_add)
     }
 
     /// The POSIX requests of `direction` that were not sequential, counting each record's first
@@ -388,39 +424,40 @@ impl<'a> DarshanContext<'a> {
     /// random access. Darshan's `POSIX_SEQ_*` never counts it, and Drishti counts it as random.
     pub fn not_sequential(&self, direction: Direction) -> i64 {
         let (operations, sequential) = match direction {
-            Direction::Read => ("POSIX_READS", "POSIX_SEQ_READS"),
-            Direction::Write => ("POSIX_WRITES", "POSIX_SEQ_WRITES"),
+            Direction::Read => (POSIX_READS, POSIX_SEQ_READS),
+            Direction::Write => (POSIX_WRITES, POSIX_SEQ_WRITES),
         };
         self.records(Module::Posix)
             .iter()
             .map(|record| {
-                let total = self.value(record, operations);
-                if total <= 0 { 0 } else { (total - self.value(record, sequential) - 1).max(0) }
+                let total = operations.of(record);
+                if total <= 0 { 0 } else { (total - sequential.of(record) - 1).max(0) }
             })
             .fold(0, i64::saturating_add)
     }
 
-    /// Sum over the records that `keep` selects.
-    pub fn total_where(&self, module: Module, name: &str, keep: impl Fn(&CounterRecord) -> bool) -> i64 {
-        self.records(module)
+    /// Sum of `counter` over the records of its module that `keep` selects.
+    pub fn total_where(&self, counter: Counter, keep: impl Fn(&CounterRecord) -> bool) -> i64 {
+        self.records_of(counter.module())
             .iter()
             .filter(|record| keep(record))
-            .map(|record| self.value(record, name))
+            .map(|record| counter.of(record))
             .fold(0, i64::saturating_add)
     }
 
-    /// Sum of floating-point counter `name` over a module's records.
-    pub fn ftotal(&self, module: Module, name: &str) -> f64 {
-        self.records(module).iter().map(|record| self.fvalue(record, name)).sum()
+    /// Sum of floating-point counter `counter` over its module's records.
+    pub fn ftotal(&self, counter: FloatCounter) -> f64 {
+        self.records_of(counter.module()).iter().map(|record| counter.of(record)).sum()
     }
 
-    /// Requests of `kind` (`READ` or `WRITE`) smaller than 1 MiB in a record (the five smallest
-    /// size buckets).
-    pub fn small(&self, record: &CounterRecord, kind: &str) -> i64 {
-        ["0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M"]
-            .iter()
-            .map(|bucket| self.value(record, &format!("POSIX_SIZE_{kind}_{bucket}")))
-            .fold(0, i64::saturating_add)
+    /// POSIX requests of `direction` smaller than 1 MiB in a record (the five smallest size
+    /// bins).
+    pub fn small(&self, record: &CounterRecord, direction: Direction) -> i64 {
+        let bins = match direction {
+            Direction::Read => &POSIX_SIZE_READ_BINS,
+            Direction::Write => &POSIX_SIZE_WRITE_BINS,
+        };
+        bins[..SMALL_SIZE_BINS].iter().map(|bin| bin.of(record)).fold(0, i64::saturating_add)
     }
 
     /// Whether the log has module `name` (`MPI-IO`, `H5F`, `LUSTRE`, ...).
@@ -442,13 +479,13 @@ impl<'a> DarshanContext<'a> {
     /// Seconds the job's processes spent in POSIX and STDIO calls (reads, writes, metadata),
     /// summed over processes.
     pub fn io_seconds(&self) -> f64 {
-        let posix: f64 = ["POSIX_F_READ_TIME", "POSIX_F_WRITE_TIME", "POSIX_F_META_TIME"]
+        let posix: f64 = [POSIX_F_READ_TIME, POSIX_F_WRITE_TIME, POSIX_F_META_TIME]
             .iter()
-            .map(|name| self.ftotal(Module::Posix, name))
+            .map(|&counter| self.ftotal(counter))
             .sum();
-        let stdio: f64 = ["STDIO_F_READ_TIME", "STDIO_F_WRITE_TIME", "STDIO_F_META_TIME"]
+        let stdio: f64 = [STDIO_F_READ_TIME, STDIO_F_WRITE_TIME, STDIO_F_META_TIME]
             .iter()
-            .map(|name| self.ftotal(Module::Stdio, name))
+            .map(|&counter| self.ftotal(counter))
             .sum();
         (posix + stdio).max(0.0)
     }

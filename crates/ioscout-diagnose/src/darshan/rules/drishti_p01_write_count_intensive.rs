@@ -3,6 +3,7 @@
 use crate::darshan::rules::pairs;
 use crate::darshan::{DarshanContext, DarshanRule};
 use crate::{Finding, RuleDoc, rule};
+use ioscout_darshan::counters::{POSIX_READS, POSIX_WRITES};
 
 rule! {
     pub struct WriteCountIntensive {
@@ -23,6 +24,6 @@ impl DarshanRule for WriteCountIntensive {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        pairs::intensity(context, &Self::DOC, "POSIX_WRITES", "POSIX_READS", ("writes", "reads"))
+        pairs::intensity(context, &Self::DOC, POSIX_WRITES, POSIX_READS, ("writes", "reads"))
     }
 }

@@ -3,6 +3,7 @@
 use crate::darshan::rules::pairs;
 use crate::darshan::{DarshanContext, DarshanRule};
 use crate::{Finding, RuleDoc, rule};
+use ioscout_darshan::counters::{POSIX_READS, POSIX_WRITES};
 
 rule! {
     pub struct ReadCountIntensive {
@@ -23,6 +24,6 @@ impl DarshanRule for ReadCountIntensive {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        pairs::intensity(context, &Self::DOC, "POSIX_READS", "POSIX_WRITES", ("reads", "writes"))
+        pairs::intensity(context, &Self::DOC, POSIX_READS, POSIX_WRITES, ("reads", "writes"))
     }
 }

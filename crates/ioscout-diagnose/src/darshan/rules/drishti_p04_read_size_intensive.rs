@@ -3,6 +3,7 @@
 use crate::darshan::rules::pairs;
 use crate::darshan::{DarshanContext, DarshanRule};
 use crate::{Finding, RuleDoc, rule};
+use ioscout_darshan::counters::{POSIX_BYTES_READ, POSIX_BYTES_WRITTEN};
 
 rule! {
     pub struct ReadSizeIntensive {
@@ -26,8 +27,8 @@ impl DarshanRule for ReadSizeIntensive {
         pairs::intensity(
             context,
             &Self::DOC,
-            "POSIX_BYTES_READ",
-            "POSIX_BYTES_WRITTEN",
+            POSIX_BYTES_READ,
+            POSIX_BYTES_WRITTEN,
             ("bytes read", "bytes written"),
         )
     }

@@ -3,6 +3,7 @@
 use crate::darshan::rules::pairs;
 use crate::darshan::{DarshanContext, DarshanRule};
 use crate::{Finding, RuleDoc, rule};
+use ioscout_darshan::counters::POSIX_MEM_NOT_ALIGNED;
 
 rule! {
     pub struct MisalignedMemory {
@@ -23,6 +24,6 @@ impl DarshanRule for MisalignedMemory {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        pairs::misaligned(context, &Self::DOC, "POSIX_MEM_NOT_ALIGNED", "memory")
+        pairs::misaligned(context, &Self::DOC, POSIX_MEM_NOT_ALIGNED, "memory")
     }
 }

@@ -3,6 +3,7 @@
 use crate::darshan::rules::pairs;
 use crate::darshan::{DarshanContext, DarshanRule};
 use crate::{Finding, RuleDoc, rule};
+use ioscout_darshan::counters::POSIX_FILE_NOT_ALIGNED;
 
 rule! {
     pub struct MisalignedFile {
@@ -23,6 +24,6 @@ impl DarshanRule for MisalignedFile {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        pairs::misaligned(context, &Self::DOC, "POSIX_FILE_NOT_ALIGNED", "file")
+        pairs::misaligned(context, &Self::DOC, POSIX_FILE_NOT_ALIGNED, "file")
     }
 }

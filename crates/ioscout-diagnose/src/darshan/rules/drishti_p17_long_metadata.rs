@@ -2,6 +2,7 @@
 
 use crate::darshan::{DarshanContext, DarshanRule, Level, Module};
 use crate::{Finding, RuleDoc, rule};
+use ioscout_darshan::counters::POSIX_F_META_TIME;
 
 rule! {
     pub struct LongMetadata {
@@ -26,7 +27,7 @@ impl DarshanRule for LongMetadata {
         let slow: Vec<&ioscout_darshan::CounterRecord> = context
             .records(Module::Posix)
             .iter()
-            .filter(|record| context.fvalue(record, "POSIX_F_META_TIME") > limit)
+            .filter(|record| context.fvalue(record, POSIX_F_META_TIME) > limit)
             .collect();
         if slow.is_empty() {
             return Vec::new();
@@ -34,8 +35,7 @@ impl DarshanRule for LongMetadata {
         let mut ranks: Vec<i64> = slow.iter().map(|record| record.rank).collect();
         ranks.sort_unstable();
         ranks.dedup();
-        let longest =
-            slow.iter().map(|record| context.fvalue(record, "POSIX_F_META_TIME")).fold(0.0, f64::max);
+        let longest = slow.iter().map(|record| context.fvalue(record, POSIX_F_META_TIME)).fold(0.0, f64::max);
         let why = format!(
             "{} rank(s) spend more than {limit} s in metadata operations (longest {longest:.1} s)",
             ranks.len()

@@ -3,6 +3,9 @@
 use crate::darshan::rules::imbalance_finding;
 use crate::darshan::{DarshanContext, DarshanRule, Module};
 use crate::{Finding, RuleDoc, rule};
+use ioscout_darshan::counters::{
+    POSIX_BYTES_READ, POSIX_BYTES_WRITTEN, POSIX_FASTEST_RANK_BYTES, POSIX_SLOWEST_RANK_BYTES,
+};
 
 rule! {
     pub struct SharedDataImbalance {
@@ -25,13 +28,12 @@ impl DarshanRule for SharedDataImbalance {
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
         let mut detected: Vec<(u64, f64)> = Vec::new();
         for record in context.records(Module::Posix).iter().filter(|record| record.rank == -1) {
-            let total =
-                context.value(record, "POSIX_BYTES_WRITTEN") + context.value(record, "POSIX_BYTES_READ");
+            let total = context.value(record, POSIX_BYTES_WRITTEN) + context.value(record, POSIX_BYTES_READ);
             if total == 0 {
                 continue;
             }
-            let gap = (context.value(record, "POSIX_SLOWEST_RANK_BYTES")
-                - context.value(record, "POSIX_FASTEST_RANK_BYTES"))
+            let gap = (context.value(record, POSIX_SLOWEST_RANK_BYTES)
+                - context.value(record, POSIX_FASTEST_RANK_BYTES))
             .abs();
             let imbalance = gap as f64 / total as f64;
             if imbalance > context.thresholds.imbalance_stragglers {

@@ -3,6 +3,10 @@
 use crate::darshan::rules::imbalance_finding;
 use crate::darshan::{DarshanContext, DarshanRule, Module};
 use crate::{Finding, RuleDoc, rule};
+use ioscout_darshan::counters::{
+    POSIX_F_FASTEST_RANK_TIME, POSIX_F_META_TIME, POSIX_F_READ_TIME, POSIX_F_SLOWEST_RANK_TIME,
+    POSIX_F_WRITE_TIME,
+};
 
 rule! {
     pub struct SharedTimeImbalance {
@@ -25,14 +29,14 @@ impl DarshanRule for SharedTimeImbalance {
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
         let mut detected: Vec<(u64, f64)> = Vec::new();
         for record in context.records(Module::Posix).iter().filter(|record| record.rank == -1) {
-            let total = context.fvalue(record, "POSIX_F_WRITE_TIME")
-                + context.fvalue(record, "POSIX_F_READ_TIME")
-                + context.fvalue(record, "POSIX_F_META_TIME");
+            let total = context.fvalue(record, POSIX_F_WRITE_TIME)
+                + context.fvalue(record, POSIX_F_READ_TIME)
+                + context.fvalue(record, POSIX_F_META_TIME);
             if total == 0.0 {
                 continue;
             }
-            let gap = (context.fvalue(record, "POSIX_F_SLOWEST_RANK_TIME")
-                - context.fvalue(record, "POSIX_F_FASTEST_RANK_TIME"))
+            let gap = (context.fvalue(record, POSIX_F_SLOWEST_RANK_TIME)
+                - context.fvalue(record, POSIX_F_FASTEST_RANK_TIME))
             .abs();
             let imbalance = gap / total;
             if imbalance > context.thresholds.imbalance_stragglers {

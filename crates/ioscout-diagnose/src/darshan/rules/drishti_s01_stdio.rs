@@ -1,7 +1,11 @@
 //! `S01`: STDIO moves more than 10 % of the bytes (Drishti's trigger on Darshan counters).
 
-use crate::darshan::{DarshanContext, DarshanRule, Level, Module};
+use crate::darshan::{DarshanContext, DarshanRule, Level};
 use crate::{Finding, RuleDoc, rule};
+use ioscout_darshan::counters::{
+    MPIIO_BYTES_READ, MPIIO_BYTES_WRITTEN, POSIX_BYTES_READ, POSIX_BYTES_WRITTEN, STDIO_BYTES_READ,
+    STDIO_BYTES_WRITTEN,
+};
 
 rule! {
     pub struct StdioShare {
@@ -22,12 +26,9 @@ impl DarshanRule for StdioShare {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let stdio = context.total(Module::Stdio, "STDIO_BYTES_WRITTEN")
-            + context.total(Module::Stdio, "STDIO_BYTES_READ");
-        let mut posix = context.total(Module::Posix, "POSIX_BYTES_WRITTEN")
-            + context.total(Module::Posix, "POSIX_BYTES_READ");
-        let mpiio = context.total(Module::MpiIo, "MPIIO_BYTES_WRITTEN")
-            + context.total(Module::MpiIo, "MPIIO_BYTES_READ");
+        let stdio = context.total(STDIO_BYTES_WRITTEN) + context.total(STDIO_BYTES_READ);
+        let mut posix = context.total(POSIX_BYTES_WRITTEN) + context.total(POSIX_BYTES_READ);
+        let mpiio = context.total(MPIIO_BYTES_WRITTEN) + context.total(MPIIO_BYTES_READ);
         if posix > 0 && posix >= mpiio {
             posix -= mpiio;
         }

@@ -1,7 +1,8 @@
 //! `IOS-ACCESS-PATTERN` on Darshan counters: random (non-sequential) requests that cost time.
 
-use crate::darshan::{DarshanContext, DarshanRule, Direction, Module};
+use crate::darshan::{DarshanContext, DarshanRule, Direction};
 use crate::{Finding, RuleDoc, clip01, rule};
+use ioscout_darshan::counters::{POSIX_READS, POSIX_WRITES};
 
 rule! {
     pub struct AccessPattern {
@@ -24,8 +25,7 @@ impl DarshanRule for AccessPattern {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let requests =
-            context.total(Module::Posix, "POSIX_READS") + context.total(Module::Posix, "POSIX_WRITES");
+        let requests = context.total(POSIX_READS) + context.total(POSIX_WRITES);
         let random = context.not_sequential(Direction::Read) + context.not_sequential(Direction::Write);
         let share = context.io_share();
         if requests <= 0 || random <= 1000 || share < 0.02 {

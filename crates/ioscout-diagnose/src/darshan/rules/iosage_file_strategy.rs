@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::darshan::{DarshanContext, DarshanRule, Module};
 use crate::{Finding, RuleDoc, clip01, rule};
+use ioscout_darshan::counters::{POSIX_BYTES_READ, POSIX_BYTES_WRITTEN};
 
 rule! {
     pub struct FileStrategy {
@@ -31,9 +32,8 @@ impl DarshanRule for FileStrategy {
         let mut findings = Vec::new();
         let mut files: BTreeMap<u64, (i64, i64, bool)> = BTreeMap::new();
         for record in context.records(Module::Posix) {
-            let bytes = (context.value(record, "POSIX_BYTES_READ")
-                + context.value(record, "POSIX_BYTES_WRITTEN"))
-            .max(0);
+            let bytes =
+                (context.value(record, POSIX_BYTES_READ) + context.value(record, POSIX_BYTES_WRITTEN)).max(0);
             let entry = files.entry(record.id).or_default();
             entry.0 = entry.0.saturating_add(bytes);
             entry.1 += 1;

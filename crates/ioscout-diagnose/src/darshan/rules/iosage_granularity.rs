@@ -1,7 +1,8 @@
 //! `IOS-GRANULARITY` on Darshan counters: requests too small for the I/O time they take.
 
-use crate::darshan::{DarshanContext, DarshanRule, Module};
+use crate::darshan::{DarshanContext, DarshanRule};
 use crate::{Finding, RuleDoc, clip01, rule};
+use ioscout_darshan::counters::{POSIX_BYTES_READ, POSIX_BYTES_WRITTEN, POSIX_READS, POSIX_WRITES};
 
 rule! {
     pub struct Granularity {
@@ -24,10 +25,8 @@ impl DarshanRule for Granularity {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let requests =
-            context.total(Module::Posix, "POSIX_READS") + context.total(Module::Posix, "POSIX_WRITES");
-        let bytes = context.total(Module::Posix, "POSIX_BYTES_READ")
-            + context.total(Module::Posix, "POSIX_BYTES_WRITTEN");
+        let requests = context.total(POSIX_READS) + context.total(POSIX_WRITES);
+        let bytes = context.total(POSIX_BYTES_READ) + context.total(POSIX_BYTES_WRITTEN);
         let share = context.io_share();
         if requests <= 0 || bytes <= 0 || share < 0.05 {
             return Vec::new();

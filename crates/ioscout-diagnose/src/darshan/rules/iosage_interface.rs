@@ -4,6 +4,11 @@
 
 use crate::darshan::{DarshanContext, DarshanRule, Module};
 use crate::{Finding, RuleDoc, clip01, rule};
+use ioscout_darshan::counters::{
+    MPIIO_COLL_READS, MPIIO_COLL_WRITES, MPIIO_INDEP_READS, MPIIO_INDEP_WRITES, POSIX_BYTES_READ,
+    POSIX_BYTES_WRITTEN, POSIX_CONSEC_READS, POSIX_CONSEC_WRITES, POSIX_READS, POSIX_WRITES,
+    STDIO_BYTES_READ, STDIO_BYTES_WRITTEN,
+};
 
 rule! {
     pub struct Interface {
@@ -27,12 +32,8 @@ impl DarshanRule for Interface {
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
         let io = clip01(context.io_share() / 0.2);
-        let stdio = (context.total(Module::Stdio, "STDIO_BYTES_READ")
-            + context.total(Module::Stdio, "STDIO_BYTES_WRITTEN"))
-        .max(0);
-        let posix = (context.total(Module::Posix, "POSIX_BYTES_READ")
-            + context.total(Module::Posix, "POSIX_BYTES_WRITTEN"))
-        .max(0);
+        let stdio = (context.total(STDIO_BYTES_READ) + context.total(STDIO_BYTES_WRITTEN)).max(0);
+        let posix = (context.total(POSIX_BYTES_READ) + context.total(POSIX_BYTES_WRITTEN)).max(0);
         let mut findings = Vec::new();
         if stdio >= 1 << 20 && stdio as f64 / (stdio + posix) as f64 > 0.1 {
             let share = stdio as f64 / (stdio + posix) as f64;
@@ -47,10 +48,8 @@ impl DarshanRule for Interface {
                 "fraction",
             ));
         }
-        let independent = context.total(Module::MpiIo, "MPIIO_INDEP_READS")
-            + context.total(Module::MpiIo, "MPIIO_INDEP_WRITES");
-        let collective = context.total(Module::MpiIo, "MPIIO_COLL_READS")
-            + context.total(Module::MpiIo, "MPIIO_COLL_WRITES");
+        let independent = context.total(MPIIO_INDEP_READS) + context.total(MPIIO_INDEP_WRITES);
+        let collective = context.total(MPIIO_COLL_READS) + context.total(MPIIO_COLL_WRITES);
         if context.facts.nprocs > 1 && independent > 1000 && collective == 0 {
             let why = format!(
                 "{independent} independent MPI-IO operations and no collective one over {} ranks",
@@ -94,11 +93,11 @@ fn shared_small_interleaved(context: &DarshanContext<'_>) -> Option<(String, i64
         .filter(|record| record.rank < 0)
         .filter_map(|record| {
             let calls =
-                context.value(record, "POSIX_READS").max(0) + context.value(record, "POSIX_WRITES").max(0);
-            let bytes = context.value(record, "POSIX_BYTES_READ").max(0)
-                + context.value(record, "POSIX_BYTES_WRITTEN").max(0);
-            let consecutive = context.value(record, "POSIX_CONSEC_READS").max(0)
-                + context.value(record, "POSIX_CONSEC_WRITES").max(0);
+                context.value(record, POSIX_READS).max(0) + context.value(record, POSIX_WRITES).max(0);
+            let bytes = context.value(record, POSIX_BYTES_READ).max(0)
+                + context.value(record, POSIX_BYTES_WRITTEN).max(0);
+            let consecutive = context.value(record, POSIX_CONSEC_READS).max(0)
+                + context.value(record, POSIX_CONSEC_WRITES).max(0);
             if calls < 1000 {
                 return None;
             }

@@ -1,7 +1,11 @@
 //! `IOS-METADATA` on Darshan counters: metadata operations take a large part of the I/O time.
 
-use crate::darshan::{DarshanContext, DarshanRule, Module};
+use crate::darshan::{DarshanContext, DarshanRule};
 use crate::{Finding, RuleDoc, clip01, rule};
+use ioscout_darshan::counters::{
+    POSIX_BYTES_READ, POSIX_BYTES_WRITTEN, POSIX_F_META_TIME, POSIX_F_READ_TIME, POSIX_F_WRITE_TIME,
+    POSIX_OPENS,
+};
 
 rule! {
     pub struct Metadata {
@@ -24,9 +28,8 @@ impl DarshanRule for Metadata {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let meta = context.ftotal(Module::Posix, "POSIX_F_META_TIME").max(0.0);
-        let data = context.ftotal(Module::Posix, "POSIX_F_READ_TIME").max(0.0)
-            + context.ftotal(Module::Posix, "POSIX_F_WRITE_TIME").max(0.0);
+        let meta = context.ftotal(POSIX_F_META_TIME).max(0.0);
+        let data = context.ftotal(POSIX_F_READ_TIME).max(0.0) + context.ftotal(POSIX_F_WRITE_TIME).max(0.0);
         let share = context.io_share();
         if meta + data <= 0.0 || share < 0.05 {
             return Vec::new();
@@ -35,10 +38,8 @@ impl DarshanRule for Metadata {
         if fraction < 0.3 {
             return Vec::new();
         }
-        let opens = context.total(Module::Posix, "POSIX_OPENS").max(0);
-        let mebibytes = (context.total(Module::Posix, "POSIX_BYTES_READ")
-            + context.total(Module::Posix, "POSIX_BYTES_WRITTEN"))
-        .max(0) as f64
+        let opens = context.total(POSIX_OPENS).max(0);
+        let mebibytes = (context.total(POSIX_BYTES_READ) + context.total(POSIX_BYTES_WRITTEN)).max(0) as f64
             / 1_048_576.0;
         let why = format!(
             "metadata is {:.1} % of the POSIX time ({opens} opens, {:.2} per MiB moved) while I/O takes {:.1} % of the run",

@@ -5,6 +5,10 @@ use std::collections::BTreeMap;
 
 use crate::darshan::{DarshanContext, DarshanRule, Module};
 use crate::{Finding, RuleDoc, clip01, rule};
+use ioscout_darshan::counters::{
+    POSIX_F_FASTEST_RANK_TIME, POSIX_F_META_TIME, POSIX_F_READ_TIME, POSIX_F_SLOWEST_RANK_TIME,
+    POSIX_F_WRITE_TIME,
+};
 
 rule! {
     pub struct Parallelism {
@@ -33,9 +37,9 @@ impl DarshanRule for Parallelism {
             return Vec::new();
         }
         let time = |record| {
-            ["POSIX_F_READ_TIME", "POSIX_F_WRITE_TIME", "POSIX_F_META_TIME"]
+            [POSIX_F_READ_TIME, POSIX_F_WRITE_TIME, POSIX_F_META_TIME]
                 .iter()
-                .map(|name| context.fvalue(record, name).max(0.0))
+                .map(|counter| context.fvalue(record, *counter).max(0.0))
                 .sum::<f64>()
         };
         let mut ranks: BTreeMap<i64, f64> = BTreeMap::new();
@@ -48,8 +52,8 @@ impl DarshanRule for Parallelism {
         let rank_imbalance = if slowest >= 0.05 * run_time { 1.0 - mean / slowest } else { 0.0 };
         let mut shared_worst: Option<(u64, f64, f64)> = None;
         for record in context.records(Module::Posix).iter().filter(|record| record.rank == -1) {
-            let slow = context.fvalue(record, "POSIX_F_SLOWEST_RANK_TIME");
-            let fast = context.fvalue(record, "POSIX_F_FASTEST_RANK_TIME").max(0.0);
+            let slow = context.fvalue(record, POSIX_F_SLOWEST_RANK_TIME);
+            let fast = context.fvalue(record, POSIX_F_FASTEST_RANK_TIME).max(0.0);
             if slow >= 0.05 * run_time {
                 let imbalance = (slow - fast) / slow;
                 if shared_worst.is_none_or(|(_, worst, _)| imbalance > worst) {

@@ -1,7 +1,8 @@
 //! `IOS-THROUGHPUT` on Darshan counters: synchronisation after most writes.
 
-use crate::darshan::{DarshanContext, DarshanRule, Module};
+use crate::darshan::{DarshanContext, DarshanRule};
 use crate::{Finding, RuleDoc, clip01, rule};
+use ioscout_darshan::counters::{POSIX_FDSYNCS, POSIX_FSYNCS, POSIX_WRITES};
 
 rule! {
     pub struct Throughput {
@@ -24,9 +25,8 @@ impl DarshanRule for Throughput {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let syncs = context.total(Module::Posix, "POSIX_FSYNCS").max(0)
-            + context.total(Module::Posix, "POSIX_FDSYNCS").max(0);
-        let writes = context.total(Module::Posix, "POSIX_WRITES").max(1);
+        let syncs = context.total(POSIX_FSYNCS).max(0) + context.total(POSIX_FDSYNCS).max(0);
+        let writes = context.total(POSIX_WRITES).max(1);
         let ratio = syncs as f64 / writes as f64;
         if syncs < 100 || ratio < 0.1 {
             return Vec::new();

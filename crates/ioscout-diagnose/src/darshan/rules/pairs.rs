@@ -6,18 +6,21 @@ use std::collections::BTreeMap;
 
 use crate::darshan::{DarshanContext, Direction, Level, Module, percent};
 use crate::{Finding, RuleDoc, clip01};
+use ioscout_darshan::counters::{
+    Counter, POSIX_F_META_TIME, POSIX_F_READ_TIME, POSIX_F_WRITE_TIME, POSIX_READS, POSIX_WRITES,
+};
 
 /// P01-P04: one direction's `major` total exceeds the other's (`minor`) by more than
 /// `imbalance_operations` of their sum (Drishti level INFO).
 pub(crate) fn intensity(
     context: &DarshanContext<'_>,
     doc: &RuleDoc,
-    major_counter: &str,
-    minor_counter: &str,
+    major_counter: Counter,
+    minor_counter: Counter,
     labels: (&str, &str),
 ) -> Vec<Finding> {
-    let major = context.total(Module::Posix, major_counter);
-    let minor = context.total(Module::Posix, minor_counter);
+    let major = context.total(major_counter);
+    let minor = context.total(minor_counter);
     let total = major + minor;
     if major <= minor
         || total <= 0
@@ -35,8 +38,8 @@ pub(crate) fn intensity(
     vec![
         context
             .finding(doc, Level::Info, "POSIX", why)
-            .with(&major_counter.to_ascii_lowercase(), major as f64, "count")
-            .with(&minor_counter.to_ascii_lowercase(), minor as f64, "count"),
+            .with(&major_counter.name().to_ascii_lowercase(), major as f64, "count")
+            .with(&minor_counter.name().to_ascii_lowercase(), minor as f64, "count"),
     ]
 }
 
@@ -50,12 +53,12 @@ pub(crate) fn small_requests(
 ) -> Vec<Finding> {
     let keep = |record: &ioscout_darshan::CounterRecord| !shared_only || record.rank == -1;
     let word = direction.word();
-    let total = context.total_where(Module::Posix, &direction.posix_operations(), keep);
+    let total = context.total_where(direction.posix_operations(), keep);
     let small: i64 = context
         .records(Module::Posix)
         .iter()
         .filter(|record| keep(record))
-        .map(|record| context.small(record, direction.upper()))
+        .map(|record| context.small(record, direction))
         .sum();
     let share = if total > 0 { small as f64 / total as f64 } else { f64::INFINITY };
     if small <= 0
@@ -74,7 +77,7 @@ pub(crate) fn small_requests(
     } else {
         let mut by_file: BTreeMap<u64, i64> = BTreeMap::new();
         for record in context.records(Module::Posix) {
-            *by_file.entry(record.id).or_default() += context.small(record, direction.upper());
+            *by_file.entry(record.id).or_default() += context.small(record, direction);
         }
         let heavy: Vec<&str> = by_file
             .iter()
@@ -109,12 +112,11 @@ pub(crate) fn small_requests(
 pub(crate) fn misaligned(
     context: &DarshanContext<'_>,
     doc: &RuleDoc,
-    counter: &str,
+    counter: Counter,
     word: &str,
 ) -> Vec<Finding> {
-    let operations =
-        context.total(Module::Posix, "POSIX_READS") + context.total(Module::Posix, "POSIX_WRITES");
-    let misaligned = context.total(Module::Posix, counter);
+    let operations = context.total(POSIX_READS) + context.total(POSIX_WRITES);
+    let misaligned = context.total(counter);
     if operations <= 0 || (misaligned as f64 / operations as f64) <= context.thresholds.misaligned_requests {
         return Vec::new();
     }
@@ -152,7 +154,7 @@ pub(crate) fn sparse_access(
         .map(|record| context.value(record, direction.posix_max_byte()))
         .max()
         .unwrap_or(0);
-    let bytes = context.total(Module::Posix, direction.posix_bytes());
+    let bytes = context.total(direction.posix_bytes());
     if context.records(Module::Posix).is_empty() || highest <= bytes {
         return Vec::new();
     }
@@ -218,13 +220,12 @@ pub(crate) fn access_order(
     random: bool,
 ) -> Vec<Finding> {
     let word = direction.word();
-    let total = context.total(Module::Posix, &direction.posix_operations());
+    let total = context.total(direction.posix_operations());
     if total <= 0 {
         return Vec::new();
     }
-    let consecutive = context.total(Module::Posix, &format!("POSIX_CONSEC_{}", direction.plural_upper()));
-    let sequential =
-        context.total(Module::Posix, &format!("POSIX_SEQ_{}", direction.plural_upper())) - consecutive;
+    let consecutive = context.total(direction.posix_consecutive());
+    let sequential = context.total(direction.posix_sequential()) - consecutive;
     // Not Drishti's `total - sequential`: a file's first request is not random (see
     // `DarshanContext::not_sequential`; COMPATIBILITY.md).
     let random_count = context.not_sequential(direction);
@@ -304,8 +305,8 @@ pub(crate) fn collective_usage(
         return Vec::new();
     }
     let word = direction.word();
-    let independent = context.total(Module::MpiIo, &format!("MPIIO_INDEP_{}", direction.plural_upper()));
-    let coll = context.total(Module::MpiIo, &format!("MPIIO_COLL_{}", direction.plural_upper()));
+    let independent = context.total(direction.mpiio_independent());
+    let coll = context.total(direction.mpiio_collective());
     let total = independent + coll;
     if collective {
         if coll <= 0 {
@@ -339,9 +340,7 @@ pub(crate) fn collective_usage(
 /// M06/M07: an MPI-IO job without a non-blocking call of a direction (Drishti level WARN).
 pub(crate) fn blocking(context: &DarshanContext<'_>, doc: &RuleDoc, direction: Direction) -> Vec<Finding> {
     let word = direction.word();
-    if !context.has_module("MPI-IO")
-        || context.total(Module::MpiIo, &format!("MPIIO_NB_{}", direction.plural_upper())) != 0
-    {
+    if !context.has_module("MPI-IO") || context.total(direction.mpiio_non_blocking()) != 0 {
         return Vec::new();
     }
     let hdf5 = context.has_module("H5F")
@@ -367,12 +366,12 @@ pub(crate) fn blocking(context: &DarshanContext<'_>, doc: &RuleDoc, direction: D
 /// 1 MiB per request.
 pub(crate) fn wisio_small(context: &DarshanContext<'_>, doc: &RuleDoc, direction: Direction) -> Vec<Finding> {
     let word = direction.word();
-    let time = context.ftotal(Module::Posix, direction.posix_time()).max(0.0);
-    let total = context.ftotal(Module::Posix, "POSIX_F_META_TIME").max(0.0)
-        + context.ftotal(Module::Posix, "POSIX_F_READ_TIME").max(0.0)
-        + context.ftotal(Module::Posix, "POSIX_F_WRITE_TIME").max(0.0);
-    let operations = context.total(Module::Posix, &direction.posix_operations());
-    let bytes = context.total(Module::Posix, direction.posix_bytes()).max(0);
+    let time = context.ftotal(direction.posix_time()).max(0.0);
+    let total = context.ftotal(POSIX_F_META_TIME).max(0.0)
+        + context.ftotal(POSIX_F_READ_TIME).max(0.0)
+        + context.ftotal(POSIX_F_WRITE_TIME).max(0.0);
+    let operations = context.total(direction.posix_operations());
+    let bytes = context.total(direction.posix_bytes()).max(0);
     if total <= 0.0 || operations <= 0 || time / total <= 0.5 {
         return Vec::new();
     }
@@ -401,11 +400,11 @@ pub(crate) fn wisio_small(context: &DarshanContext<'_>, doc: &RuleDoc, direction
 pub(crate) fn wisio_mix(
     context: &DarshanContext<'_>,
     doc: &RuleDoc,
-    read_counter: &str,
-    write_counter: &str,
+    read_counter: Counter,
+    write_counter: Counter,
 ) -> Vec<Finding> {
-    let reads = context.total(Module::Posix, read_counter).max(0);
-    let writes = context.total(Module::Posix, write_counter).max(0);
+    let reads = context.total(read_counter).max(0);
+    let writes = context.total(write_counter).max(0);
     let total = reads + writes;
     if total <= 0 {
         return Vec::new();

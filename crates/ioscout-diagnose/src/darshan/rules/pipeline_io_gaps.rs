@@ -4,6 +4,12 @@
 
 use crate::darshan::{DarshanContext, DarshanRule, Module};
 use crate::{Finding, RuleDoc, clip01, rule};
+use ioscout_darshan::counters::{
+    POSIX_F_CLOSE_END_TIMESTAMP, POSIX_F_META_TIME, POSIX_F_OPEN_START_TIMESTAMP, POSIX_F_READ_END_TIMESTAMP,
+    POSIX_F_READ_START_TIMESTAMP, POSIX_F_READ_TIME, POSIX_F_SLOWEST_RANK_TIME, POSIX_F_WRITE_END_TIMESTAMP,
+    POSIX_F_WRITE_START_TIMESTAMP, POSIX_F_WRITE_TIME, POSIX_FDSYNCS, POSIX_FSYNCS, POSIX_OPENS, POSIX_READS,
+    POSIX_SEEKS, POSIX_STATS, POSIX_WRITES,
+};
 
 /// A gap between two I/O intervals of one process shorter than this is the caller's own cost
 /// per call (an interpreter loop, a format library), not other work that could run beside I/O.
@@ -74,15 +80,14 @@ struct Stretch {
 /// A POSIX record's window: its first open, read or write start and its last close, read or
 /// write end, seconds; `None` without a start timestamp or with an end before it.
 fn window(context: &DarshanContext<'_>, record: &ioscout_darshan::CounterRecord) -> Option<(f64, f64)> {
-    let start =
-        ["POSIX_F_OPEN_START_TIMESTAMP", "POSIX_F_READ_START_TIMESTAMP", "POSIX_F_WRITE_START_TIMESTAMP"]
-            .iter()
-            .map(|name| context.fvalue(record, name))
-            .filter(|value| *value > 0.0)
-            .fold(f64::INFINITY, f64::min);
-    let end = ["POSIX_F_CLOSE_END_TIMESTAMP", "POSIX_F_READ_END_TIMESTAMP", "POSIX_F_WRITE_END_TIMESTAMP"]
+    let start = [POSIX_F_OPEN_START_TIMESTAMP, POSIX_F_READ_START_TIMESTAMP, POSIX_F_WRITE_START_TIMESTAMP]
         .iter()
-        .map(|name| context.fvalue(record, name))
+        .map(|&counter| context.fvalue(record, counter))
+        .filter(|value| *value > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let end = [POSIX_F_CLOSE_END_TIMESTAMP, POSIX_F_READ_END_TIMESTAMP, POSIX_F_WRITE_END_TIMESTAMP]
+        .iter()
+        .map(|&counter| context.fvalue(record, counter))
         .fold(0.0, f64::max);
     (start.is_finite() && end >= start).then_some((start, end))
 }
@@ -96,19 +101,18 @@ pub fn io_gaps(context: &DarshanContext<'_>) -> Option<IoGaps> {
         if record.rank < 0 {
             continue;
         }
-        let calls =
-            context.value(record, "POSIX_READS").max(0) + context.value(record, "POSIX_WRITES").max(0);
+        let calls = context.value(record, POSIX_READS).max(0) + context.value(record, POSIX_WRITES).max(0);
         if calls == 0 {
             continue;
         }
         let Some((start, end)) = window(context, record) else { continue };
-        let read = context.fvalue(record, "POSIX_F_READ_TIME").max(0.0);
-        let write = context.fvalue(record, "POSIX_F_WRITE_TIME").max(0.0);
-        let meta = context.fvalue(record, "POSIX_F_META_TIME").max(0.0);
+        let read = context.fvalue(record, POSIX_F_READ_TIME).max(0.0);
+        let write = context.fvalue(record, POSIX_F_WRITE_TIME).max(0.0);
+        let meta = context.fvalue(record, POSIX_F_META_TIME).max(0.0);
         let entry = by_rank.entry(record.rank).or_default();
-        let other_calls: i64 = ["POSIX_OPENS", "POSIX_STATS", "POSIX_SEEKS", "POSIX_FSYNCS", "POSIX_FDSYNCS"]
+        let other_calls: i64 = [POSIX_OPENS, POSIX_STATS, POSIX_SEEKS, POSIX_FSYNCS, POSIX_FDSYNCS]
             .iter()
-            .map(|name| context.value(record, name).max(0))
+            .map(|&counter| context.value(record, counter).max(0))
             .fold(0, i64::saturating_add);
         entry.push(Interval {
             start,
@@ -235,19 +239,19 @@ pub fn shared_file_calls(context: &DarshanContext<'_>) -> Option<SharedFileCalls
             continue;
         }
         let requests = context
-            .value(record, "POSIX_READS")
+            .value(record, POSIX_READS)
             .max(0)
-            .saturating_add(context.value(record, "POSIX_WRITES").max(0));
+            .saturating_add(context.value(record, POSIX_WRITES).max(0));
         if requests == 0 {
             continue;
         }
         let small = context
-            .small(record, "READ")
+            .small(record, crate::Direction::Read)
             .max(0)
-            .saturating_add(context.small(record, "WRITE").max(0))
+            .saturating_add(context.small(record, crate::Direction::Write).max(0))
             .min(requests);
         let small_share = small as f64 / requests as f64;
-        let busy = context.fvalue(record, "POSIX_F_SLOWEST_RANK_TIME").max(0.0);
+        let busy = context.fvalue(record, POSIX_F_SLOWEST_RANK_TIME).max(0.0);
         shared.files += 1;
         shared.requests = shared.requests.saturating_add(requests);
         shared.small_requests = shared.small_requests.saturating_add(small);

@@ -4,6 +4,9 @@
 use crate::darshan::rules::io_gaps;
 use crate::darshan::{DarshanContext, DarshanRule, Module};
 use crate::{Finding, RuleDoc, clip01, rule};
+use ioscout_darshan::counters::{
+    POSIX_F_META_TIME, POSIX_OPENS, POSIX_STATS, STDIO_F_META_TIME, STDIO_OPENS,
+};
 
 rule! {
     pub struct RepeatedMetadata {
@@ -31,15 +34,15 @@ impl DarshanRule for RepeatedMetadata {
         let mut opened = std::collections::BTreeSet::new();
         let (mut opens, mut stats) = (0_i64, 0_i64);
         for record in context.records(Module::Posix) {
-            let record_opens = context.value(record, "POSIX_OPENS").max(0);
+            let record_opens = context.value(record, POSIX_OPENS).max(0);
             opens = opens.saturating_add(record_opens);
-            stats = stats.saturating_add(context.value(record, "POSIX_STATS").max(0));
+            stats = stats.saturating_add(context.value(record, POSIX_STATS).max(0));
             if record_opens > 0 {
                 opened.insert(record.id);
             }
         }
         for record in context.records(Module::Stdio) {
-            let record_opens = context.value(record, "STDIO_OPENS").max(0);
+            let record_opens = context.value(record, STDIO_OPENS).max(0);
             opens = opens.saturating_add(record_opens);
             if record_opens > 0 {
                 opened.insert(record.id);
@@ -51,8 +54,8 @@ impl DarshanRule for RepeatedMetadata {
             return Vec::new();
         }
         let repeated = calls - files;
-        let metadata_time = context.ftotal(Module::Posix, "POSIX_F_META_TIME").max(0.0)
-            + context.ftotal(Module::Stdio, "STDIO_F_META_TIME").max(0.0);
+        let metadata_time =
+            context.ftotal(POSIX_F_META_TIME).max(0.0) + context.ftotal(STDIO_F_META_TIME).max(0.0);
         let processes = context.facts.nprocs.max(1) as f64;
         let overhead = io_gaps(context).map_or(0.0, |gaps| gaps.overhead_per_call_s());
         // Each repeated open comes with its close (Darshan counts no closes): both are saved.

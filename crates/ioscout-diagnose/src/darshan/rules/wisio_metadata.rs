@@ -1,7 +1,8 @@
 //! `WIS-METADATA` on Darshan counters: most POSIX time goes to metadata calls.
 
-use crate::darshan::{DarshanContext, DarshanRule, Module};
+use crate::darshan::{DarshanContext, DarshanRule};
 use crate::{Finding, RuleDoc, clip01, rule};
+use ioscout_darshan::counters::{POSIX_F_META_TIME, POSIX_F_READ_TIME, POSIX_F_WRITE_TIME};
 
 rule! {
     pub struct MetadataTime {
@@ -22,10 +23,9 @@ impl DarshanRule for MetadataTime {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        let meta = context.ftotal(Module::Posix, "POSIX_F_META_TIME").max(0.0);
-        let total = meta
-            + context.ftotal(Module::Posix, "POSIX_F_READ_TIME").max(0.0)
-            + context.ftotal(Module::Posix, "POSIX_F_WRITE_TIME").max(0.0);
+        let meta = context.ftotal(POSIX_F_META_TIME).max(0.0);
+        let total =
+            meta + context.ftotal(POSIX_F_READ_TIME).max(0.0) + context.ftotal(POSIX_F_WRITE_TIME).max(0.0);
         if total <= 0.0 || meta / total < 0.5 {
             return Vec::new();
         }

@@ -3,6 +3,7 @@
 use crate::darshan::rules::pairs;
 use crate::darshan::{DarshanContext, DarshanRule};
 use crate::{Finding, RuleDoc, rule};
+use ioscout_darshan::counters::{POSIX_READS, POSIX_WRITES};
 
 rule! {
     pub struct OperationMix {
@@ -23,6 +24,6 @@ impl DarshanRule for OperationMix {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        pairs::wisio_mix(context, &Self::DOC, "POSIX_READS", "POSIX_WRITES")
+        pairs::wisio_mix(context, &Self::DOC, POSIX_READS, POSIX_WRITES)
     }
 }

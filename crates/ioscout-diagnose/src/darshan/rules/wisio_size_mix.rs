@@ -3,6 +3,7 @@
 use crate::darshan::rules::pairs;
 use crate::darshan::{DarshanContext, DarshanRule};
 use crate::{Finding, RuleDoc, rule};
+use ioscout_darshan::counters::{POSIX_BYTES_READ, POSIX_BYTES_WRITTEN};
 
 rule! {
     pub struct SizeMix {
@@ -23,6 +24,6 @@ impl DarshanRule for SizeMix {
     }
 
     fn evaluate(&self, context: &DarshanContext<'_>) -> Vec<Finding> {
-        pairs::wisio_mix(context, &Self::DOC, "POSIX_BYTES_READ", "POSIX_BYTES_WRITTEN")
+        pairs::wisio_mix(context, &Self::DOC, POSIX_BYTES_READ, POSIX_BYTES_WRITTEN)
     }
 }
