@@ -492,37 +492,72 @@ pub fn advise(
             rejected.push(rejection);
             continue;
         }
-        let (seconds, basis) = basis_time(&measurements, strategy.basis);
-        let app_impact_pct = round2(100.0 * strategy.efficacy * measurements.share(seconds));
-        let system_impact_pct = round2(system_impact(&measurements, strategy));
-        let citation = citation_of(catalog, strategy);
-        let proposal = Proposal {
-            rank: 0,
-            strategy: strategy.name.clone(),
-            id: strategy.id.clone(),
-            description: strategy.description.clone(),
-            layer: strategy.layer.clone(),
-            dimension: strategy.dimension.clone(),
-            app_impact_pct,
-            system_impact_pct,
-            weighted_score: round2(0.5 * app_impact_pct + 0.5 * system_impact_pct),
-            citation,
-            change: change_for(&strategy.change, &measurements),
-            rollback: strategy.rollback.clone(),
-            privilege: strategy.privilege,
-            answers,
-            basis: format!(
-                "{:.0} % of {basis} ({seconds:.3} s of a {:.3} s job)",
-                strategy.efficacy * 100.0,
-                measurements.job_time_s
-            ),
-        };
+        let proposal = proposal_of(catalog, strategy, &measurements, answers);
         if strategy.changes_access_pattern {
             bounds.push(proposal);
         } else {
             proposals.push(proposal);
         }
     }
+    rank(&mut proposals, &mut bounds, measured);
+    let checklist = checklist(catalog, &measurements, &filesystem, &proposals, &rejected, measured);
+    let findings = measurements
+        .findings
+        .iter()
+        .map(|finding| (finding.code.to_string(), finding.score, finding.label.name().to_string()))
+        .collect();
+    let not_confirmed = not_confirmed(&measurements);
+    Advice {
+        filesystem,
+        measurements,
+        findings,
+        not_confirmed,
+        checklist,
+        proposals,
+        diagnostic_bounds: bounds,
+        rejected,
+    }
+}
+
+/// The proposal of `strategy`, which answers the findings `answers` of `measurements`: its App
+/// Impact on the time it can remove, its System Impact, the change for this run and the citation.
+fn proposal_of(
+    catalog: &Catalog,
+    strategy: &catalog::Strategy,
+    measurements: &Measurements,
+    answers: Vec<String>,
+) -> Proposal {
+    let (seconds, basis) = basis_time(measurements, strategy.basis);
+    let app_impact_pct = round2(100.0 * strategy.efficacy * measurements.share(seconds));
+    let system_impact_pct = round2(system_impact(measurements, strategy));
+    let citation = citation_of(catalog, strategy);
+    Proposal {
+        rank: 0,
+        strategy: strategy.name.clone(),
+        id: strategy.id.clone(),
+        description: strategy.description.clone(),
+        layer: strategy.layer.clone(),
+        dimension: strategy.dimension.clone(),
+        app_impact_pct,
+        system_impact_pct,
+        weighted_score: round2(0.5 * app_impact_pct + 0.5 * system_impact_pct),
+        citation,
+        change: change_for(&strategy.change, measurements),
+        rollback: strategy.rollback.clone(),
+        privilege: strategy.privilege,
+        answers,
+        basis: format!(
+            "{:.0} % of {basis} ({seconds:.3} s of a {:.3} s job)",
+            strategy.efficacy * 100.0,
+            measurements.job_time_s
+        ),
+    }
+}
+
+/// Ranks `proposals` and `bounds` in place: by the 50/50 weighted score, a change under
+/// [`NEGLIGIBLE_APP_IMPACT_PCT`] after every change that can make the job faster, and a strategy
+/// the knowledge base measured as a regression here last, with its measurement quoted.
+fn rank(proposals: &mut [Proposal], bounds: &mut [Proposal], measured: &Measured) {
     // By the 50/50 weighted score, except that a change bounded under 1 % of the run (it only
     // relieves the file system) comes after every change that can make the job faster.
     let negligible = |proposal: &Proposal| proposal.app_impact_pct < NEGLIGIBLE_APP_IMPACT_PCT;
@@ -536,7 +571,7 @@ pub fn advise(
     bounds.sort_by(order);
     // A strategy measured as a regression on this system and workload goes below the rest, with
     // its measurement quoted (the knowledge base's non-degradation guard).
-    for proposal in &mut proposals {
+    for proposal in proposals.iter_mut() {
         if let Some((verdict, delta, _)) =
             measured.get(&proposal.id).filter(|(verdict, _, _)| verdict == "regression")
         {
@@ -556,23 +591,6 @@ pub fn advise(
     }
     for (index, proposal) in bounds.iter_mut().enumerate() {
         proposal.rank = index + 1;
-    }
-    let checklist = checklist(catalog, &measurements, &filesystem, &proposals, &rejected, measured);
-    let findings = measurements
-        .findings
-        .iter()
-        .map(|finding| (finding.code.to_string(), finding.score, finding.label.name().to_string()))
-        .collect();
-    let not_confirmed = not_confirmed(&measurements);
-    Advice {
-        filesystem,
-        measurements,
-        findings,
-        not_confirmed,
-        checklist,
-        proposals,
-        diagnostic_bounds: bounds,
-        rejected,
     }
 }
 

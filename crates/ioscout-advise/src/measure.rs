@@ -151,44 +151,8 @@ impl Measurements {
             .flat_map(|view| view.summary.iter())
             .filter_map(|layer| layer.u_time_s)
             .reduce(f64::max);
-        let mut uses = BTreeSet::new();
-        let layers: Vec<&str> = analysis.preset.layers.iter().map(|layer| layer.name.as_str()).collect();
-        let has_calls = |name: &str| context.layer(name).is_some_and(|layer| layer.count > 0);
-        if layers.iter().any(|name| matches!(*name, "data_loader" | "fetch_data" | "reader"))
-            && has_calls("fetch_data")
-        {
-            uses.insert("dl".to_string());
-        }
-        if has_calls("checkpoint_posix") || has_calls("checkpoint") {
-            uses.insert("checkpoint".to_string());
-        }
-        let categories = &analysis.categories;
-        if categories.keys().any(|name| name.contains("mpi")) {
-            uses.insert("mpi".to_string());
-        }
-        if categories.keys().any(|name| name.contains("h5") || name.contains("hdf5")) {
-            uses.insert("hdf5".to_string());
-        }
-        let file_weights = analysis
-            .view(ViewType::FileName)
-            .into_iter()
-            .flat_map(|view| view.rows.iter())
-            .map(|row| {
-                (row.key.clone(), row.metrics.size_sum.unwrap_or(0) as f64 + row.metrics.time_sum, None)
-            })
-            .collect::<Vec<(String, f64, Option<String>)>>();
-        // DFTracer records no MPI calls, but an MPI library leaves its files behind: Open MPI's
-        // session directory (`ompi.<host>.<job>`), its shared-memory segments, MPICH's.
-        if file_weights.iter().any(|(path, _, _)| is_mpi_runtime_file(path)) {
-            uses.insert("mpi".to_string());
-        }
-        if file_weights.iter().any(|(path, _, _)| {
-            std::path::Path::new(path).extension().is_some_and(|extension| {
-                extension.eq_ignore_ascii_case("h5") || extension.eq_ignore_ascii_case("hdf5")
-            })
-        }) {
-            uses.insert("hdf5".to_string());
-        }
+        let file_weights = file_weights(analysis);
+        let uses = trace_uses(analysis, &context, &file_weights);
         let sync_time_s = records.map(|derived| {
             derived
                 .operations
@@ -339,6 +303,56 @@ impl Measurements {
         );
         self.detection = Some(detection);
     }
+}
+
+/// The trace's files weighted by bytes and time (the `file_name` view), for the file-system gate.
+fn file_weights(analysis: &Analysis) -> Vec<(String, f64, Option<String>)> {
+    analysis
+        .view(ViewType::FileName)
+        .into_iter()
+        .flat_map(|view| view.rows.iter())
+        .map(|row| (row.key.clone(), row.metrics.size_sum.unwrap_or(0) as f64 + row.metrics.time_sum, None))
+        .collect()
+}
+
+/// What a traced run uses, by its layers, categories and files: `dl`, `checkpoint`, `mpi`,
+/// `hdf5`.
+fn trace_uses(
+    analysis: &Analysis,
+    context: &Context<'_>,
+    file_weights: &[(String, f64, Option<String>)],
+) -> BTreeSet<String> {
+    let mut uses = BTreeSet::new();
+    let layers: Vec<&str> = analysis.preset.layers.iter().map(|layer| layer.name.as_str()).collect();
+    let has_calls = |name: &str| context.layer(name).is_some_and(|layer| layer.count > 0);
+    if layers.iter().any(|name| matches!(*name, "data_loader" | "fetch_data" | "reader"))
+        && has_calls("fetch_data")
+    {
+        uses.insert("dl".to_string());
+    }
+    if has_calls("checkpoint_posix") || has_calls("checkpoint") {
+        uses.insert("checkpoint".to_string());
+    }
+    let categories = &analysis.categories;
+    if categories.keys().any(|name| name.contains("mpi")) {
+        uses.insert("mpi".to_string());
+    }
+    if categories.keys().any(|name| name.contains("h5") || name.contains("hdf5")) {
+        uses.insert("hdf5".to_string());
+    }
+    // DFTracer records no MPI calls, but an MPI library leaves its files behind: Open MPI's
+    // session directory (`ompi.<host>.<job>`), its shared-memory segments, MPICH's.
+    if file_weights.iter().any(|(path, _, _)| is_mpi_runtime_file(path)) {
+        uses.insert("mpi".to_string());
+    }
+    if file_weights.iter().any(|(path, _, _)| {
+        std::path::Path::new(path).extension().is_some_and(|extension| {
+            extension.eq_ignore_ascii_case("h5") || extension.eq_ignore_ascii_case("hdf5")
+        })
+    }) {
+        uses.insert("hdf5".to_string());
+    }
+    uses
 }
 
 #[cfg(test)]

@@ -238,8 +238,8 @@ impl Follower {
             total.merge(fold);
         }
         let plan = Plan::new(&self.options, candidates, total);
-        let (analysis, report, next) =
-            self.second_pass(scanner, files, input_problems, &plan, &changes, &partials, &mut reading);
+        let look = Look { scanner, files, input_problems, changes: &changes, partials: &partials };
+        let (analysis, report, next) = self.second_pass(&look, &plan, &mut reading);
         self.kept = next;
         self.plan = Some(plan);
         Ok(Step { analysis, report, reading })
@@ -247,63 +247,73 @@ impl Follower {
 
     /// The second pass of [`Follower::step`] over the context `plan`: the analysis, the report
     /// and what to keep.
-    #[allow(clippy::too_many_arguments)]
     fn second_pass(
         &self,
-        scanner: &Scanner,
-        files: &[TraceFile],
-        input_problems: &[InputProblem],
+        look: &Look<'_>,
         plan: &Plan,
-        changes: &[Change],
-        partials: &[(PrepassPartial, Tables)],
         reading: &mut Reading,
     ) -> (Analysis, ScanReport, BTreeMap<PathBuf, Kept>) {
-        let tail_of = |index: usize| self.tail_of(files, index);
-
-        // Second pass: keep the partials that still hold, fold the rest.
-        let holds = |path: &std::path::Path| -> Option<&AnalysisPartial> {
-            let kept = self.kept.get(path)?;
-            let old = self.plan.as_ref()?;
-            if old.preset.name != plan.preset.name {
-                return None;
-            }
-            let (tokens, processes) = kept.second.keys();
-            old.prepared.holds_in(&plan.prepared, tokens, processes).then_some(&kept.second)
-        };
         // Decided once per file: the check walks the file's tokens and processes.
-        let holding: Vec<Option<&AnalysisPartial>> = files
+        let holding: Vec<Option<&AnalysisPartial>> = look
+            .files
             .iter()
-            .zip(changes)
-            .map(|(trace, change)| if *change == Change::Whole { None } else { holds(&trace.path) })
+            .zip(look.changes)
+            .map(
+                |(trace, change)| if *change == Change::Whole { None } else { self.holds(&trace.path, plan) },
+            )
             .collect();
+        let folded = self.fold_second(look, plan, &holding, reading);
+        self.merge_in_order(look, plan, &holding, folded)
+    }
+
+    /// The second-pass partial kept for `path`, when it still holds in the context `plan`.
+    fn holds(&self, path: &std::path::Path, plan: &Plan) -> Option<&AnalysisPartial> {
+        let kept = self.kept.get(path)?;
+        let old = self.plan.as_ref()?;
+        if old.preset.name != plan.preset.name {
+            return None;
+        }
+        let (tokens, processes) = kept.second.keys();
+        old.prepared.holds_in(&plan.prepared, tokens, processes).then_some(&kept.second)
+    }
+
+    /// Each file's second-pass fold and summary: folded again (read whole, or its kept partial
+    /// no longer holds), or its kept partial with the appended bytes folded on.
+    fn fold_second<'p>(
+        &self,
+        look: &Look<'_>,
+        plan: &'p Plan,
+        holding: &[Option<&AnalysisPartial>],
+        reading: &mut Reading,
+    ) -> Vec<(Option<AnalysisFold<'p>>, Option<FileSummary>)> {
+        let files = look.files;
         let mut again: Vec<usize> = Vec::new();
         let mut second_tails: Vec<Chunk> = Vec::new();
-        for index in 0..files.len() {
-            match changes[index] {
+        for (index, (change, held)) in look.changes.iter().zip(holding).enumerate() {
+            match change {
                 Change::Whole => again.push(index),
-                _ if holding[index].is_none() => {
+                _ if held.is_none() => {
                     reading.files_folded_again += 1;
                     again.push(index);
                 }
-                Change::Extended => second_tails.extend(tail_of(index)),
+                Change::Extended => second_tails.extend(self.tail_of(files, index)),
                 Change::Unchanged => {}
             }
         }
         let again_files: Vec<TraceFile> = again.iter().map(|index| files[*index].clone()).collect();
         let (again_folds, again_report) =
-            fold_per_file(scanner, &again_files, || plan.fold(), AnalysisFold::merge);
-        let mut second: Vec<Option<AnalysisFold<'_>>> = (0..files.len()).map(|_| None).collect();
-        let mut summaries: Vec<Option<FileSummary>> = (0..files.len()).map(|_| None).collect();
+            fold_per_file(look.scanner, &again_files, || plan.fold(), AnalysisFold::merge);
+        let mut folded: Vec<(Option<AnalysisFold<'p>>, Option<FileSummary>)> =
+            (0..files.len()).map(|_| (None, None)).collect();
         for ((index, fold), summary) in again.iter().zip(again_folds).zip(again_report.files) {
-            second[*index] = fold;
-            summaries[*index] = Some(summary);
+            folded[*index] = (fold, Some(summary));
         }
         let (mut tail_second, tail_report) =
-            chunk_folds_per_file(scanner, files, &second_tails, || plan.fold(), AnalysisFold::merge);
+            chunk_folds_per_file(look.scanner, files, &second_tails, || plan.fold(), AnalysisFold::merge);
         let mut tail_summaries: Vec<Option<FileSummary>> = tail_report.files.into_iter().map(Some).collect();
-        let keep = scanner.options().max_reported_problems;
+        let keep = look.scanner.options().max_reported_problems;
         for (index, trace) in files.iter().enumerate() {
-            if summaries[index].is_some() {
+            if folded[index].1.is_some() {
                 continue;
             }
             let Some((kept, partial)) = self.kept.get(&trace.path).zip(holding[index]) else { continue };
@@ -311,27 +321,35 @@ impl Follower {
             if let Some(tail) = tail_second[index].take() {
                 fold.merge(tail);
             }
-            second[index] = Some(fold);
             let mut summary = kept.summary.clone();
-            if changes[index] == Change::Extended
+            if look.changes[index] == Change::Extended
                 && let Some(tail) = tail_summaries.get_mut(index).and_then(Option::take)
             {
                 summary.merge(tail, keep);
             }
             summary.size = trace.size;
-            summaries[index] = Some(summary);
+            folded[index] = (Some(fold), Some(summary));
         }
+        folded
+    }
 
-        // Keep what ended cleanly, then merge in input order.
+    /// Keeps what ended cleanly for the next look, then merges the folds in input order: the
+    /// analysis, the report and what to keep.
+    fn merge_in_order(
+        &self,
+        look: &Look<'_>,
+        plan: &Plan,
+        holding: &[Option<&AnalysisPartial>],
+        folded: Vec<(Option<AnalysisFold<'_>>, Option<FileSummary>)>,
+    ) -> (Analysis, ScanReport, BTreeMap<PathBuf, Kept>) {
+        let files = look.files;
         let mut next: BTreeMap<PathBuf, Kept> = BTreeMap::new();
         let mut total: Option<AnalysisFold<'_>> = None;
         let mut report_files = Vec::with_capacity(files.len());
         let mut extents = Vec::with_capacity(files.len());
-        for (index, (trace, (fold, summary))) in
-            files.iter().zip(second.into_iter().zip(summaries)).enumerate()
-        {
+        for (index, (trace, (fold, summary))) in files.iter().zip(folded).enumerate() {
             let summary = summary.unwrap_or_else(|| FileSummary::new(trace));
-            let (prepass, tables) = &partials[index];
+            let (prepass, tables) = &look.partials[index];
             extents.push((trace.path.clone(), extent_of(prepass)));
             let fold = fold.unwrap_or_else(|| plan.fold());
             if summary.ended_cleanly(trace)
@@ -349,7 +367,7 @@ impl Follower {
                         summary: summary.clone(),
                     },
                 );
-            } else if changes[index] != Change::Whole
+            } else if look.changes[index] != Change::Whole
                 && holding[index].is_some()
                 && let Some(kept) = self.kept.get(&trace.path)
             {
@@ -365,10 +383,22 @@ impl Follower {
         }
         let extents = crate::name_hosts(extents, &plan.prepared);
         let analysis = plan.finish(&self.options, total);
-        let mut report = ScanReport::assemble(input_problems, keep, report_files);
+        let keep = look.scanner.options().max_reported_problems;
+        let mut report = ScanReport::assemble(look.input_problems, keep, report_files);
         report.set_extents(extents);
         (analysis, report, next)
     }
+}
+
+/// What one look of [`Follower::step`] found, threaded through its second pass.
+struct Look<'l> {
+    scanner: &'l Scanner,
+    files: &'l [TraceFile],
+    input_problems: &'l [InputProblem],
+    /// How each file changed since the last look.
+    changes: &'l [Change],
+    /// Each file's first-pass partial and hash tables.
+    partials: &'l [(PrepassPartial, Tables)],
 }
 
 #[cfg(test)]

@@ -584,9 +584,6 @@ fn read_modules(
     let nprocs = job.map_or(0, |job| job.nprocs);
     let run_time_s =
         job.map(|job| job.run_time(header.minor)).filter(|run_time| run_time.is_finite() && *run_time > 0.0);
-    let file_size = source.size();
-    // Read from its file, a log's DXT segments stay there (checked here, read again on demand).
-    let dxt_on_disk = matches!(source, Source::File { .. });
     let mut modules = Vec::new();
     for (module_id, map) in header.modules.iter().enumerate() {
         let partial = header.is_partial(module_id);
@@ -602,63 +599,8 @@ fn read_modules(
                 format!("unknown (id {module_id})")
             })
         };
-        let mut streams = 0;
-        // Set when any problem is reported in this module's region.
-        let mut damaged = false;
-        let decoded = if map.length == 0 {
-            module::decode(module_id, version, &[], header.swapped)
-        } else if let Some(present) = source.present(*map) {
-            if present != map.length {
-                damaged = true;
-                problems.report(
-                    region_name(),
-                    map.offset,
-                    format!(
-                        "the file ends inside the region (a truncated log): {present} of its {} bytes are present; what they hold is read",
-                        map.length
-                    ),
-                )?;
-            }
-            if dxt_on_disk && matches!(module_id, id::DXT_POSIX | id::DXT_MPIIO) {
-                let mut reader = source.reader(map.offset, present).map_err(|error| problems.io(error))?;
-                let checked = dxt::check(&mut reader, header.compression, module_id, version, header.swapped);
-                streams = checked.streams;
-                if let Some(problem) = checked.inflate_problem {
-                    damaged = true;
-                    problems.report(region_name(), map.offset, problem)?;
-                }
-                let (problem, leftover) =
-                    checked.cut.map_or((None, 0), |(problem, leftover)| (Some(problem), leftover));
-                module::Decoded {
-                    records: Records::DxtOnDisk(checked.on_disk),
-                    offsets: Vec::new(),
-                    skipped: 0,
-                    leftover,
-                    problem,
-                }
-            } else {
-                let region_bytes = source.read(map.offset, present).map_err(|error| problems.io(error))?;
-                let inflated = region::inflate(&region_bytes, header.compression);
-                streams = inflated.streams;
-                if let Some(problem) = inflated.problem {
-                    damaged = true;
-                    problems.report(region_name(), map.offset, problem)?;
-                }
-                module::decode(module_id, version, &inflated.bytes, header.swapped)
-            }
-        } else {
-            damaged = true;
-            problems.report(
-                region_name(),
-                map.offset,
-                format!(
-                    "region claims bytes {}..{} but the file has {file_size} bytes (truncated log?)",
-                    map.offset,
-                    map.offset.saturating_add(map.length)
-                ),
-            )?;
-            module::decode(module_id, version, &[], header.swapped)
-        };
+        let RegionRead { decoded, streams, mut damaged } =
+            read_region(source, header, module_id, map, &region_name, problems)?;
         if module_id >= module::MODULE_NAMES.len() {
             damaged = true;
             problems.report(
@@ -687,23 +629,8 @@ fn read_modules(
         }
         let mut records = decoded.records;
         let mut dropped_records = 0;
-        if let Records::Counters(counter_records) = &mut records
-            && let Some(checks) = validate::Checks::of(module_id, nprocs, run_time_s)
-        {
-            let mut reasons = Vec::new();
-            let mut kept = Vec::with_capacity(counter_records.len());
-            for (index, record) in std::mem::take(counter_records).into_iter().enumerate() {
-                match checks.impossible(&record) {
-                    Some(reason) => reasons.push(format!(
-                        "record {index} (id {:#018x}, rank {}, decompressed byte {}) dropped: {reason}",
-                        record.id,
-                        record.rank,
-                        decoded.offsets.get(index).copied().unwrap_or_default()
-                    )),
-                    None => kept.push(record),
-                }
-            }
-            *counter_records = kept;
+        if let Some(checks) = validate::Checks::of(module_id, nprocs, run_time_s) {
+            let reasons = drop_impossible(&mut records, &checks, &decoded.offsets);
             dropped_records = reasons.len();
             for reason in reasons {
                 damaged = true;
@@ -724,4 +651,109 @@ fn read_modules(
         });
     }
     Ok(modules)
+}
+
+/// One module's region as read: what it decoded to, its compressed streams, and whether a
+/// problem was reported in it.
+struct RegionRead {
+    decoded: module::Decoded,
+    streams: usize,
+    damaged: bool,
+}
+
+/// Reads and decodes the region `map` of module `module_id`: from memory, or, for a log read from
+/// its file, its DXT segments checked and left there; a region cut by the end of the file keeps
+/// what it holds, a region past the end decodes nothing. Problems go to `problems` under the
+/// name `region_name` gives.
+fn read_region(
+    source: &Source<'_>,
+    header: &Header,
+    module_id: usize,
+    map: &RegionMap,
+    region_name: &dyn Fn() -> Region,
+    problems: &mut Problems<'_>,
+) -> Result<RegionRead, DarshanError> {
+    let version = header.module_versions[module_id];
+    // Read from its file, a log's DXT segments stay there (checked here, read again on demand).
+    let dxt_on_disk = matches!(source, Source::File { .. });
+    let mut streams = 0;
+    // Set when any problem is reported in this module's region.
+    let mut damaged = false;
+    let decoded = if map.length == 0 {
+        module::decode(module_id, version, &[], header.swapped)
+    } else if let Some(present) = source.present(*map) {
+        if present != map.length {
+            damaged = true;
+            problems.report(
+                region_name(),
+                map.offset,
+                format!(
+                    "the file ends inside the region (a truncated log): {present} of its {} bytes are present; what they hold is read",
+                    map.length
+                ),
+            )?;
+        }
+        if dxt_on_disk && matches!(module_id, id::DXT_POSIX | id::DXT_MPIIO) {
+            let mut reader = source.reader(map.offset, present).map_err(|error| problems.io(error))?;
+            let checked = dxt::check(&mut reader, header.compression, module_id, version, header.swapped);
+            streams = checked.streams;
+            if let Some(problem) = checked.inflate_problem {
+                damaged = true;
+                problems.report(region_name(), map.offset, problem)?;
+            }
+            let (problem, leftover) =
+                checked.cut.map_or((None, 0), |(problem, leftover)| (Some(problem), leftover));
+            module::Decoded {
+                records: Records::DxtOnDisk(checked.on_disk),
+                offsets: Vec::new(),
+                skipped: 0,
+                leftover,
+                problem,
+            }
+        } else {
+            let region_bytes = source.read(map.offset, present).map_err(|error| problems.io(error))?;
+            let inflated = region::inflate(&region_bytes, header.compression);
+            streams = inflated.streams;
+            if let Some(problem) = inflated.problem {
+                damaged = true;
+                problems.report(region_name(), map.offset, problem)?;
+            }
+            module::decode(module_id, version, &inflated.bytes, header.swapped)
+        }
+    } else {
+        damaged = true;
+        problems.report(
+            region_name(),
+            map.offset,
+            format!(
+                "region claims bytes {}..{} but the file has {} bytes (truncated log?)",
+                map.offset,
+                map.offset.saturating_add(map.length),
+                source.size()
+            ),
+        )?;
+        module::decode(module_id, version, &[], header.swapped)
+    };
+    Ok(RegionRead { decoded, streams, damaged })
+}
+
+/// Drops the records of `records` that break Darshan's invariants (`checks`); the reason for
+/// each, naming the record and its decompressed offset (`offsets`, in record order).
+fn drop_impossible(records: &mut Records, checks: &validate::Checks, offsets: &[usize]) -> Vec<String> {
+    let Records::Counters(counter_records) = records else { return Vec::new() };
+    let mut reasons = Vec::new();
+    let mut kept = Vec::with_capacity(counter_records.len());
+    for (index, record) in std::mem::take(counter_records).into_iter().enumerate() {
+        match checks.impossible(&record) {
+            Some(reason) => reasons.push(format!(
+                "record {index} (id {:#018x}, rank {}, decompressed byte {}) dropped: {reason}",
+                record.id,
+                record.rank,
+                offsets.get(index).copied().unwrap_or_default()
+            )),
+            None => kept.push(record),
+        }
+    }
+    *counter_records = kept;
+    reasons
 }

@@ -130,113 +130,11 @@ pub struct Aggregate {
 /// order (what `darshan-parser --total` prints after `total_`).
 pub fn aggregate(module_id: usize, records: &[CounterRecord]) -> Aggregate {
     let Some((names, float_names)) = counter_names(module_id) else { return Aggregate::default() };
-    let mut overflowed = Vec::new();
-    let module = names.first().and_then(|name| name.split('_').next()).unwrap_or_default();
-    let mut integers = vec![0_i64; names.len()];
-    let mut floats = vec![0.0_f64; float_names.len()];
-    let same_file = records.windows(2).all(|pair| pair[0].id == pair[1].id);
-    for (index, name) in names.iter().enumerate() {
-        let mut values = records.iter().filter_map(|record| record.counters.get(index).copied());
-        integers[index] = match combine_of(name) {
-            Combine::Sum => match checked_sum(values) {
-                Some(total) if total < 0 => -1,
-                Some(total) => total,
-                None => {
-                    overflowed.push((*name).to_string());
-                    i64::MAX
-                }
-            },
-            Combine::Last => values.next_back().unwrap_or(0),
-            Combine::Max => values.max().unwrap_or(0).max(0),
-            Combine::MinNonZero | Combine::Derived | Combine::Zero => 0,
-        };
-    }
-    for (index, name) in float_names.iter().enumerate() {
-        let values = records.iter().filter_map(|record| record.fcounters.get(index).copied());
-        floats[index] = match combine_of(name) {
-            Combine::Sum => values.sum(),
-            Combine::Max => values.fold(0.0, f64::max),
-            Combine::MinNonZero => values
-                .filter(|value| *value > 0.0)
-                .fold(0.0, |low, value| if low == 0.0 || value < low { value } else { low }),
-            Combine::Last | Combine::Derived | Combine::Zero => 0.0,
-        };
-    }
-    // The slowest read and write carry their request size.
-    for kind in ["READ", "WRITE"] {
-        let (Some(time), Some(size)) = (
-            index_of(float_names, &format!("{module}_F_MAX_{kind}_TIME")),
-            index_of(names, &format!("{module}_MAX_{kind}_TIME_SIZE")),
-        ) else {
-            continue;
-        };
-        let mut best = 0.0;
-        for record in records {
-            let value = record.fcounters.get(time).copied().unwrap_or(0.0);
-            if value > best {
-                best = value;
-                integers[size] = record.counters.get(size).copied().unwrap_or(0);
-            }
-        }
-        floats[time] = best;
-    }
+    let mut combined = Combined::of(names, float_names, records);
+    combined.slowest_requests(records);
     // Fastest and slowest rank: meaningful only when every record is of the same file.
-    let rank_fields = (
-        index_of(names, &format!("{module}_FASTEST_RANK")),
-        index_of(names, &format!("{module}_FASTEST_RANK_BYTES")),
-        index_of(names, &format!("{module}_SLOWEST_RANK")),
-        index_of(names, &format!("{module}_SLOWEST_RANK_BYTES")),
-        index_of(float_names, &format!("{module}_F_FASTEST_RANK_TIME")),
-        index_of(float_names, &format!("{module}_F_SLOWEST_RANK_TIME")),
-    );
-    if let (Some(fast), Some(fast_bytes), Some(slow), Some(slow_bytes), Some(fast_time), Some(slow_time)) =
-        rank_fields
-    {
-        if same_file && !records.is_empty() {
-            let bytes_of = |record: &CounterRecord| {
-                ["BYTES_READ", "BYTES_WRITTEN"]
-                    .iter()
-                    .filter_map(|suffix| index_of(names, &format!("{module}_{suffix}")))
-                    .map(|index| record.counters.get(index).copied().unwrap_or(0))
-                    .fold(0_i64, i64::saturating_add)
-            };
-            let time_of = |record: &CounterRecord| {
-                ["F_READ_TIME", "F_WRITE_TIME", "F_META_TIME"]
-                    .iter()
-                    .filter_map(|suffix| index_of(float_names, &format!("{module}_{suffix}")))
-                    .map(|index| record.fcounters.get(index).copied().unwrap_or(0.0))
-                    .sum::<f64>()
-            };
-            let mut first = true;
-            for record in records {
-                let (fast_candidate, slow_candidate) = if record.rank == -1 {
-                    (
-                        (record.counters[fast], record.counters[fast_bytes], record.fcounters[fast_time]),
-                        (record.counters[slow], record.counters[slow_bytes], record.fcounters[slow_time]),
-                    )
-                } else {
-                    let own = (record.rank, bytes_of(record), time_of(record));
-                    (own, own)
-                };
-                if first || fast_candidate.2 < floats[fast_time] {
-                    integers[fast] = fast_candidate.0;
-                    integers[fast_bytes] = fast_candidate.1;
-                    floats[fast_time] = fast_candidate.2;
-                }
-                if first || slow_candidate.2 > floats[slow_time] {
-                    integers[slow] = slow_candidate.0;
-                    integers[slow_bytes] = slow_candidate.1;
-                    floats[slow_time] = slow_candidate.2;
-                }
-                first = false;
-            }
-        } else {
-            integers[fast] = -1;
-            integers[fast_bytes] = -1;
-            integers[slow] = -1;
-            integers[slow_bytes] = -1;
-        }
-    }
+    combined.fastest_and_slowest_ranks(records);
+    let Combined { module, mut integers, floats, mut overflowed, .. } = combined;
     merge_common(names, records, module, "STRIDE", "STRIDE", &mut integers, &mut overflowed);
     merge_common(names, records, module, "ACCESS", "ACCESS", &mut integers, &mut overflowed);
     let mut values: Vec<(String, String)> =
@@ -245,6 +143,147 @@ pub fn aggregate(module_id: usize, records: &[CounterRecord]) -> Aggregate {
         float_names.iter().zip(&floats).map(|(name, value)| ((*name).to_string(), format!("{value:.6}"))),
     );
     Aggregate { values, overflowed }
+}
+
+/// A module's counters combined over records, as [`aggregate`] builds them step by step.
+struct Combined {
+    names: &'static [&'static str],
+    float_names: &'static [&'static str],
+    /// The counters' prefix (`POSIX`).
+    module: &'static str,
+    integers: Vec<i64>,
+    floats: Vec<f64>,
+    overflowed: Vec<String>,
+}
+
+impl Combined {
+    /// Each counter combined by its rule ([`combine_of`]): summed (an overflow saturates and is
+    /// named), the last, the largest or the smallest nonzero; derived ones left at 0.
+    fn of(
+        names: &'static [&'static str],
+        float_names: &'static [&'static str],
+        records: &[CounterRecord],
+    ) -> Combined {
+        let mut overflowed = Vec::new();
+        let module = names.first().and_then(|name| name.split('_').next()).unwrap_or_default();
+        let mut integers = vec![0_i64; names.len()];
+        let mut floats = vec![0.0_f64; float_names.len()];
+        for (index, name) in names.iter().enumerate() {
+            let mut values = records.iter().filter_map(|record| record.counters.get(index).copied());
+            integers[index] = match combine_of(name) {
+                Combine::Sum => match checked_sum(values) {
+                    Some(total) if total < 0 => -1,
+                    Some(total) => total,
+                    None => {
+                        overflowed.push((*name).to_string());
+                        i64::MAX
+                    }
+                },
+                Combine::Last => values.next_back().unwrap_or(0),
+                Combine::Max => values.max().unwrap_or(0).max(0),
+                Combine::MinNonZero | Combine::Derived | Combine::Zero => 0,
+            };
+        }
+        for (index, name) in float_names.iter().enumerate() {
+            let values = records.iter().filter_map(|record| record.fcounters.get(index).copied());
+            floats[index] = match combine_of(name) {
+                Combine::Sum => values.sum(),
+                Combine::Max => values.fold(0.0, f64::max),
+                Combine::MinNonZero => values
+                    .filter(|value| *value > 0.0)
+                    .fold(0.0, |low, value| if low == 0.0 || value < low { value } else { low }),
+                Combine::Last | Combine::Derived | Combine::Zero => 0.0,
+            };
+        }
+        Combined { names, float_names, module, integers, floats, overflowed }
+    }
+
+    /// The slowest read and write, each with its request size.
+    fn slowest_requests(&mut self, records: &[CounterRecord]) {
+        let module = self.module;
+        for kind in ["READ", "WRITE"] {
+            let (Some(time), Some(size)) = (
+                index_of(self.float_names, &format!("{module}_F_MAX_{kind}_TIME")),
+                index_of(self.names, &format!("{module}_MAX_{kind}_TIME_SIZE")),
+            ) else {
+                continue;
+            };
+            let mut best = 0.0;
+            for record in records {
+                let value = record.fcounters.get(time).copied().unwrap_or(0.0);
+                if value > best {
+                    best = value;
+                    self.integers[size] = record.counters.get(size).copied().unwrap_or(0);
+                }
+            }
+            self.floats[time] = best;
+        }
+    }
+
+    /// The fastest and slowest rank with their bytes and times: from each shared record's own
+    /// and each rank's record, when every record is of the same file; -1 otherwise.
+    fn fastest_and_slowest_ranks(&mut self, records: &[CounterRecord]) {
+        let (names, float_names, module) = (self.names, self.float_names, self.module);
+        let rank_fields = (
+            index_of(names, &format!("{module}_FASTEST_RANK")),
+            index_of(names, &format!("{module}_FASTEST_RANK_BYTES")),
+            index_of(names, &format!("{module}_SLOWEST_RANK")),
+            index_of(names, &format!("{module}_SLOWEST_RANK_BYTES")),
+            index_of(float_names, &format!("{module}_F_FASTEST_RANK_TIME")),
+            index_of(float_names, &format!("{module}_F_SLOWEST_RANK_TIME")),
+        );
+        let (Some(fast), Some(fast_bytes), Some(slow), Some(slow_bytes), Some(fast_time), Some(slow_time)) =
+            rank_fields
+        else {
+            return;
+        };
+        let same_file = records.windows(2).all(|pair| pair[0].id == pair[1].id);
+        let (integers, floats) = (&mut self.integers, &mut self.floats);
+        if !same_file || records.is_empty() {
+            integers[fast] = -1;
+            integers[fast_bytes] = -1;
+            integers[slow] = -1;
+            integers[slow_bytes] = -1;
+            return;
+        }
+        let bytes_of = |record: &CounterRecord| {
+            ["BYTES_READ", "BYTES_WRITTEN"]
+                .iter()
+                .filter_map(|suffix| index_of(names, &format!("{module}_{suffix}")))
+                .map(|index| record.counters.get(index).copied().unwrap_or(0))
+                .fold(0_i64, i64::saturating_add)
+        };
+        let time_of = |record: &CounterRecord| {
+            ["F_READ_TIME", "F_WRITE_TIME", "F_META_TIME"]
+                .iter()
+                .filter_map(|suffix| index_of(float_names, &format!("{module}_{suffix}")))
+                .map(|index| record.fcounters.get(index).copied().unwrap_or(0.0))
+                .sum::<f64>()
+        };
+        let mut first = true;
+        for record in records {
+            let (fast_candidate, slow_candidate) = if record.rank == -1 {
+                (
+                    (record.counters[fast], record.counters[fast_bytes], record.fcounters[fast_time]),
+                    (record.counters[slow], record.counters[slow_bytes], record.fcounters[slow_time]),
+                )
+            } else {
+                let own = (record.rank, bytes_of(record), time_of(record));
+                (own, own)
+            };
+            if first || fast_candidate.2 < floats[fast_time] {
+                integers[fast] = fast_candidate.0;
+                integers[fast_bytes] = fast_candidate.1;
+                floats[fast_time] = fast_candidate.2;
+            }
+            if first || slow_candidate.2 > floats[slow_time] {
+                integers[slow] = slow_candidate.0;
+                integers[slow_bytes] = slow_candidate.1;
+                floats[slow_time] = slow_candidate.2;
+            }
+            first = false;
+        }
+    }
 }
 
 /// Whether a counter's total over records means something (counts, bytes, times spent), as

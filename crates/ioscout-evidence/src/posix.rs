@@ -305,26 +305,7 @@ impl PosixFile {
             self.opened = true;
             self.position_known = true;
         }
-        let positional = op.positional;
-        let this_offset = match (positional, op.offset()) {
-            (true, Some(offset)) if (0..ABSURD).contains(&offset) => offset,
-            (true, Some(_)) => {
-                self.approximations.absurd += 1;
-                return None;
-            }
-            (true, None) => {
-                self.approximations.missing_offset += 1;
-                self.offset
-            }
-            (false, _) => {
-                if !self.position_known {
-                    self.approximations.unknown_position += 1;
-                } else if self.append && !read {
-                    self.approximations.append_position += 1;
-                }
-                self.offset
-            }
-        };
+        let this_offset = self.data_offset(op, read)?;
         let (last_byte, seq, consec, max_byte, total, calls, bins, last_other, this_io) = if read {
             (
                 &mut self.last_byte_read,
@@ -378,6 +359,39 @@ impl PosixFile {
             self.counters[ix::RW_SWITCHES] += 1;
         }
         self.last_io = this_io;
+        self.time_data(read, bytes, start, end);
+        Some((this_offset, bytes))
+    }
+
+    /// Where a data call of `op` starts: its own offset for `pread`/`pwrite` (the position when
+    /// it has none, counted), else the stream's position (an unknown position or an append
+    /// counted); `None` for an absurd offset, which drops the call.
+    #[inline]
+    fn data_offset(&mut self, op: &Op, read: bool) -> Option<i64> {
+        Some(match (op.positional, op.offset()) {
+            (true, Some(offset)) if (0..ABSURD).contains(&offset) => offset,
+            (true, Some(_)) => {
+                self.approximations.absurd += 1;
+                return None;
+            }
+            (true, None) => {
+                self.approximations.missing_offset += 1;
+                self.offset
+            }
+            (false, _) => {
+                if !self.position_known {
+                    self.approximations.unknown_position += 1;
+                } else if self.append && !read {
+                    self.approximations.append_position += 1;
+                }
+                self.offset
+            }
+        })
+    }
+
+    /// A data call's time: its direction's timestamps, slowest call with its size, and time.
+    #[inline]
+    fn time_data(&mut self, read: bool, bytes: i64, start: f64, end: f64) {
         let elapsed = end - start;
         if read {
             stamp(&mut self.fcounters, ix::F_READ_START_TIMESTAMP, ix::F_READ_END_TIMESTAMP, start, end);
@@ -394,7 +408,6 @@ impl PosixFile {
             }
             self.write_time.add(start, end);
         }
-        Some((this_offset, bytes))
     }
 
     fn flush_times(&mut self) {

@@ -9,7 +9,6 @@
 #![allow(clippy::print_stderr, clippy::print_stdout)]
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use ioscout_darshan::{DarshanLog, ReadOptions, counter_names, id};
@@ -108,95 +107,9 @@ fn derived_counters_equal_darshans_on_the_paired_runs() {
         "| run | files compared | counters equal | known differences | times within tolerance |\n|---|---:|---:|---:|---:|\n",
     );
     for run in &runs {
-        let name = run.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-        let Some(log_path) = std::fs::read_dir(run)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|entry| entry.path())
-            .find(|path| path.extension().is_some_and(|extension| extension == "darshan"))
-        else {
-            continue;
-        };
-        let darshan = match DarshanLog::open(&log_path, ReadOptions { partial: true }) {
-            Ok(log) => log,
-            Err(error) => panic!("{}: {error}", log_path.display()),
-        };
-        let truncated = darshan.header.partial_flag != 0;
-        let (files, problems) = discover(&[run]);
-        let (derived, _report) = ioscout_evidence::derive(&scanner, &files, &problems, run);
-        let ours = records_of(&derived.log);
-        // An MPI job of one process: Darshan reduces every file to rank -1 (all ranks have it);
-        // a trace cannot tell an MPI job of one process from a plain program, whose records
-        // Darshan keeps at rank 0, and the derived records keep rank 0.
-        let single = darshan.job.nprocs == 1;
-        let theirs = records_of(&darshan);
-        let mut compared_files = std::collections::BTreeSet::new();
-        let (mut equal, mut known_count, mut times_ok, mut times_total) = (0, 0, 0, 0);
-        let mut longer = Vec::new();
-        for ((path, module, rank), (counters, fcounters)) in &theirs {
-            // Darshan's own output files, standard streams and the trace file it sees at exit.
-            if path.starts_with('<')
-                || path.contains(".darshan")
-                || path.contains("-preload.pfw")
-                || path.contains("/scratch/")
-            {
-                continue;
-            }
-            let our_rank = if single && *rank == -1 { 0 } else { *rank };
-            let Some((our_counters, our_fcounters)) = ours.get(&(path.clone(), *module, our_rank)) else {
-                if truncated {
-                    continue;
-                }
-                failures.push(format!("{name}: {path} rank {rank} module {module}: not derived"));
-                continue;
-            };
-            compared_files.insert(path.clone());
-            let Some((names, fnames)) = counter_names(*module) else { continue };
-            let times = if *module == id::POSIX { TIMES_POSIX } else { TIMES_STDIO };
-            for (index, counter) in names.iter().enumerate().filter(|(_, name)| !NOT_EXACT.contains(*name)) {
-                let (derived_value, darshan_value) = (our_counters[index], counters[index]);
-                if derived_value == darshan_value {
-                    equal += 1;
-                } else if known(&name, path, counter, derived_value, darshan_value).is_some() {
-                    known_count += 1;
-                } else {
-                    failures.push(format!(
-                        "{name}: {path} rank {rank}: {counter} derived {derived_value}, Darshan {darshan_value}"
-                    ));
-                }
-            }
-            for counter in times {
-                let Some(index) = fnames.iter().position(|name| name == counter) else { continue };
-                times_total += 1;
-                if within(our_fcounters[index], fcounters[index]) {
-                    times_ok += 1;
-                } else if our_fcounters[index] > fcounters[index] {
-                    // DFTracer's wrapper encloses Darshan's (DFTracer is first in LD_PRELOAD),
-                    // so its time also holds Darshan's bookkeeping, which is slowest when
-                    // Darshan creates a record: longer, never shorter. Counted, and bounded
-                    // below.
-                    longer.push(format!(
-                        "{name}: {path} {counter} {:.6} > {:.6}",
-                        our_fcounters[index], fcounters[index]
-                    ));
-                } else {
-                    failures.push(format!(
-                        "{name}: {path} rank {rank}: {counter} derived {:.6}, Darshan {:.6}",
-                        our_fcounters[index], fcounters[index]
-                    ));
-                }
-            }
+        if let Some(row) = compare_run(run, &scanner, &mut failures) {
+            table.push_str(&row);
         }
-        if times_total > 0 && f64::from(times_ok) < 0.99 * f64::from(times_total) {
-            failures
-                .push(format!("{name}: only {times_ok} of {times_total} times within tolerance: {longer:?}"));
-        }
-        let _ = writeln!(
-            table,
-            "| {name} | {} | {equal} | {known_count} | {times_ok} of {times_total} |",
-            compared_files.len()
-        );
     }
     println!("{table}");
     assert!(
@@ -205,4 +118,93 @@ fn derived_counters_equal_darshans_on_the_paired_runs() {
         failures.len(),
         failures.iter().take(60).cloned().collect::<Vec<_>>().join("\n")
     );
+}
+
+/// Compares the records derived from one paired run's trace with its Darshan log: differences
+/// go to `failures`; the run's row of the summary table, `None` for a run without a log.
+fn compare_run(run: &std::path::Path, scanner: &Scanner, failures: &mut Vec<String>) -> Option<String> {
+    let name = run.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+    let log_path = std::fs::read_dir(run)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|path| path.extension().is_some_and(|extension| extension == "darshan"))?;
+    let darshan = match DarshanLog::open(&log_path, ReadOptions { partial: true }) {
+        Ok(log) => log,
+        Err(error) => panic!("{}: {error}", log_path.display()),
+    };
+    let truncated = darshan.header.partial_flag != 0;
+    let (files, problems) = discover(&[run]);
+    let (derived, _report) = ioscout_evidence::derive(scanner, &files, &problems, run);
+    let ours = records_of(&derived.log);
+    // An MPI job of one process: Darshan reduces every file to rank -1 (all ranks have it);
+    // a trace cannot tell an MPI job of one process from a plain program, whose records
+    // Darshan keeps at rank 0, and the derived records keep rank 0.
+    let single = darshan.job.nprocs == 1;
+    let theirs = records_of(&darshan);
+    let mut compared_files = std::collections::BTreeSet::new();
+    let (mut equal, mut known_count, mut times_ok, mut times_total) = (0, 0, 0, 0);
+    let mut longer = Vec::new();
+    for ((path, module, rank), (counters, fcounters)) in &theirs {
+        // Darshan's own output files, standard streams and the trace file it sees at exit.
+        if path.starts_with('<')
+            || path.contains(".darshan")
+            || path.contains("-preload.pfw")
+            || path.contains("/scratch/")
+        {
+            continue;
+        }
+        let our_rank = if single && *rank == -1 { 0 } else { *rank };
+        let Some((our_counters, our_fcounters)) = ours.get(&(path.clone(), *module, our_rank)) else {
+            if truncated {
+                continue;
+            }
+            failures.push(format!("{name}: {path} rank {rank} module {module}: not derived"));
+            continue;
+        };
+        compared_files.insert(path.clone());
+        let Some((names, fnames)) = counter_names(*module) else { continue };
+        let times = if *module == id::POSIX { TIMES_POSIX } else { TIMES_STDIO };
+        for (index, counter) in names.iter().enumerate().filter(|(_, name)| !NOT_EXACT.contains(*name)) {
+            let (derived_value, darshan_value) = (our_counters[index], counters[index]);
+            if derived_value == darshan_value {
+                equal += 1;
+            } else if known(&name, path, counter, derived_value, darshan_value).is_some() {
+                known_count += 1;
+            } else {
+                failures.push(format!(
+                    "{name}: {path} rank {rank}: {counter} derived {derived_value}, Darshan {darshan_value}"
+                ));
+            }
+        }
+        for counter in times {
+            let Some(index) = fnames.iter().position(|name| name == counter) else { continue };
+            times_total += 1;
+            if within(our_fcounters[index], fcounters[index]) {
+                times_ok += 1;
+            } else if our_fcounters[index] > fcounters[index] {
+                // DFTracer's wrapper encloses Darshan's (DFTracer is first in LD_PRELOAD),
+                // so its time also holds Darshan's bookkeeping, which is slowest when
+                // Darshan creates a record: longer, never shorter. Counted, and bounded
+                // below.
+                longer.push(format!(
+                    "{name}: {path} {counter} {:.6} > {:.6}",
+                    our_fcounters[index], fcounters[index]
+                ));
+            } else {
+                failures.push(format!(
+                    "{name}: {path} rank {rank}: {counter} derived {:.6}, Darshan {:.6}",
+                    our_fcounters[index], fcounters[index]
+                ));
+            }
+        }
+    }
+    if times_total > 0 && f64::from(times_ok) < 0.99 * f64::from(times_total) {
+        failures.push(format!("{name}: only {times_ok} of {times_total} times within tolerance: {longer:?}"));
+    }
+    Some(format!(
+        "| {name} | {} | {equal} | {known_count} | {times_ok} of {times_total} |\n",
+        compared_files.len()
+    ))
 }

@@ -148,6 +148,8 @@ pub fn tool_schema(name: &str) -> Option<Value> {
         .map(|entry| Value::Object(entry.tool.input_schema.as_ref().clone()))
 }
 
+/// Every tool: its name, description, parameter type and handler, one entry each.
+#[allow(clippy::too_many_lines, reason = "a data table: one entry per tool")]
 fn registry() -> Vec<Entry> {
     use tools::{
         advise, analyze, comparator, darshan_summary, diagnose, event_count, explain_rule, export, index,

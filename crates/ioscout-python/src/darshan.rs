@@ -239,22 +239,7 @@ fn segment_batch(records: &[ioscout_darshan::DxtRecord]) -> Result<(RecordBatch,
 /// `name_records`, the record tables, heatmaps, and what could not be read.
 fn describe<'py>(py: Python<'py>, log: &DarshanLog, tables: Tables) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
-    let job = PyDict::new(py);
-    job.set_item("uid", log.job.uid)?;
-    job.set_item("start_time_sec", log.job.start_time)?;
-    job.set_item("start_time_nsec", log.job.start_time_nsec)?;
-    job.set_item("end_time_sec", log.job.end_time)?;
-    job.set_item("end_time_nsec", log.job.end_time_nsec)?;
-    job.set_item("nprocs", log.job.nprocs)?;
-    job.set_item("jobid", log.job.jobid)?;
-    job.set_item("run_time", log.run_time())?;
-    job.set_item("log_ver", &log.header.version)?;
-    let metadata = PyDict::new(py);
-    for (key, value) in &log.job.metadata {
-        metadata.set_item(key, value)?;
-    }
-    job.set_item("metadata", metadata)?;
-    out.set_item("job", job)?;
+    out.set_item("job", job_dict(py, log)?)?;
     out.set_item("exe", &log.job.exe)?;
     let mounts: Vec<(String, String)> =
         log.job.mounts.iter().map(|mount| (mount.path.clone(), mount.fs_type.clone())).collect();
@@ -308,9 +293,46 @@ fn describe<'py>(py: Python<'py>, log: &DarshanLog, tables: Tables) -> PyResult<
         dxt.set_item(module, (described, ArrowBatch::new(segments)))?;
     }
     out.set_item("dxt", dxt)?;
-    // Heatmap records as columns of bytes (the Python side makes the per-record dicts when
-    // they are first asked for): ids, ranks, bin widths, and each record's bins, one record's
-    // after the other, with where each record's run ends.
+    out.set_item("heatmaps", heatmap_columns(py, log)?)?;
+    let mut opaque: Vec<&str> = log
+        .modules
+        .iter()
+        .filter(|module| matches!(module.records, Records::Opaque) && module.map.length > 0)
+        .map(|module| module.name)
+        .collect();
+    opaque.extend(tables.undecoded.iter().copied());
+    out.set_item("undecoded_modules", opaque)?;
+    out.set_item("unread_modules", log.unread_modules())?;
+    out.set_item("damaged_modules", log.damaged_modules())?;
+    out.set_item("problems", log.problems.clone())?;
+    out.set_item("byte_order", if log.header.swapped { "swapped" } else { "native" })?;
+    Ok(out)
+}
+
+/// The job as PyDarshan's `metadata["job"]` holds it.
+fn job_dict<'py>(py: Python<'py>, log: &DarshanLog) -> PyResult<Bound<'py, PyDict>> {
+    let job = PyDict::new(py);
+    job.set_item("uid", log.job.uid)?;
+    job.set_item("start_time_sec", log.job.start_time)?;
+    job.set_item("start_time_nsec", log.job.start_time_nsec)?;
+    job.set_item("end_time_sec", log.job.end_time)?;
+    job.set_item("end_time_nsec", log.job.end_time_nsec)?;
+    job.set_item("nprocs", log.job.nprocs)?;
+    job.set_item("jobid", log.job.jobid)?;
+    job.set_item("run_time", log.run_time())?;
+    job.set_item("log_ver", &log.header.version)?;
+    let metadata = PyDict::new(py);
+    for (key, value) in &log.job.metadata {
+        metadata.set_item(key, value)?;
+    }
+    job.set_item("metadata", metadata)?;
+    Ok(job)
+}
+
+/// Heatmap records as columns of bytes (the Python side makes the per-record dicts when they are
+/// first asked for): ids, ranks, bin widths, and each record's bins, one record's after the
+/// other, with where each record's run ends.
+fn heatmap_columns<'py>(py: Python<'py>, log: &DarshanLog) -> PyResult<Bound<'py, PyDict>> {
     let mut columns: [Vec<u8>; 7] = Default::default();
     let [ids, ranks, widths, writes, reads, write_ends, read_ends] = &mut columns;
     for module in &log.modules {
@@ -330,18 +352,5 @@ fn describe<'py>(py: Python<'py>, log: &DarshanLog, tables: Tables) -> PyResult<
     for (key, column) in keys.iter().zip(&columns) {
         heatmaps.set_item(key, PyBytes::new(py, column))?;
     }
-    out.set_item("heatmaps", heatmaps)?;
-    let mut opaque: Vec<&str> = log
-        .modules
-        .iter()
-        .filter(|module| matches!(module.records, Records::Opaque) && module.map.length > 0)
-        .map(|module| module.name)
-        .collect();
-    opaque.extend(tables.undecoded.iter().copied());
-    out.set_item("undecoded_modules", opaque)?;
-    out.set_item("unread_modules", log.unread_modules())?;
-    out.set_item("damaged_modules", log.damaged_modules())?;
-    out.set_item("problems", log.problems.clone())?;
-    out.set_item("byte_order", if log.header.swapped { "swapped" } else { "native" })?;
-    Ok(out)
+    Ok(heatmaps)
 }

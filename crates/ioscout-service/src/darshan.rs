@@ -464,8 +464,8 @@ pub fn summary_over(request: &ManyLogsRequest) -> Result<Outcome> {
     Ok(Outcome { warnings, ..Outcome::new(value, text) })
 }
 
+/// The text of a summary over many logs: what was read, the groups, the top jobs and files.
 fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs: usize) -> String {
-    use crate::table::Table;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -482,6 +482,27 @@ fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs
             format!(", {} read in part", fold.damaged.len())
         },
     );
+    out.push('\n');
+    out.push_str(&groups_table(request, groups).render());
+    if groups
+        .iter()
+        .any(|group| group.process_seconds > 0.0 && group.amounts.io_time_s() > group.process_seconds)
+    {
+        out.push_str(
+            "  I/O share: I/O time summed over processes and files over run time x processes; above 100 % when a process's calls overlap (threads, asynchronous I/O, or STDIO and POSIX records of the same calls)\n",
+        );
+    }
+    let (jobs, files) = top_tables(request, fold);
+    out.push('\n');
+    out.push_str(&jobs.render());
+    out.push('\n');
+    out.push_str(&files.render());
+    out
+}
+
+/// The table of the groups, one row each.
+fn groups_table(request: &ManyLogsRequest, groups: &[Group]) -> crate::table::Table {
+    use crate::table::Table;
     let mut table = Table::new(
         &format!("By {} (most {} first)", request.group_by.heading().to_lowercase(), request.by.words()),
         &[
@@ -516,16 +537,12 @@ fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs
             },
         ]);
     }
-    out.push('\n');
-    out.push_str(&table.render());
-    if groups
-        .iter()
-        .any(|group| group.process_seconds > 0.0 && group.amounts.io_time_s() > group.process_seconds)
-    {
-        out.push_str(
-            "  I/O share: I/O time summed over processes and files over run time x processes; above 100 % when a process's calls overlap (threads, asynchronous I/O, or STDIO and POSIX records of the same calls)\n",
-        );
-    }
+    table
+}
+
+/// The tables of the top jobs and the top files.
+fn top_tables(request: &ManyLogsRequest, fold: &Fold) -> (crate::table::Table, crate::table::Table) {
+    use crate::table::Table;
     let mut jobs = Table::new(
         &format!("Top {} jobs by {}", fold.jobs.len(), request.by.words()),
         &[
@@ -552,8 +569,6 @@ fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs
             ioscout_render::text::mib(top.job.amounts.bytes() as f64),
         ]);
     }
-    out.push('\n');
-    out.push_str(&jobs.render());
     let mut files = Table::new(
         &format!("Top {} files by {}", fold.files.len(), request.by.words()),
         &["File", "Module", "Rank", "Log", "I/O time (s)", "Meta time (s)", "Bytes (MiB)"],
@@ -570,7 +585,5 @@ fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs
             ioscout_render::text::mib(top.file.amounts.bytes() as f64),
         ]);
     }
-    out.push('\n');
-    out.push_str(&files.render());
-    out
+    (jobs, files)
 }

@@ -359,20 +359,7 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
     if pairs < 5 {
         return Err(bad(&format!("{pairs} pairs: at least 5 make a measurement")));
     }
-    let runs = spec
-        .workload
-        .as_ref()
-        .map_or_else(|| PathBuf::from("tune-runs"), |workload| workload.runs_dir.clone());
-    let work_dir = spec.directory.join(runs).join("optimize");
-    std::fs::create_dir_all(&work_dir).map_err(|error| ServiceError::io(&work_dir, error))?;
-    let work_dir = work_dir.canonicalize().unwrap_or(work_dir);
-    with_work_dir(&mut spec, &work_dir);
-    if let Some(command) = spec.optimize.as_ref().and_then(|optimize| optimize.prepare.clone()) {
-        let spec_dir = spec.directory.canonicalize().unwrap_or_else(|_| spec.directory.clone());
-        let command: Vec<String> =
-            command.iter().map(|part| part.replace("{spec_dir}", &spec_dir.display().to_string())).collect();
-        prepare(&command, &work_dir)?;
-    }
+    let work_dir = work_dir_of(&mut spec)?;
     let executor: &dyn Executor = if spec.objective.source == "mock" { &MockSurface } else { &Local };
     let (traces, traced_wall_s) = evidence(&spec, &work_dir, executor, request.preload.as_deref())?;
     let kb_path = if request.no_kb {
@@ -398,19 +385,7 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
     if spec.optimize.as_ref().is_some_and(|optimize| optimize.automatic) {
         all.extend(automatic(&advice, &all, &work_dir)?);
     }
-    let mut order: Vec<(&Candidate, Option<&Proposal>)> = Vec::new();
-    for proposal in &advice.proposals {
-        for candidate in all.iter().filter(|candidate| candidate.implements.contains(&proposal.id)) {
-            if !order.iter().any(|(done, _)| std::ptr::eq(*done, candidate)) {
-                order.push((candidate, Some(proposal)));
-            }
-        }
-    }
-    for candidate in &all {
-        if !order.iter().any(|(done, _)| std::ptr::eq(*done, candidate)) {
-            order.push((candidate, None));
-        }
-    }
+    let order = measurement_order(&advice, &all);
     for (candidate, proposal) in order {
         let measurement = measure(&spec, executor, candidate, pairs, &mut next_run);
         let strategy = proposal.map_or_else(
@@ -426,15 +401,7 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
         });
     }
     if let Some(path) = &kb_path {
-        let ts = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |elapsed| elapsed.as_secs());
-        for input in kb_entries {
-            match kb::evaluate(input, ts) {
-                Ok(entry) => kb::append(path, &entry).map_err(|error| bad(&error))?,
-                Err(error) => warnings.push(format!("knowledge base: {error}")),
-            }
-        }
+        record_in_kb(path, kb_entries, &mut warnings)?;
     }
     let ranked = rank(&advice, &measured);
     let missed_wins = measured
@@ -444,25 +411,7 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
         .collect();
     // The advice again with what was measured: the dimensions measured are `applied_measured`
     // with their effect, and a measured regression is ranked last.
-    let mut measured_by_strategy = ioscout_advise::Measured::new();
-    for found in &measured {
-        let Some(strategy) = found.proposal.clone().or_else(|| found.implements.first().cloned()) else {
-            continue;
-        };
-        let measurement = &found.measurement;
-        let effect = measurement.measured_impact_pct;
-        let citation = advice
-            .proposals
-            .iter()
-            .find(|proposal| proposal.id == strategy)
-            .map(|proposal| proposal.citation.title.clone())
-            .unwrap_or_default();
-        measured_by_strategy.entry(strategy).or_insert((
-            measurement.verdict.name().replace("no_change", "no change"),
-            effect,
-            citation,
-        ));
-    }
+    let measured_by_strategy = measured_by_strategy(&advice, &measured);
     // The busiest process's events, counted only when the baseline was traced here.
     let events = match (traced_wall_s, &advice.measurements.facts) {
         (Some(_), Some(facts)) => busiest_process_events(facts),
@@ -498,6 +447,91 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
     let text = render(&result);
     let flagged = !result.ranked.iter().any(|ranked| ranked.verdict == "win");
     Ok(Outcome { value, text, report, flagged, warnings })
+}
+
+/// The spec's work directory for the loop (`<runs_dir>/optimize`, created), set as the runs'
+/// directory, with the spec's `prepare` command run in it.
+fn work_dir_of(spec: &mut Spec) -> Result<PathBuf> {
+    let runs = spec
+        .workload
+        .as_ref()
+        .map_or_else(|| PathBuf::from("tune-runs"), |workload| workload.runs_dir.clone());
+    let work_dir = spec.directory.join(runs).join("optimize");
+    std::fs::create_dir_all(&work_dir).map_err(|error| ServiceError::io(&work_dir, error))?;
+    let work_dir = work_dir.canonicalize().unwrap_or(work_dir);
+    with_work_dir(spec, &work_dir);
+    if let Some(command) = spec.optimize.as_ref().and_then(|optimize| optimize.prepare.clone()) {
+        let spec_dir = spec.directory.canonicalize().unwrap_or_else(|_| spec.directory.clone());
+        let command: Vec<String> =
+            command.iter().map(|part| part.replace("{spec_dir}", &spec_dir.display().to_string())).collect();
+        prepare(&command, &work_dir)?;
+    }
+    Ok(work_dir)
+}
+
+/// The order candidates are measured in: those implementing each proposal, in the advice's
+/// order, then the rest.
+fn measurement_order<'a>(
+    advice: &'a Advice,
+    all: &'a [Candidate],
+) -> Vec<(&'a Candidate, Option<&'a Proposal>)> {
+    let mut order: Vec<(&Candidate, Option<&Proposal>)> = Vec::new();
+    for proposal in &advice.proposals {
+        for candidate in all.iter().filter(|candidate| candidate.implements.contains(&proposal.id)) {
+            if !order.iter().any(|(done, _)| std::ptr::eq(*done, candidate)) {
+                order.push((candidate, Some(proposal)));
+            }
+        }
+    }
+    for candidate in all {
+        if !order.iter().any(|(done, _)| std::ptr::eq(*done, candidate)) {
+            order.push((candidate, None));
+        }
+    }
+    order
+}
+
+/// Appends the measurements to the knowledge base at `path`; an entry it refuses is a warning.
+fn record_in_kb(
+    path: &std::path::Path,
+    kb_entries: Vec<kb::EntryInput>,
+    warnings: &mut Vec<String>,
+) -> Result<()> {
+    let ts = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs());
+    for input in kb_entries {
+        match kb::evaluate(input, ts) {
+            Ok(entry) => kb::append(path, &entry).map_err(|error| bad(&error))?,
+            Err(error) => warnings.push(format!("knowledge base: {error}")),
+        }
+    }
+    Ok(())
+}
+
+/// What was measured, by strategy, as the advice takes it from the knowledge base: the verdict,
+/// the measured App Impact and the proposal's citation.
+fn measured_by_strategy(advice: &Advice, measured: &[Measured]) -> ioscout_advise::Measured {
+    let mut measured_by_strategy = ioscout_advise::Measured::new();
+    for found in measured {
+        let Some(strategy) = found.proposal.clone().or_else(|| found.implements.first().cloned()) else {
+            continue;
+        };
+        let measurement = &found.measurement;
+        let effect = measurement.measured_impact_pct;
+        let citation = advice
+            .proposals
+            .iter()
+            .find(|proposal| proposal.id == strategy)
+            .map(|proposal| proposal.citation.title.clone())
+            .unwrap_or_default();
+        measured_by_strategy.entry(strategy).or_insert((
+            measurement.verdict.name().replace("no_change", "no change"),
+            effect,
+            citation,
+        ));
+    }
+    measured_by_strategy
 }
 
 /// What tracing cost the baseline: its traced run's wall time against the median of its untraced

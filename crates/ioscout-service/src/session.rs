@@ -234,50 +234,8 @@ pub fn analyze_traces(run_dir: &Path, request: &TracesRequest<'_>) -> Result<Out
                 crate::text::count_of(bad_input, "problem", "problems")
             ));
         }
-        let layer_values = layers(&analysis);
-        let busiest = analysis.views.first().and_then(|view| {
-            view.summary.iter().filter(|line| line.count > 0).max_by(|a, b| a.time_s.total_cmp(&b.time_s))
-        });
-        table.row(vec![
-            display_path(directory),
-            analysis.preset.name.clone(),
-            format!("{:.3}", analysis.raw.job_time_s),
-            crate::text::thousands(analysis.raw.trace_event_count),
-            busiest.map_or_else(|| "-".into(), |line| line.label.clone()),
-            busiest.map_or_else(|| "-".into(), |line| format!("{:.3}", line.time_s)),
-            busiest
-                .and_then(ioscout_analysis::LayerSummary::overlap_time)
-                .map_or_else(|| "-".into(), |share| format!("{:.0} %", share * 100.0)),
-        ]);
-        let mut value = json!({
-            "directory": display_path(directory),
-            "files": files,
-            "preset": analysis.preset.name,
-            "job_time_s": analysis.raw.job_time_s,
-            "events": analysis.raw.trace_event_count,
-            "problems": report.problem_count(),
-            "coverage": crate::coverage_json(&report.coverage(std::time::SystemTime::now(), ioscout_read::SETTLE)),
-        });
-        if let Some(look) = look {
-            value["follow"] = look;
-        }
-        match detail {
-            Detail::Summary => value["layers"] = json!(layer_values),
-            Detail::Detailed => value["analysis"] = ioscout_analysis::output::dfanalyzer_json(&analysis),
-            Detail::TimelineOverlap => {
-                let overlap: serde_json::Map<String, serde_json::Value> = layer_values
-                    .iter()
-                    .filter(|layer| !layer["overlap_fraction"].is_null())
-                    .map(|layer| {
-                        (
-                            layer["layer"].as_str().unwrap_or_default().to_string(),
-                            layer["overlap_fraction"].clone(),
-                        )
-                    })
-                    .collect();
-                value["overlap_fraction"] = json!(overlap);
-            }
-        }
+        table.row(trace_row(directory, &analysis));
+        let value = trace_json(directory, files, &analysis, &report, &coverage, look, detail);
         traces.push(value);
     }
     let value = json!({
@@ -295,6 +253,68 @@ pub fn analyze_traces(run_dir: &Path, request: &TracesRequest<'_>) -> Result<Out
     let mut outcome = Outcome::new(value, table.render());
     outcome.warnings = warnings;
     Ok(outcome)
+}
+
+/// A trace directory's row of the text table: its job, events, busiest layer and how much of
+/// that layer's time is hidden behind compute.
+fn trace_row(directory: &Path, analysis: &ioscout_analysis::Analysis) -> Vec<String> {
+    let busiest = analysis.views.first().and_then(|view| {
+        view.summary.iter().filter(|line| line.count > 0).max_by(|a, b| a.time_s.total_cmp(&b.time_s))
+    });
+    vec![
+        display_path(directory),
+        analysis.preset.name.clone(),
+        format!("{:.3}", analysis.raw.job_time_s),
+        crate::text::thousands(analysis.raw.trace_event_count),
+        busiest.map_or_else(|| "-".into(), |line| line.label.clone()),
+        busiest.map_or_else(|| "-".into(), |line| format!("{:.3}", line.time_s)),
+        busiest
+            .and_then(ioscout_analysis::LayerSummary::overlap_time)
+            .map_or_else(|| "-".into(), |share| format!("{:.0} %", share * 100.0)),
+    ]
+}
+
+/// A trace directory's entry of the JSON, with the layers as `detail` asks.
+fn trace_json(
+    directory: &Path,
+    files: usize,
+    analysis: &ioscout_analysis::Analysis,
+    report: &ioscout_read::ScanReport,
+    coverage: &ioscout_read::Coverage,
+    look: Option<serde_json::Value>,
+    detail: Detail,
+) -> serde_json::Value {
+    let layer_values = layers(analysis);
+    let mut value = json!({
+        "directory": display_path(directory),
+        "files": files,
+        "preset": analysis.preset.name,
+        "job_time_s": analysis.raw.job_time_s,
+        "events": analysis.raw.trace_event_count,
+        "problems": report.problem_count(),
+        "coverage": crate::coverage_json(coverage),
+    });
+    if let Some(look) = look {
+        value["follow"] = look;
+    }
+    match detail {
+        Detail::Summary => value["layers"] = json!(layer_values),
+        Detail::Detailed => value["analysis"] = ioscout_analysis::output::dfanalyzer_json(analysis),
+        Detail::TimelineOverlap => {
+            let overlap: serde_json::Map<String, serde_json::Value> = layer_values
+                .iter()
+                .filter(|layer| !layer["overlap_fraction"].is_null())
+                .map(|layer| {
+                    (
+                        layer["layer"].as_str().unwrap_or_default().to_string(),
+                        layer["overlap_fraction"].clone(),
+                    )
+                })
+                .collect();
+            value["overlap_fraction"] = json!(overlap);
+        }
+    }
+    value
 }
 
 /// The catalog's techniques that answer one of the findings `codes`, scored by the strongest

@@ -313,6 +313,21 @@ impl Spec {
         if self.parameters.is_empty() && self.optimize.is_none() {
             return Err("no [[parameter]]".into());
         }
+        self.check_optimize()?;
+        self.check_parameters()?;
+        self.check_objective()?;
+        if let Some(subset) = &self.subset
+            && (subset.minimum == 0
+                || subset.minimum > subset.full
+                || !(0.0..=1.0).contains(&subset.fidelity))
+        {
+            return Err("subset: need 0 < minimum <= full and 0 <= fidelity <= 1".into());
+        }
+        Ok(())
+    }
+
+    /// `[optimize]`: enough pairs, and variants that implement a strategy with known parameters.
+    fn check_optimize(&self) -> Result<(), String> {
         if let Some(optimize) = &self.optimize {
             if optimize.pairs < 5 {
                 return Err(format!(
@@ -329,6 +344,11 @@ impl Spec {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// `[[parameter]]`s: named once, a known layer, values, a default among them.
+    fn check_parameters(&self) -> Result<(), String> {
         let mut names = std::collections::BTreeSet::new();
         for parameter in &self.parameters {
             if !names.insert(parameter.name.as_str()) {
@@ -352,6 +372,11 @@ impl Spec {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// `[objective]`: its direction, and what its source needs.
+    fn check_objective(&self) -> Result<(), String> {
         if !["maximize", "minimize"].contains(&self.objective.direction.as_str()) {
             return Err(format!(
                 "objective direction {:?} is not maximize or minimize",
@@ -359,44 +384,7 @@ impl Spec {
             ));
         }
         match self.objective.source.as_str() {
-            "mock" => {
-                let Some(mock) = &self.mock else {
-                    return Err("objective source mock needs a [mock] surface".into());
-                };
-                for (name, effects) in &mock.effects {
-                    let Some(parameter) = self.parameter(name) else {
-                        return Err(format!("mock effect for unknown parameter {name:?}"));
-                    };
-                    if effects.len() != parameter.values.len() {
-                        return Err(format!(
-                            "mock effect of {name:?} has {} entries for {} values",
-                            effects.len(),
-                            parameter.values.len()
-                        ));
-                    }
-                }
-                for interaction in &mock.interactions {
-                    let (Some(first), Some(second)) =
-                        (self.parameter(&interaction.first), self.parameter(&interaction.second))
-                    else {
-                        return Err(format!(
-                            "interaction of unknown parameters {:?} x {:?}",
-                            interaction.first, interaction.second
-                        ));
-                    };
-                    if interaction.table.len() != first.values.len()
-                        || interaction.table.iter().any(|row| row.len() != second.values.len())
-                    {
-                        return Err(format!(
-                            "interaction {} x {}: the table must be {} x {}",
-                            first.name,
-                            second.name,
-                            first.values.len(),
-                            second.values.len()
-                        ));
-                    }
-                }
-            }
+            "mock" => self.check_mock()?,
             "json" => {
                 if self.objective.file.is_none() {
                     return Err("objective source json needs `file`".into());
@@ -425,12 +413,46 @@ impl Spec {
             }
             other => return Err(format!("objective source {other:?} is not json, trace, wall_time or mock")),
         }
-        if let Some(subset) = &self.subset
-            && (subset.minimum == 0
-                || subset.minimum > subset.full
-                || !(0.0..=1.0).contains(&subset.fidelity))
-        {
-            return Err("subset: need 0 < minimum <= full and 0 <= fidelity <= 1".into());
+        Ok(())
+    }
+
+    /// The `[mock]` surface of a mock objective: effects and interactions shaped like the parameters' values.
+    fn check_mock(&self) -> Result<(), String> {
+        let Some(mock) = &self.mock else {
+            return Err("objective source mock needs a [mock] surface".into());
+        };
+        for (name, effects) in &mock.effects {
+            let Some(parameter) = self.parameter(name) else {
+                return Err(format!("mock effect for unknown parameter {name:?}"));
+            };
+            if effects.len() != parameter.values.len() {
+                return Err(format!(
+                    "mock effect of {name:?} has {} entries for {} values",
+                    effects.len(),
+                    parameter.values.len()
+                ));
+            }
+        }
+        for interaction in &mock.interactions {
+            let (Some(first), Some(second)) =
+                (self.parameter(&interaction.first), self.parameter(&interaction.second))
+            else {
+                return Err(format!(
+                    "interaction of unknown parameters {:?} x {:?}",
+                    interaction.first, interaction.second
+                ));
+            };
+            if interaction.table.len() != first.values.len()
+                || interaction.table.iter().any(|row| row.len() != second.values.len())
+            {
+                return Err(format!(
+                    "interaction {} x {}: the table must be {} x {}",
+                    first.name,
+                    second.name,
+                    first.values.len(),
+                    second.values.len()
+                ));
+            }
         }
         Ok(())
     }

@@ -376,6 +376,7 @@ fn dxt_explorer() -> Vec<Row> {
 }
 
 /// IOSage's patterns.
+#[allow(clippy::too_many_lines, reason = "a data table: a firing and a quiet row per pattern")]
 fn iosage() -> Vec<Row> {
     let file_explosion = with(
         facts(2, 10.0, &["POSIX"]),
