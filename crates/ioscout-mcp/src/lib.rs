@@ -140,6 +140,48 @@ where
     Entry { tool, call }
 }
 
+impl Entry {
+    /// Publishes the tool's output schema: the result type `R`'s, with what every result may
+    /// add around it (the `scan` section of [`ioscout_service::scan::ScanSection`], `status`,
+    /// `warnings`, `truncated`, `truncation_note`).
+    fn returns<R: schemars::JsonSchema + 'static>(mut self) -> Entry {
+        self.tool.output_schema = Some(Arc::new(output_schema::<R>()));
+        self
+    }
+}
+
+/// The output schema of a tool whose structured result is `R`, with the envelope every result
+/// may carry (see [`success_result`]).
+fn output_schema<R: schemars::JsonSchema + 'static>() -> serde_json::Map<String, Value> {
+    let mut schema = Arc::unwrap_or_clone(rmcp::handler::server::common::schema_for_type::<R>());
+    let mut scan = Arc::unwrap_or_clone(rmcp::handler::server::common::schema_for_type::<
+        ioscout_service::scan::ScanSection,
+    >());
+    let scan_definitions = scan.remove("$defs");
+    scan.remove("$schema");
+    if let Some(Value::Object(scan_definitions)) = scan_definitions {
+        let definitions = schema.entry("$defs").or_insert_with(|| json!({}));
+        if let Value::Object(definitions) = definitions {
+            definitions.extend(scan_definitions);
+        }
+    }
+    let envelope = json!({
+        "scan": Value::Object(scan),
+        "status": {"type": "string", "description": "`ok` (an error result says `error` and why)."},
+        "warnings": {"type": "array", "items": {"type": "string"}, "description": "What the caller should be told that is not part of the result."},
+        "truncated": {"type": "boolean", "description": "Whether the longest lists were shortened to fit the result cap."},
+        "truncation_note": {"type": "string", "description": "How much was cut, and how to ask for less."},
+    });
+    if let (Some(Value::Object(properties)), Value::Object(envelope)) =
+        (schema.get_mut("properties"), envelope)
+    {
+        for (key, value) in envelope {
+            properties.entry(key).or_insert(value);
+        }
+    }
+    schema
+}
+
 /// The input schema of tool `name`, as `tools/list` shows it (`None` for an unknown tool).
 pub fn tool_schema(name: &str) -> Option<Value> {
     registry()
@@ -217,7 +259,8 @@ fn registry() -> Vec<Entry> {
             "Analyse every trace directory of a run directory (<run>/<run_name>/traces/compact[/subpath], else traces/, else the run): query_type summary (layers), detailed (DFAnalyzer JSON) or timeline_overlap (hidden share of each layer). Each trace's coverage names the files still being written; wait_to_settle_s waits for a running job's traces to stop changing first; follow re-analyses a running job incrementally from the previous follow call, reading only what was appended, and says what changed.",
             true,
             session_analyze_traces,
-        ),
+        )
+        .returns::<ioscout_service::session::TracesResult>(),
         entry(
             "session_validate_structure",
             "Check a run directory's opt<n>/ layout (read-only): clean, and the problems found.",

@@ -27,6 +27,104 @@ fn runtime() -> tokio::runtime::Runtime {
     }
 }
 
+/// What in `value` the JSON Schema `schema` does not allow, checked independently of the
+/// types it came from: an object key the schema does not name, a required key missing, a
+/// value of another type (`$ref` into `root`'s `$defs`, `anyOf`/`oneOf`, `type`, `enum`,
+/// `properties`, `required`, `items`). Empty when `value` conforms.
+fn nonconforming(value: &Value, schema: &Value, root: &Value, at: &str) -> Vec<String> {
+    if let Some(reference) = schema["$ref"].as_str() {
+        let name = reference.trim_start_matches("#/$defs/");
+        return nonconforming(value, &root["$defs"][name], root, at);
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(branches) = schema[key].as_array() {
+            let fits = branches.iter().any(|branch| nonconforming(value, branch, root, at).is_empty());
+            return if fits { Vec::new() } else { vec![format!("{at}: no branch of {key} fits {value}")] };
+        }
+    }
+    let mut problems = Vec::new();
+    let kind = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(number) if number.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let allowed: Vec<&str> = match &schema["type"] {
+        Value::String(one) => vec![one.as_str()],
+        Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let fits =
+        allowed.is_empty() || allowed.contains(&kind) || (kind == "integer" && allowed.contains(&"number"));
+    if !fits {
+        problems.push(format!("{at}: {kind} where the schema says {allowed:?}"));
+    }
+    if let Some(choices) = schema["enum"].as_array()
+        && !choices.contains(value)
+    {
+        problems.push(format!("{at}: {value} is not one of {choices:?}"));
+    }
+    if let (Value::Object(object), Some(properties)) = (value, schema["properties"].as_object()) {
+        for (key, inner) in object {
+            match properties.get(key) {
+                Some(property) => {
+                    problems.extend(nonconforming(inner, property, root, &format!("{at}.{key}")));
+                }
+                None if schema["additionalProperties"].is_object() => {}
+                None => problems.push(format!("{at}.{key}: not in the schema")),
+            }
+        }
+        for required in schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+            if !object.contains_key(required) {
+                problems.push(format!("{at}.{required}: required, missing"));
+            }
+        }
+    }
+    if let (Value::Array(items), Some(item_schema)) = (value, schema.get("items")) {
+        for (index, item) in items.iter().enumerate() {
+            problems.extend(nonconforming(item, item_schema, root, &format!("{at}[{index}]")));
+        }
+    }
+    problems
+}
+
+/// Asserts that `result`, from `tool`, conforms to the output schema `tools/list` publishes.
+fn assert_conforms(server: &Server, tool: &str, result: &Value) {
+    let schema = server
+        .tools()
+        .into_iter()
+        .find(|listed| listed.name == tool)
+        .and_then(|listed| listed.output_schema)
+        .map(|schema| Value::Object((*schema).clone()));
+    let Some(schema) = schema else { panic!("{tool} publishes no output schema") };
+    let problems = nonconforming(result, &schema, &schema, "$");
+    assert!(problems.is_empty(), "{tool}: {problems:#?}\n{result}");
+}
+
+/// The checker above can fail: a key the schema does not name, a missing required key and a
+/// value of the wrong type are each found.
+#[test]
+fn the_schema_check_finds_what_does_not_conform() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"count": {"type": "integer"}, "name": {"$ref": "#/$defs/Name"}},
+        "required": ["count"],
+        "$defs": {"Name": {"type": ["string", "null"]}},
+    });
+    assert!(nonconforming(&json!({"count": 3, "name": null}), &schema, &schema, "$").is_empty());
+    for bad in [
+        json!({"count": 3, "other": 1}),
+        json!({"name": "a"}),
+        json!({"count": "3"}),
+        json!({"count": 1, "name": 2}),
+    ] {
+        assert!(!nonconforming(&bad, &schema, &schema, "$").is_empty(), "{bad}");
+    }
+}
+
 #[test]
 fn event_count_gives_the_service_numbers_and_refusals_are_invalid_params() {
     let server = server(&ServerOptions::default());
@@ -146,6 +244,7 @@ fn session_analyze_traces_follows_a_run_as_it_is_written() {
         let first = server.call("session_analyze_traces", json!({"run_id": run_id, "follow": true})).await;
         let Ok(first) = first else { panic!("refused") };
         let first = first.structured_content.unwrap_or(Value::Null);
+        assert_conforms(&server, "session_analyze_traces", &first);
         let look = &first["traces"][0]["follow"];
         assert_eq!(look["look"], 1, "{first}");
         assert_eq!(look["files_read_whole"], 1, "{first}");
@@ -159,6 +258,7 @@ fn session_analyze_traces_follows_a_run_as_it_is_written() {
         let second = server.call("session_analyze_traces", json!({"run_id": run_id, "follow": true})).await;
         let Ok(second) = second else { panic!("refused") };
         let second = second.structured_content.unwrap_or(Value::Null);
+        assert_conforms(&server, "session_analyze_traces", &second);
         let look = &second["traces"][0]["follow"];
         assert_eq!(look["look"], 2, "{second}");
         assert_eq!(look["files_extended"], 1, "{second}");
@@ -170,6 +270,7 @@ fn session_analyze_traces_follows_a_run_as_it_is_written() {
         let cold = server.call("session_analyze_traces", json!({"run_id": run_id})).await;
         let Ok(cold) = cold else { panic!("refused") };
         let cold = cold.structured_content.unwrap_or(Value::Null);
+        assert_conforms(&server, "session_analyze_traces", &cold);
         assert!(cold["traces"][0].get("follow").is_none(), "{cold}");
         assert_eq!(cold["traces"][0]["events"], 65, "{cold}");
         assert_eq!(cold["traces"][0]["layers"], second["traces"][0]["layers"], "{cold}");

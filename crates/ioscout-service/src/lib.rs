@@ -32,6 +32,7 @@ pub mod optimize;
 pub mod organize;
 pub mod query;
 pub mod report;
+pub mod scan;
 pub mod search;
 pub mod segments;
 pub mod session;
@@ -184,85 +185,20 @@ impl Outcome {
 }
 
 /// What a scan read and what it could not, as every `--json` output and MCP result carries it:
-/// `complete` (nothing skipped, no invalid line but the unfinished end of a file still being
-/// written, not stopped early: [`ioscout_read::ScanReport::bad_input_count`], the rule
-/// `--strict` uses), files read, files skipped
-/// with the reason, the problem count and the problems kept (file, line, byte offset), how
-/// many more were counted than kept, and the `coverage` ([`coverage_json`]: files still being
-/// written).
+/// [`scan::ScanSection`] as JSON.
 pub fn scan_json(report: &ScanReport) -> serde_json::Value {
-    let skipped: Vec<serde_json::Value> = report
-        .files
-        .iter()
-        .filter_map(|file| {
-            let problem = file.problems.first()?;
-            (problem.kind == ioscout_read::ProblemKind::Unreadable).then(
-                || serde_json::json!({"path": text::display_path(&file.path), "reason": problem.detail}),
-            )
-        })
-        .collect();
-    let problem_count = report.problem_count();
-    let kept: Vec<&ioscout_read::Problem> = report.problems().collect();
-    let coverage = report.coverage(std::time::SystemTime::now(), ioscout_read::SETTLE);
-    serde_json::json!({
-        "complete": report.bad_input_count(&coverage) == 0 && !report.stopped,
-        "files_read": report.files.len() - skipped.len(),
-        "files_skipped": skipped,
-        "problem_count": problem_count,
-        "problems": kept,
-        "problems_not_shown": problem_count.saturating_sub(kept.len() as u64),
-        "coverage": coverage_json(&coverage),
-    })
+    to_json(&scan::ScanSection::of(report))
 }
 
-/// The `coverage` of a scan's JSON: the files that look still being written (modified in the
-/// last [`ioscout_read::SETTLE`], grown since they were read, or ending in an unfinished gzip
-/// member), so no reader takes the result of a running job for the whole run.
-///
-/// When the pass read the events (the analysis does), it also names the processes complete and
-/// still being written (`processes`: a process with events in a growing file is growing) and the
-/// time covered (`span`: from the first event's start; `complete_until_s` is the earliest of the
-/// growing files' latest events, before which the trace holds every event); both are `null`
-/// for passes that do not read them.
+/// The `coverage` of a scan's JSON: [`scan::CoverageSection`] as JSON.
 pub fn coverage_json(coverage: &ioscout_read::Coverage) -> serde_json::Value {
-    let origin = coverage.span.map(|span| span.start);
-    let seconds = |at: i64| origin.map(|origin| (at - origin) as f64 / 1e6);
-    let growing: Vec<serde_json::Value> = coverage
-        .growing
-        .iter()
-        .map(|file| {
-            serde_json::json!({
-                "path": text::display_path(&file.path),
-                "growth": file.growth,
-                "size_read": file.size_read,
-                "size_now": file.size_now,
-                "written_until_s": file.written_until.and_then(seconds),
-            })
-        })
-        .collect();
-    let processes = coverage.processes.as_ref().map(|processes| {
-        serde_json::json!({
-            "complete": processes.complete.len(),
-            "growing": processes.growing.len(),
-            "growing_processes": processes.growing,
-        })
-    });
-    let span = coverage.span.map(|span| {
-        serde_json::json!({
-            "start_us": span.start,
-            "end_us": span.end,
-            "seconds": (span.end - span.start) as f64 / 1e6,
-            "complete_until_s": (span.complete_until - span.start) as f64 / 1e6,
-        })
-    });
-    serde_json::json!({
-        "still_being_written": !growing.is_empty(),
-        "files_complete": coverage.files - growing.len(),
-        "files_growing": growing,
-        "processes": processes,
-        "span": span,
-        "settle_s": ioscout_read::SETTLE.as_secs(),
-    })
+    to_json(&scan::CoverageSection::of(coverage))
+}
+
+/// A typed result as JSON. The result types hold strings, numbers, lists and maps keyed by
+/// strings, which always serialise; `null` would stand for one that did not.
+pub(crate) fn to_json(value: &impl serde::Serialize) -> serde_json::Value {
+    serde_json::to_value(value).unwrap_or_default()
 }
 
 /// What the text of a partial coverage adds after its file count, when the pass read the

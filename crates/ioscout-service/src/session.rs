@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use ioscout_analysis::{Analysis, AnalysisOptions, OverlapMode, ViewType};
+use serde::Serialize;
 use serde_json::json;
 
 use crate::table::Table;
@@ -59,24 +60,121 @@ impl Detail {
     }
 }
 
-fn layers(analysis: &Analysis) -> Vec<serde_json::Value> {
+/// One layer of a trace's busiest view, as [`TraceEntry::layers`] lists it.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct LayerLine {
+    /// The layer's name.
+    pub layer: String,
+    /// Its label.
+    pub label: String,
+    /// Its time, in seconds.
+    pub time_s: f64,
+    /// Its calls.
+    pub count: u64,
+    /// Its bytes, when it moves data.
+    pub size_bytes: Option<f64>,
+    /// Its bandwidth, bytes per second.
+    pub bandwidth_bps: Option<f64>,
+    /// Its time not overlapped by compute, in seconds.
+    pub unoverlapped_time_s: Option<f64>,
+    /// The share of its time hidden behind compute.
+    pub overlap_fraction: Option<f64>,
+}
+
+/// The layers with calls of the analysis's first view.
+fn layers(analysis: &Analysis) -> Vec<LayerLine> {
     let Some(view) = analysis.views.first() else { return Vec::new() };
     view.summary
         .iter()
         .filter(|line| line.count > 0)
-        .map(|line| {
-            json!({
-                "layer": line.layer,
-                "label": line.label,
-                "time_s": line.time_s,
-                "count": line.count,
-                "size_bytes": line.size_bytes,
-                "bandwidth_bps": line.bandwidth_bps,
-                "unoverlapped_time_s": line.u_time_s,
-                "overlap_fraction": line.overlap_time(),
-            })
+        .map(|line| LayerLine {
+            layer: line.layer.clone(),
+            label: line.label.clone(),
+            time_s: line.time_s,
+            count: line.count,
+            size_bytes: line.size_bytes,
+            bandwidth_bps: line.bandwidth_bps,
+            unoverlapped_time_s: line.u_time_s,
+            overlap_fraction: line.overlap_time(),
         })
         .collect()
+}
+
+/// The result of [`analyze_traces`] (the MCP tool `session_analyze_traces`).
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct TracesResult {
+    /// `ok`.
+    pub status: String,
+    /// What was analysed.
+    pub message: String,
+    /// The run directory.
+    pub run_dir: String,
+    /// Where its traces were found.
+    pub trace_root: String,
+    /// One entry per trace directory.
+    pub traces: Vec<TraceEntry>,
+    /// How long the call waited for the traces to settle (when asked to).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waited_s: Option<f64>,
+    /// Whether they settled before the wait's limit (when asked to wait).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settled: Option<bool>,
+}
+
+/// One trace directory of [`TracesResult`].
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct TraceEntry {
+    /// The directory.
+    pub directory: String,
+    /// Trace files read.
+    pub files: usize,
+    /// The layer preset used.
+    pub preset: String,
+    /// The job's time, in seconds.
+    pub job_time_s: f64,
+    /// Events read.
+    pub events: u64,
+    /// Problems counted.
+    pub problems: u64,
+    /// The files still being written.
+    pub coverage: crate::scan::CoverageSection,
+    /// What a followed look read and changed (`follow: true`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub follow: Option<FollowLook>,
+    /// The layers (`query_type` summary).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layers: Option<Vec<LayerLine>>,
+    /// DFAnalyzer's JSON of the analysis (`query_type` detailed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<serde_json::Value>,
+    /// Each layer's share of time hidden behind compute (`query_type` `timeline_overlap`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overlap_fraction: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// What one look at a followed trace directory read and changed.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct FollowLook {
+    /// The look's number, from 1.
+    pub look: u64,
+    /// Events added since the last look.
+    pub events_added: i64,
+    /// Job time added since the last look, in seconds.
+    pub job_time_added_s: f64,
+    /// Files not changed since the last look.
+    pub files_unchanged: usize,
+    /// Files appended to, of which only the new bytes were read.
+    pub files_extended: usize,
+    /// Files read whole.
+    pub files_read_whole: usize,
+    /// Files folded again whole.
+    pub files_folded_again: usize,
+    /// Bytes read (compressed, as on disk).
+    pub bytes_read: u64,
+    /// Bytes of all files.
+    pub bytes_total: u64,
+    /// What the index refresh did.
+    pub index: Vec<String>,
 }
 
 /// What [`analyze_traces`] analyses and how.
@@ -158,7 +256,7 @@ fn follow_look(
     follows: &Follows,
     input: &Input,
     options: &AnalysisOptions,
-) -> Result<(Analysis, ioscout_read::ScanReport, usize, serde_json::Value)> {
+) -> Result<(Analysis, ioscout_read::ScanReport, usize, FollowLook)> {
     let (files, input_problems) = input.discover()?;
     if files.is_empty() {
         return Err(input.no_traces(&input_problems));
@@ -170,18 +268,22 @@ fn follow_look(
     let index = crate::index::refresh_after(&files, &step.report, None, input.scan.threads);
     let raw = &step.analysis.raw;
     let reading = &step.reading;
-    let value = json!({
-        "look": followed.looks + 1,
-        "events_added": raw.trace_event_count as i64 - followed.events as i64,
-        "job_time_added_s": if followed.looks == 0 { raw.job_time_s } else { raw.job_time_s - followed.job_time_s },
-        "files_unchanged": reading.files_unchanged,
-        "files_extended": reading.files_extended,
-        "files_read_whole": reading.files_read_whole,
-        "files_folded_again": reading.files_folded_again,
-        "bytes_read": reading.bytes_read,
-        "bytes_total": reading.bytes_total,
-        "index": index,
-    });
+    let value = FollowLook {
+        look: followed.looks + 1,
+        events_added: raw.trace_event_count as i64 - followed.events as i64,
+        job_time_added_s: if followed.looks == 0 {
+            raw.job_time_s
+        } else {
+            raw.job_time_s - followed.job_time_s
+        },
+        files_unchanged: reading.files_unchanged,
+        files_extended: reading.files_extended,
+        files_read_whole: reading.files_read_whole,
+        files_folded_again: reading.files_folded_again,
+        bytes_read: reading.bytes_read,
+        bytes_total: reading.bytes_total,
+        index,
+    };
     followed.looks += 1;
     followed.events = raw.trace_event_count;
     followed.job_time_s = raw.job_time_s;
@@ -235,22 +337,18 @@ pub fn analyze_traces(run_dir: &Path, request: &TracesRequest<'_>) -> Result<Out
             ));
         }
         table.row(trace_row(directory, &analysis));
-        let value = trace_json(directory, files, &analysis, &report, &coverage, look, detail);
-        traces.push(value);
+        traces.push(trace_entry(directory, files, &analysis, &report, &coverage, look, detail));
     }
-    let value = json!({
-        "status": "ok",
-        "message": format!("analysed {} trace directories under {}", directories.len(), display_path(&root)),
-        "run_dir": display_path(run_dir),
-        "trace_root": display_path(&root),
-        "traces": traces,
-    });
-    let mut value = value;
-    if let Some((waited, settled)) = waited {
-        value["waited_s"] = json!(waited.as_secs_f64());
-        value["settled"] = json!(settled);
-    }
-    let mut outcome = Outcome::new(value, table.render());
+    let result = TracesResult {
+        status: "ok".into(),
+        message: format!("analysed {} trace directories under {}", directories.len(), display_path(&root)),
+        run_dir: display_path(run_dir),
+        trace_root: display_path(&root),
+        traces,
+        waited_s: waited.map(|(waited, _)| waited.as_secs_f64()),
+        settled: waited.map(|(_, settled)| settled),
+    };
+    let mut outcome = Outcome::new(crate::to_json(&result), table.render());
     outcome.warnings = warnings;
     Ok(outcome)
 }
@@ -274,47 +372,45 @@ fn trace_row(directory: &Path, analysis: &ioscout_analysis::Analysis) -> Vec<Str
     ]
 }
 
-/// A trace directory's entry of the JSON, with the layers as `detail` asks.
-fn trace_json(
+/// A trace directory's entry, with the layers as `detail` asks.
+fn trace_entry(
     directory: &Path,
     files: usize,
     analysis: &ioscout_analysis::Analysis,
     report: &ioscout_read::ScanReport,
     coverage: &ioscout_read::Coverage,
-    look: Option<serde_json::Value>,
+    follow: Option<FollowLook>,
     detail: Detail,
-) -> serde_json::Value {
-    let layer_values = layers(analysis);
-    let mut value = json!({
-        "directory": display_path(directory),
-        "files": files,
-        "preset": analysis.preset.name,
-        "job_time_s": analysis.raw.job_time_s,
-        "events": analysis.raw.trace_event_count,
-        "problems": report.problem_count(),
-        "coverage": crate::coverage_json(coverage),
-    });
-    if let Some(look) = look {
-        value["follow"] = look;
-    }
+) -> TraceEntry {
+    let mut entry = TraceEntry {
+        directory: display_path(directory),
+        files,
+        preset: analysis.preset.name.clone(),
+        job_time_s: analysis.raw.job_time_s,
+        events: analysis.raw.trace_event_count,
+        problems: report.problem_count(),
+        coverage: crate::scan::CoverageSection::of(coverage),
+        follow,
+        layers: None,
+        analysis: None,
+        overlap_fraction: None,
+    };
     match detail {
-        Detail::Summary => value["layers"] = json!(layer_values),
-        Detail::Detailed => value["analysis"] = ioscout_analysis::output::dfanalyzer_json(analysis),
+        Detail::Summary => entry.layers = Some(layers(analysis)),
+        Detail::Detailed => entry.analysis = Some(ioscout_analysis::output::dfanalyzer_json(analysis)),
         Detail::TimelineOverlap => {
-            let overlap: serde_json::Map<String, serde_json::Value> = layer_values
-                .iter()
-                .filter(|layer| !layer["overlap_fraction"].is_null())
-                .map(|layer| {
-                    (
-                        layer["layer"].as_str().unwrap_or_default().to_string(),
-                        layer["overlap_fraction"].clone(),
-                    )
-                })
-                .collect();
-            value["overlap_fraction"] = json!(overlap);
+            entry.overlap_fraction = Some(
+                layers(analysis)
+                    .into_iter()
+                    // A share that is not a number is null in the layers and left out here.
+                    .filter_map(|layer| {
+                        Some((layer.layer, json!(layer.overlap_fraction.filter(|share| share.is_finite())?)))
+                    })
+                    .collect(),
+            );
         }
     }
-    value
+    entry
 }
 
 /// The catalog's techniques that answer one of the findings `codes`, scored by the strongest

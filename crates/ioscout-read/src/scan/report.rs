@@ -14,6 +14,7 @@ use crate::input::{Compression, InputProblem, TraceFile};
 /// What kind of bad input a [`Problem`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub enum ProblemKind {
     /// The path could not be opened or read.
     Unreadable,
@@ -37,6 +38,7 @@ pub enum ProblemKind {
 
 /// One piece of bad input, located.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Problem {
     /// The file.
     pub path: PathBuf,
@@ -123,6 +125,7 @@ pub struct FileSummary {
 #[derive(
     Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ProcessKey {
     /// The host: its name from the trace's HH records, else its host token as written (`hhash`
     /// or inline `hostname`), `unknown` when the events name none.
@@ -281,6 +284,7 @@ pub const SETTLE: std::time::Duration = std::time::Duration::from_secs(10);
 /// Why a file looks like it is still being written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub enum Growth {
     /// Modified less than [`SETTLE`] before the coverage was taken (given only with one of the
     /// others: a recent change alone is not taken as writing).
