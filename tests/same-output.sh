@@ -140,9 +140,12 @@ done
 # Everything else: the rule documentation, comparisons, the knowledge-base schema.
 same "rules" rules --json
 same "rules text" rules
-for code in PIPE-OVERLAP-1 WIS-SMALL-READ P05 IOS-GRANULARITY; do
+for code in PIPE-OVERLAP-1 WIS-SMALL-READ P05 IOS-GRANULARITY DET-ACCESS-GRANULARITY access_pattern healthy; do
   same "explain $code" explain "$code"
+  same "explain --json $code" explain --json "$code"
 done
+same "detect features list" detect features --list --json
+same "detect features" detect features --json testdata/darshan/mpi-io-test-x86_64-3.1.3.darshan testdata/sample
 same "compare" compare --json testdata/validation/dlio_read_threads_1 testdata/validation/dlio_read_threads_4
 same "compare text" compare testdata/validation/dlio_read_threads_1 testdata/validation/dlio_read_threads_4
 same "compare darshan" compare --json testdata/darshan/mpi-io-test-x86_64-3.1.3.darshan testdata/darshan/mpi-io-test-x86_64-3.5.0.darshan

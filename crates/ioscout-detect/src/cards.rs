@@ -13,6 +13,7 @@ use crate::pattern::Pattern;
 
 /// One pattern's card.
 #[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Card {
     /// The label.
     pub pattern: Pattern,
@@ -32,6 +33,7 @@ pub struct Card {
 
 /// A feature's typical values in the pattern's training runs, beside the other runs'.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Typical {
     /// The feature.
     pub feature: String,

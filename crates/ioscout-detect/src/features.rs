@@ -38,6 +38,7 @@ use ioscout_darshan::{CounterRecord, id};
 
 /// One feature: its name and what it is.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct FeatureDoc {
     /// The name the model file refers to.
     pub name: &'static str,
@@ -117,6 +118,7 @@ pub struct Counters<'a> {
 
 /// A run's feature vector, in the order of [`FEATURES`].
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Features {
     values: Vec<f64>,
 }

@@ -198,6 +198,7 @@ pub struct Model {
 
 /// How much one feature moved a decision.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Contribution {
     /// The feature.
     pub feature: &'static str,
@@ -209,6 +210,7 @@ pub struct Contribution {
 
 /// The model's decision on one pattern.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Decision {
     /// The label.
     pub pattern: Pattern,

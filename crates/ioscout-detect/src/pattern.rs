@@ -8,6 +8,7 @@ use std::str::FromStr;
 
 /// A bottleneck pattern (or `Healthy`, the absence of one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Pattern {
     /// Most data requests are small.

@@ -77,6 +77,7 @@ impl FromStr for Detector {
 
 /// What the model said about a finding's pattern.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ModelCheck {
     /// The model's probability for the pattern.
     pub probability: f64,
@@ -158,6 +159,7 @@ pub fn counters(facts: &DarshanFacts) -> Counters<'_> {
 
 /// The model's view of one run.
 #[derive(Clone, Debug, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Detection {
     /// Where the model came from.
     pub model: String,

@@ -168,6 +168,7 @@ mod human_bytes_tests {
 
 /// The documentation of a rule.
 #[derive(Clone, Copy, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct RuleDoc {
     /// Stable code (`WIS-SMALL-READ`).
     pub code: &'static str,
@@ -218,6 +219,7 @@ impl RuleDoc {
 
 /// One measured value behind a finding.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Evidence {
     /// Metric name (`posix_read_time_frac`).
     pub metric: String,
@@ -229,6 +231,7 @@ pub struct Evidence {
 
 /// A detected problem.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Finding {
     /// Rule code.
     pub code: &'static str,
@@ -356,6 +359,7 @@ macro_rules! rule {
 
 /// The metric an optimisation should target, chosen from the findings.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct MetricChoice {
     /// The dimension whose metric to optimise.
     pub metric: Dimension,
@@ -492,6 +496,7 @@ pub fn choose_metric(findings: &[Finding]) -> MetricChoice {
 
 /// How often a rule fired over time windows (DFDiagnoser's prevalence and persistence).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Recurrence {
     /// Windows with I/O in them.
     pub windows: usize,

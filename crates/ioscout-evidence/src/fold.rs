@@ -116,6 +116,7 @@ impl<K: std::hash::Hash + Eq + Clone> Interner<K> {
 
 /// A call that names no file, process or time (counted, with where it is).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct UnusableCall {
     /// The trace file.
     pub trace: PathBuf,

@@ -65,6 +65,7 @@ pub fn excluded_by_darshan(path: &str) -> bool {
 
 /// How processes were numbered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RankRule {
     /// From every process's `PR rank` metadata.
@@ -75,6 +76,7 @@ pub enum RankRule {
 
 /// One traced process.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Process {
     /// The `pid`.
     pub pid: i64,
@@ -84,6 +86,7 @@ pub struct Process {
 
 /// A (process, file) record whose counters were approximated, with the first call that made it so.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ApproximatedRecord {
     /// The file.
     pub path: String,
@@ -136,6 +139,7 @@ pub struct Derived {
 
 /// The access pattern of one file over all its processes.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct FileRow {
     /// The path.
     pub path: String,

@@ -8,6 +8,7 @@ use crate::op::{Op, OpKind};
 
 /// The family a metadata call belongs to, for grouping and advice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Family {
     /// `open`, `openat`, `creat`, `fopen`, `fdopen`, `dup`.
@@ -168,6 +169,7 @@ impl OperationTable {
 
 /// One row of the per-operation table in outputs.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Operation {
     /// The function (`unlink`, `__xstat64`, `openat`, ...).
     pub name: String,

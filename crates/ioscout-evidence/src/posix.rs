@@ -87,6 +87,7 @@ pub const ASSUMED_FILE_ALIGNMENT: i64 = 4096;
 
 /// What could not be derived exactly, by reason.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Approximations {
     /// Data calls without `ret` (counted as calls, their bytes unknown and taken as 0).
     pub missing_ret: u64,

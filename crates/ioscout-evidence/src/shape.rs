@@ -104,6 +104,7 @@ impl ShapeSums {
 
 /// Op-count-bound, bandwidth-bound, or neither clearly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// The fixed cost per call is at least 60 % of the time.
@@ -127,6 +128,7 @@ impl Verdict {
 
 /// The shape of one data class, with the numbers that decide it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Shape {
     /// `posix_read`, `posix_write`, `stdio_read` or `stdio_write`.
     pub class: String,

@@ -153,8 +153,8 @@ impl Entry {
 /// The output schema of a tool whose structured result is `R`, with the envelope every result
 /// may carry (see [`success_result`]).
 fn output_schema<R: schemars::JsonSchema + 'static>() -> serde_json::Map<String, Value> {
-    let mut schema = Arc::unwrap_or_clone(rmcp::handler::server::common::schema_for_type::<R>());
-    let mut scan = Arc::unwrap_or_clone(rmcp::handler::server::common::schema_for_type::<
+    let mut schema = Arc::unwrap_or_clone(rmcp::handler::server::common::schema_for_output::<R>());
+    let mut scan = Arc::unwrap_or_clone(rmcp::handler::server::common::schema_for_output::<
         ioscout_service::scan::ScanSection,
     >());
     let scan_definitions = scan.remove("$defs");
@@ -326,7 +326,8 @@ fn registry() -> Vec<Entry> {
             "Build or refresh the sidecar index of a trace directory under a root (chunk table, statistics, bloom filters), so later queries read only the chunks they need. Returns the directories indexed and the scan report.",
             false,
             index,
-        ),
+        )
+        .returns::<ioscout_service::index::IndexResult>(),
         entry(
             "tune",
             "Run a TOML tuning spec that lies under a root: search its parameter space (ofat, grid, random or tpe) within the budget, validate the best configuration, record every evaluation in the knowledge base. Returns the best parameters, every evaluation and the history.",

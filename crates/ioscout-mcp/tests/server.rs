@@ -213,6 +213,31 @@ fn tool_results_carry_the_scan_report() {
     });
 }
 
+/// The tools that publish an output schema return results that conform to it: `index` on a
+/// copy of the sample trace, built and then unchanged.
+#[test]
+fn typed_tools_return_what_their_output_schemas_say() {
+    let copy = repository().join("target").join(format!("mcp-index-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&copy);
+    std::fs::create_dir_all(&copy).unwrap_or_else(|error| panic!("{error}"));
+    for entry in std::fs::read_dir(repository().join("testdata/sample")).into_iter().flatten().flatten() {
+        let _ = std::fs::copy(entry.path(), copy.join(entry.file_name()));
+    }
+    let server = server(&ServerOptions::default());
+    let path = copy.to_string_lossy().into_owned();
+    runtime().block_on(async {
+        for look in ["built", "unchanged"] {
+            let result = server.call("index", json!({"trace_path": path})).await;
+            let Ok(result) = result else { panic!("index refused") };
+            assert_eq!(result.is_error, Some(false), "{look}");
+            let value = result.structured_content.unwrap_or(Value::Null);
+            assert!(value["directories"][0]["chunks"].as_u64().is_some_and(|chunks| chunks > 0), "{value}");
+            assert_conforms(&server, "index", &value);
+        }
+    });
+    let _ = std::fs::remove_dir_all(&copy);
+}
+
 /// `session_analyze_traces` with `follow`: the first call reads the trace whole, a later one only
 /// what was appended since; it says what changed, keeps the trace's index current, and gives
 /// what a call without `follow` gives.

@@ -472,6 +472,7 @@ impl HashTables {
 
 /// Counts of events by phase, plus lines that could not be decoded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct PhaseCounts {
     /// Complete events.
     pub complete: u64,

@@ -4,39 +4,53 @@ use std::fmt::Write as _;
 use std::ops::ControlFlow;
 
 use ioscout_model::PhaseCounts;
-use ioscout_read::{FileSummary, NoFold};
-use serde_json::json;
+use ioscout_read::{FileSummary, NoFold, Problem};
+use serde::Serialize;
 
 use crate::text::{count_of, display_path, thousands};
 use crate::{Input, Outcome, Result};
 
-/// Counts the events of `input`: `{"total": {...}, "files": [{"path", ...}], "problem_count",
-/// "problems"}`.
+/// The events of a set of traces by phase, per file and in total.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct CountResult {
+    /// Every file's counts added up.
+    pub total: PhaseCounts,
+    /// Each file's counts, in the order read.
+    pub files: Vec<FileCount>,
+    /// Problems counted (lines not decoded, files not read).
+    pub problem_count: u64,
+    /// The problems kept (file, line, byte offset).
+    pub problems: Vec<Problem>,
+}
+
+/// One file's events by phase.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct FileCount {
+    /// The file.
+    pub path: String,
+    /// Its events by phase.
+    #[serde(flatten)]
+    pub counts: PhaseCounts,
+}
+
+/// Counts the events of `input` ([`CountResult`]).
 pub fn count(input: &Input) -> Result<Outcome> {
     let (files, input_problems) = input.discover()?;
     let report =
         input.scanner().scan(&files, &input_problems, |_| NoFold, |_, _, _| ControlFlow::Continue(()));
     let total = report.totals();
-    let file_values: Vec<serde_json::Value> = report
-        .files
-        .iter()
-        .map(|file| {
-            let mut object = serde_json::Map::new();
-            object.insert("path".into(), json!(display_path(&file.path)));
-            if let Ok(serde_json::Value::Object(counts)) = serde_json::to_value(file.counts) {
-                object.extend(counts);
-            }
-            serde_json::Value::Object(object)
-        })
-        .collect();
-    let value = json!({
-        "total": total,
-        "files": file_values,
-        "problem_count": report.problem_count(),
-        "problems": report.problems().collect::<Vec<_>>(),
-    });
+    let result = CountResult {
+        total,
+        files: report
+            .files
+            .iter()
+            .map(|file| FileCount { path: display_path(&file.path), counts: file.counts })
+            .collect(),
+        problem_count: report.problem_count(),
+        problems: report.problems().cloned().collect(),
+    };
     let text = table(&report.files, &total);
-    Ok(Outcome { value, text, report: Some(report), flagged: false, warnings: Vec::new() })
+    Ok(Outcome { report: Some(report), ..Outcome::typed(&result, text) })
 }
 
 fn table(files: &[FileSummary], total: &PhaseCounts) -> String {

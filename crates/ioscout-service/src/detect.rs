@@ -15,7 +15,7 @@ use ioscout_diagnose::darshan::DarshanFacts;
 use ioscout_diagnose::detector::{Detection, Detector, counters};
 use ioscout_diagnose::{Context, Parameters};
 use rayon::prelude::*;
-use serde_json::json;
+use serde::Serialize;
 
 use crate::table::Table;
 use crate::text::display_path;
@@ -78,6 +78,28 @@ pub fn runs(input: &Input) -> Result<Vec<RunFacts>> {
     Ok(runs)
 }
 
+/// The feature vector of every run (`ioscout detect features`).
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct FeaturesResult {
+    /// The features' names, in the order of every run's values.
+    pub features: Vec<&'static str>,
+    /// Each run's values.
+    pub runs: Vec<RunFeatures>,
+}
+
+/// One run's feature vector.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct RunFeatures {
+    /// The run as given.
+    pub input: String,
+    /// `darshan` or `dftracer`.
+    pub source: &'static str,
+    /// Its processes.
+    pub nprocs: i64,
+    /// The value of each feature.
+    pub values: Vec<f64>,
+}
+
 /// The feature vector of every run of `input` (`ioscout detect features`).
 pub fn features(input: &Input) -> Result<Outcome> {
     let runs = runs(input)?;
@@ -85,12 +107,12 @@ pub fn features(input: &Input) -> Result<Outcome> {
     let mut text = String::new();
     for run in &runs {
         let features = Features::of(&counters(&run.facts));
-        values.push(json!({
-            "input": display_path(&run.path),
-            "source": run.source,
-            "nprocs": run.facts.nprocs,
-            "values": features.values(),
-        }));
+        values.push(RunFeatures {
+            input: display_path(&run.path),
+            source: run.source,
+            nprocs: run.facts.nprocs,
+            values: features.values().to_vec(),
+        });
         let _ =
             writeln!(text, "{} ({}, {} processes)", display_path(&run.path), run.source, run.facts.nprocs);
         let width = FEATURES.iter().map(|feature| feature.name.len()).max().unwrap_or(0);
@@ -98,8 +120,9 @@ pub fn features(input: &Input) -> Result<Outcome> {
             let _ = writeln!(text, "  {name:width$}  {value:.6}");
         }
     }
-    let names: Vec<&str> = FEATURES.iter().map(|feature| feature.name).collect();
-    Ok(Outcome::new(json!({"features": names, "runs": values}), text))
+    let result =
+        FeaturesResult { features: FEATURES.iter().map(|feature| feature.name).collect(), runs: values };
+    Ok(Outcome::typed(&result, text))
 }
 
 /// The documented feature table (`ioscout detect features --list`).
@@ -112,7 +135,19 @@ pub fn feature_list() -> Outcome {
     for feature in FEATURES {
         table.row(vec![feature.name.to_string(), feature.doc.to_string()]);
     }
-    Outcome::new(serde_json::to_value(FEATURES).unwrap_or_default(), table.render())
+    Outcome::typed(&FEATURES, table.render())
+}
+
+/// A pattern's card, with the rule that speaks for it and the strategies that answer it.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct CardResult {
+    /// The card.
+    #[serde(flatten)]
+    pub card: Card,
+    /// The rule that speaks for the pattern.
+    pub rule: Option<&'static str>,
+    /// The catalog's strategies that answer that rule.
+    pub strategies: Vec<String>,
 }
 
 /// The card of `pattern` with the typical values of `model`'s training runs, or `None` when
@@ -135,23 +170,43 @@ pub fn card(name: &str, model: Option<&Path>) -> Result<Option<Outcome>> {
             let _ = writeln!(text, "    {}: {}", strategy.id, strategy.name);
         }
     }
-    let mut value = serde_json::to_value(&card).unwrap_or_default();
-    value["rule"] = json!(rule);
-    value["strategies"] = json!(strategies.iter().map(|strategy| &strategy.id).collect::<Vec<_>>());
-    Ok(Some(Outcome::new(value, text)))
+    let result = CardResult {
+        card,
+        rule,
+        strategies: strategies.iter().map(|strategy| strategy.id.clone()).collect(),
+    };
+    Ok(Some(Outcome::typed(&result, text)))
 }
 
 /// What every diagnosis says about the detector: the mode, the model, and its decision on
 /// every pattern with the features that drove it.
-pub fn detection_json(detection: Option<&Detection>, detector: Detector) -> serde_json::Value {
-    match detection {
-        None => json!({"mode": detector.name(), "model": null, "patterns": []}),
-        Some(detection) => json!({
-            "mode": detector.name(),
-            "model": detection.model,
-            "detected": detection.detected().map(|decision| decision.pattern).collect::<Vec<_>>(),
-            "patterns": detection.decisions,
-        }),
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct DetectorSection {
+    /// How the detector was used (`--detector`).
+    pub mode: &'static str,
+    /// Where the model came from (`null` when it was not run).
+    pub model: Option<String>,
+    /// The patterns detected (absent when the model was not run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detected: Option<Vec<Pattern>>,
+    /// The decision on every pattern the model knows.
+    pub patterns: Vec<ioscout_detect::Decision>,
+}
+
+impl DetectorSection {
+    /// The section of `detection` under `detector`.
+    pub fn of(detection: Option<&Detection>, detector: Detector) -> DetectorSection {
+        match detection {
+            None => {
+                DetectorSection { mode: detector.name(), model: None, detected: None, patterns: Vec::new() }
+            }
+            Some(detection) => DetectorSection {
+                mode: detector.name(),
+                model: Some(detection.model.clone()),
+                detected: Some(detection.detected().map(|decision| decision.pattern).collect()),
+                patterns: detection.decisions.clone(),
+            },
+        }
     }
 }
 

@@ -15,7 +15,7 @@ use ioscout_diagnose::{
     diagnose_trace, recurrence, rules,
 };
 use rayon::prelude::*;
-use serde_json::json;
+use serde::Serialize;
 
 use crate::envelope::{
     Envelope, Evidence, LogContext, LogFact, Severity, TraceContext, TraceFact, TraceScope, Window,
@@ -160,11 +160,11 @@ pub fn diagnose(input: &Input, request: &DiagnoseRequest) -> Result<Outcome> {
         time_granularity: analysis.raw.time_granularity_s,
         preset: analysis.preset.name.clone(),
         job_time_s: analysis.raw.job_time_s,
-        detector: crate::detect::detection_json(detection.as_ref(), request.detector),
+        detector: crate::detect::DetectorSection::of(detection.as_ref(), request.detector),
         metric_to_optimise: metric.clone(),
-        metadata_operations: crate::evidence::operations_json(&derived, 10),
-        data_shapes: serde_json::to_value(&derived.shapes).unwrap_or_default(),
-        derived_records: crate::evidence::derivation_json(&derived),
+        metadata_operations: derived.operations.iter().take(10).cloned().collect(),
+        data_shapes: derived.shapes.clone(),
+        derived_records: crate::evidence::Derivation::of(&derived),
     };
     let facts = trace_facts(&analysis, &findings, &recurrences);
     let value = serde_json::to_value(Envelope::new(context, &findings, facts)).unwrap_or_default();
@@ -286,7 +286,7 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
             io_share: context.io_share(),
             metric_to_optimise: metric.clone(),
             problems: log.problems.clone(),
-            detector: crate::detect::detection_json(detection.as_ref(), request.detector),
+            detector: crate::detect::DetectorSection::of(detection.as_ref(), request.detector),
         };
         let log_facts =
             findings.iter().enumerate().map(|(index, finding)| LogFact::of(index, finding)).collect();
@@ -429,16 +429,28 @@ fn all_docs() -> Vec<(&'static str, &'static RuleDoc)> {
     docs
 }
 
+/// A rule's documentation, with what it reads and the pattern it decides.
+#[derive(Clone, Copy, Debug, Serialize, schemars::JsonSchema)]
+pub struct RuleEntry {
+    /// The documentation.
+    #[serde(flatten)]
+    pub doc: &'static RuleDoc,
+    /// What the rule reads: `trace`, `darshan` or `model`.
+    pub input: &'static str,
+    /// IOSage's pattern the rule decides, if any (absent from one rule's explanation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<Option<ioscout_detect::Pattern>>,
+}
+
 /// The rule list: every field of every rule's documentation, and a table.
 pub fn list_rules() -> Outcome {
     let docs = all_docs();
-    let values: Vec<serde_json::Value> = docs
+    let entries: Vec<RuleEntry> = docs
         .iter()
-        .map(|(input, doc)| {
-            let mut value = serde_json::to_value(doc).unwrap_or_default();
-            value["input"] = json!(input);
-            value["pattern"] = json!(ioscout_diagnose::detector::pattern_of(doc.code));
-            value
+        .map(|&(input, doc)| RuleEntry {
+            doc,
+            input,
+            pattern: Some(ioscout_diagnose::detector::pattern_of(doc.code)),
         })
         .collect();
     let mut table =
@@ -451,7 +463,7 @@ pub fn list_rules() -> Outcome {
             doc.title.to_string(),
         ]);
     }
-    Outcome::new(serde_json::Value::Array(values), table.render())
+    Outcome::typed(&entries, table.render())
 }
 
 /// One rule's documentation (both forms when a pattern is decided from traces and from Darshan
@@ -461,31 +473,20 @@ pub fn explain(code: &str, model: Option<&std::path::Path>) -> Result<Outcome> {
     if let Some(card) = crate::detect::card(code, model)? {
         return Ok(card);
     }
+    let entry = |doc: &'static RuleDoc, input: &'static str| RuleEntry { doc, input, pattern: None };
     if let Some(doc) = ioscout_diagnose::detector::MODEL_DOCS.iter().find(|doc| doc.code == code) {
-        return Ok(Outcome::new(
-            {
-                let mut value = serde_json::to_value(doc).unwrap_or_default();
-                value["input"] = json!("model");
-                value
-            },
-            doc.render(),
-        ));
+        return Ok(Outcome::typed(&entry(doc, "model"), doc.render()));
     }
     let trace = rules::find(code).map(ioscout_diagnose::Rule::doc);
     let darshan =
         ioscout_diagnose::darshan::rules::find(code).map(ioscout_diagnose::darshan::DarshanRule::doc);
-    let with_input = |doc: &RuleDoc, input: &str| {
-        let mut value = serde_json::to_value(doc).unwrap_or_default();
-        value["input"] = json!(input);
-        value
-    };
     match (trace, darshan) {
-        (Some(trace), Some(darshan)) => Ok(Outcome::new(
-            json!([with_input(trace, "trace"), with_input(darshan, "darshan")]),
+        (Some(trace), Some(darshan)) => Ok(Outcome::typed(
+            &[entry(trace, "trace"), entry(darshan, "darshan")],
             format!("On DFTracer traces:\n\n{}\nOn Darshan logs:\n\n{}", trace.render(), darshan.render()),
         )),
-        (Some(doc), None) => Ok(Outcome::new(with_input(doc, "trace"), doc.render())),
-        (None, Some(doc)) => Ok(Outcome::new(with_input(doc, "darshan"), doc.render())),
+        (Some(doc), None) => Ok(Outcome::typed(&entry(doc, "trace"), doc.render())),
+        (None, Some(doc)) => Ok(Outcome::typed(&entry(doc, "darshan"), doc.render())),
         (None, None) => {
             let codes: Vec<&str> = all_docs().iter().map(|(_, doc)| doc.code).collect();
             let patterns: Vec<&str> =

@@ -11,7 +11,7 @@ use serde::Serialize;
 pub const SCHEMA_VERSION: &str = "analyzer.fact-envelope.v1";
 
 /// One envelope: the context of the run, how many findings of each severity, the facts.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Envelope<C, F> {
     /// [`SCHEMA_VERSION`].
     pub schema_version: &'static str,
@@ -36,7 +36,7 @@ impl<C, F> Envelope<C, F> {
 }
 
 /// The context of a diagnosed trace.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct TraceContext {
     /// Not known from a trace.
     pub run_id: Option<String>,
@@ -50,20 +50,20 @@ pub struct TraceContext {
     pub preset: String,
     /// Job time in seconds.
     pub job_time_s: f64,
-    /// The learned detector's decision ([`crate::detect::detection_json`]).
-    pub detector: serde_json::Value,
+    /// The learned detector's decision.
+    pub detector: crate::detect::DetectorSection,
     /// The metric to optimise.
     pub metric_to_optimise: MetricChoice,
-    /// Metadata time by operation, from the derived records.
-    pub metadata_operations: serde_json::Value,
+    /// Metadata time by operation, from the derived records (the first 10).
+    pub metadata_operations: Vec<ioscout_evidence::metadata::Operation>,
     /// The shape of each data class.
-    pub data_shapes: serde_json::Value,
+    pub data_shapes: Vec<ioscout_evidence::shape::Shape>,
     /// How the Darshan records were derived from the trace.
-    pub derived_records: serde_json::Value,
+    pub derived_records: crate::evidence::Derivation,
 }
 
 /// The context of a diagnosed Darshan log.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct LogContext {
     /// The log.
     pub log: String,
@@ -91,11 +91,11 @@ pub struct LogContext {
     /// What went wrong reading the log.
     pub problems: Vec<String>,
     /// The learned detector's decision.
-    pub detector: serde_json::Value,
+    pub detector: crate::detect::DetectorSection,
 }
 
 /// A fact's time window (the whole trace).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Window {
     /// Always `time_range`.
     pub view_type: &'static str,
@@ -112,7 +112,7 @@ pub struct Window {
 }
 
 /// A trace fact's scope.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct TraceScope {
     /// The preset.
     pub workload: String,
@@ -127,16 +127,17 @@ pub struct TraceScope {
 }
 
 /// A Darshan fact's scope.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct LogScope {
     /// The module, file or ranks the finding is about.
     pub layer: String,
 }
 
 /// What a fact rests on.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Evidence {
-    /// The measured values, by metric name, in the rule's order.
+    /// The measured values, by metric name, in the rule's order (`null` for a value that is
+    /// not a finite number).
     pub metrics: serde_json::Map<String, serde_json::Value>,
     /// The thresholds crossed.
     pub crossed: Vec<String>,
@@ -145,7 +146,7 @@ pub struct Evidence {
 }
 
 /// How severe a fact is and how that was decided.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Severity {
     /// From 0 to 1.
     pub score: f64,
@@ -156,7 +157,7 @@ pub struct Severity {
 }
 
 /// One finding on a trace.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct TraceFact {
     /// The rule code.
     pub fact_type: &'static str,
@@ -189,7 +190,7 @@ pub struct TraceFact {
 }
 
 /// One finding on a Darshan log.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct LogFact {
     /// The rule code.
     pub fact_type: &'static str,
@@ -220,7 +221,7 @@ impl Evidence {
             metrics: finding
                 .evidence
                 .iter()
-                .map(|evidence| (evidence.metric.clone(), serde_json::json!(evidence.value)))
+                .map(|evidence| (evidence.metric.clone(), serde_json::Value::from(evidence.value)))
                 .collect(),
             crossed: finding.crossed.clone(),
             why: finding.why.clone(),

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use ioscout_evidence::Derived;
 use ioscout_read::ScanReport;
-use serde_json::json;
+use serde::Serialize;
 
 use crate::text::display_path;
 use crate::{Input, Result};
@@ -40,24 +40,66 @@ pub fn source_of(input: &Input) -> std::path::PathBuf {
 
 /// What every output of derived records says about them: that they are derived, how ranks were
 /// given, what was approximated (and where first), what was left out, and the assumptions.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct Derivation {
+    /// Where the records come from: `dftracer_trace`.
+    pub source: &'static str,
+    /// Every traced process and its rank.
+    pub processes: Vec<ioscout_evidence::Process>,
+    /// How ranks were given.
+    pub rank_rule: ioscout_evidence::RankRule,
+    /// Calls replayed.
+    pub calls: u64,
+    /// Counters approximated, over every record.
+    pub approximated_counters: u64,
+    /// What was approximated, by kind.
+    pub approximations: ioscout_evidence::posix::Approximations,
+    /// The records with approximations (the first 50).
+    pub approximated_records: Vec<ioscout_evidence::ApproximatedRecord>,
+    /// Calls that could not be tied to a file, process or time.
+    pub unusable_calls: u64,
+    /// The first of those, with where they are.
+    pub unusable_examples: Vec<ioscout_evidence::UnusableCall>,
+    /// Files left out as Darshan leaves them out.
+    pub excluded_files: usize,
+    /// Bytes read from the files left out.
+    pub excluded_bytes_read: i64,
+    /// Bytes written to the files left out.
+    pub excluded_bytes_written: i64,
+    /// The trace's first call, in microseconds (the time origin of the timestamps).
+    pub time_origin_us: i64,
+    /// The file alignment assumed, in bytes (a trace does not record it).
+    pub assumed_file_alignment: i64,
+    /// What a trace cannot give.
+    pub not_in_a_trace: [&'static str; 3],
+}
+
+impl Derivation {
+    /// The derivation of `derived`.
+    pub fn of(derived: &Derived) -> Derivation {
+        Derivation {
+            source: "dftracer_trace",
+            processes: derived.processes.clone(),
+            rank_rule: derived.rank_rule,
+            calls: derived.calls,
+            approximated_counters: derived.approximations.total(),
+            approximations: derived.approximations,
+            approximated_records: derived.approximated_records.clone(),
+            unusable_calls: derived.unusable_calls,
+            unusable_examples: derived.unusable_examples.clone(),
+            excluded_files: derived.excluded_files.len(),
+            excluded_bytes_read: derived.excluded_files.iter().map(|(_, read, _)| read).sum::<i64>(),
+            excluded_bytes_written: derived.excluded_files.iter().map(|(_, _, written)| written).sum::<i64>(),
+            time_origin_us: derived.time_origin_us,
+            assumed_file_alignment: ioscout_evidence::posix::ASSUMED_FILE_ALIGNMENT,
+            not_in_a_trace: ["POSIX_MEM_ALIGNMENT", "POSIX_MEM_NOT_ALIGNED", "failed opens"],
+        }
+    }
+}
+
+/// [`Derivation`] as JSON.
 pub fn derivation_json(derived: &Derived) -> serde_json::Value {
-    json!({
-        "source": "dftracer_trace",
-        "processes": derived.processes,
-        "rank_rule": derived.rank_rule,
-        "calls": derived.calls,
-        "approximated_counters": derived.approximations.total(),
-        "approximations": derived.approximations,
-        "approximated_records": derived.approximated_records,
-        "unusable_calls": derived.unusable_calls,
-        "unusable_examples": derived.unusable_examples,
-        "excluded_files": derived.excluded_files.len(),
-        "excluded_bytes_read": derived.excluded_files.iter().map(|(_, read, _)| read).sum::<i64>(),
-        "excluded_bytes_written": derived.excluded_files.iter().map(|(_, _, written)| written).sum::<i64>(),
-        "time_origin_us": derived.time_origin_us,
-        "assumed_file_alignment": ioscout_evidence::posix::ASSUMED_FILE_ALIGNMENT,
-        "not_in_a_trace": ["POSIX_MEM_ALIGNMENT", "POSIX_MEM_NOT_ALIGNED", "failed opens"],
-    })
+    crate::to_json(&Derivation::of(derived))
 }
 
 /// The header lines (`# ...`) that precede derived records in text outputs.
@@ -111,34 +153,68 @@ pub fn summary(input: &Input) -> Result<(serde_json::Value, Option<ScanReport>)>
     let (derived, report) = derive(input)?;
     let mut value = ioscout_darshan::summary::summary(&derived.log);
     if let Some(object) = value.as_object_mut() {
-        object.insert("log".into(), json!(input.describe()));
+        object.insert("log".into(), serde_json::Value::String(input.describe()));
         object.insert("derived".into(), derivation_json(&derived));
     }
     Ok((value, Some(report)))
 }
 
-/// The metadata operations as JSON rows (most time first, at most `limit`).
-pub fn operations_json(derived: &Derived, limit: usize) -> serde_json::Value {
-    json!(derived.operations.iter().take(limit).collect::<Vec<_>>())
+/// The `evidence` section of `analyze --json`: what the derived records tell beyond the layers.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct EvidenceSection {
+    /// What was derived.
+    pub derived_records: DerivedRecords,
+    /// Metadata calls by operation, most time first (the first 10).
+    pub metadata_operations: Vec<ioscout_evidence::metadata::Operation>,
+    /// The shape of each data class with calls.
+    pub data_shapes: Vec<ioscout_evidence::shape::Shape>,
+    /// Files with POSIX reads or writes.
+    pub file_count: usize,
+    /// The files with the most bytes.
+    pub files: Vec<ioscout_evidence::FileRow>,
 }
 
-/// The `evidence` section of `analyze --json`: what the derived records tell beyond the layers.
-/// `files` keeps the files with the most bytes (the count of all is given).
+/// What the `evidence` section's records were derived from.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct DerivedRecords {
+    /// Calls replayed.
+    pub calls: u64,
+    /// Traced processes.
+    pub processes: usize,
+    /// How ranks were given.
+    pub rank_rule: ioscout_evidence::RankRule,
+    /// Counters approximated, over every record.
+    pub approximated_counters: u64,
+    /// Calls that could not be tied to a file, process or time.
+    pub unusable_calls: u64,
+    /// Files left out as Darshan leaves them out.
+    pub excluded_files: usize,
+}
+
+impl EvidenceSection {
+    /// The section of `derived`; `files` keeps the files with the most bytes (the count of all
+    /// is given).
+    pub fn of(derived: &Derived, files: usize) -> EvidenceSection {
+        EvidenceSection {
+            derived_records: DerivedRecords {
+                calls: derived.calls,
+                processes: derived.processes.len(),
+                rank_rule: derived.rank_rule,
+                approximated_counters: derived.approximations.total(),
+                unusable_calls: derived.unusable_calls,
+                excluded_files: derived.excluded_files.len(),
+            },
+            metadata_operations: derived.operations.iter().take(10).cloned().collect(),
+            data_shapes: derived.shapes.clone(),
+            file_count: derived.files.len(),
+            files: derived.files.iter().take(files).cloned().collect(),
+        }
+    }
+}
+
+/// [`EvidenceSection`] as JSON.
 pub fn evidence_json(derived: &Derived, files: usize) -> serde_json::Value {
-    json!({
-        "derived_records": {
-            "calls": derived.calls,
-            "processes": derived.processes.len(),
-            "rank_rule": derived.rank_rule,
-            "approximated_counters": derived.approximations.total(),
-            "unusable_calls": derived.unusable_calls,
-            "excluded_files": derived.excluded_files.len(),
-        },
-        "metadata_operations": operations_json(derived, 10),
-        "data_shapes": derived.shapes,
-        "file_count": derived.files.len(),
-        "files": derived.files.iter().take(files).collect::<Vec<_>>(),
-    })
+    crate::to_json(&EvidenceSection::of(derived, files))
 }
 
 /// The tables of the evidence: metadata time by operation, the shape of each data class, and

@@ -1,7 +1,7 @@
 //! `index`: builds or refreshes the sidecar index of each trace directory (`ioscout_index`), for
-//! the command line and the MCP `index` tool alike. The structured result is
-//! `{"directories": [...], "scan": {...}}`; a directory whose build fails is listed under
-//! `failed` with the reason and the others are still indexed.
+//! the command line and the MCP `index` tool alike. The structured result is an
+//! [`IndexResult`]; a directory whose build fails is listed under `failed` with the reason and
+//! the others are still indexed.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -24,8 +24,29 @@ pub struct IndexRequest {
     pub chunk_bytes: u64,
 }
 
+/// The indexes built or refreshed.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct IndexResult {
+    /// Each trace directory indexed.
+    pub directories: Vec<DirectoryOutcome>,
+    /// What the scan read and what it could not.
+    pub scan: crate::scan::ScanSection,
+    /// The directories whose build failed (absent when none did).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<FailedDirectory>,
+}
+
+/// A trace directory whose index could not be built.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct FailedDirectory {
+    /// The trace directory.
+    pub directory: String,
+    /// Why its build failed.
+    pub error: String,
+}
+
 /// One trace directory's index.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct DirectoryOutcome {
     /// The trace directory.
     pub directory: String,
@@ -98,9 +119,10 @@ pub fn index(input: &Input, request: &IndexRequest) -> Result<Outcome> {
                     messages: report.messages,
                 });
             }
-            Err(error) => failed.push(
-                serde_json::json!({"directory": directory.display().to_string(), "error": error.to_string()}),
-            ),
+            Err(error) => failed.push(FailedDirectory {
+                directory: directory.display().to_string(),
+                error: error.to_string(),
+            }),
         }
     }
     let scan =
@@ -127,12 +149,9 @@ pub fn index(input: &Input, request: &IndexRequest) -> Result<Outcome> {
             outcome.seconds
         );
     }
-    let mut value = serde_json::json!({"directories": directories, "scan": crate::scan_json(&scan)});
     let flagged = !failed.is_empty();
-    if flagged && let serde_json::Value::Object(object) = &mut value {
-        object.insert("failed".into(), serde_json::Value::Array(failed));
-    }
-    Ok(Outcome { value, text, report: Some(scan), flagged, warnings })
+    let result = IndexResult { directories, scan: crate::scan::ScanSection::of(&scan), failed };
+    Ok(Outcome { report: Some(scan), flagged, warnings, ..Outcome::typed(&result, text) })
 }
 
 /// [`refresh`] after a look at `files` whose scan gave `report`: with the files whose scan ended

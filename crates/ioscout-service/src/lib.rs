@@ -167,6 +167,11 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// An outcome whose structured result is `result`'s serialisation (without a scan report).
+    pub fn typed(result: &impl serde::Serialize, text: String) -> Outcome {
+        Outcome::new(to_json(result), text)
+    }
+
     /// An outcome without a scan report.
     pub fn new(value: serde_json::Value, text: String) -> Outcome {
         Outcome { value, text, report: None, flagged: false, warnings: Vec::new() }

@@ -263,6 +263,7 @@ impl Direction {
 
 /// Drishti's thresholds (`drishti/includes/config.py`), configurable.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct DrishtiThresholds {
     /// Read/write operation or size imbalance (P01-P04).

@@ -17,6 +17,7 @@ pub const MIN_GAP_S: f64 = 0.001;
 
 /// What the gaps between one process's calls say: the process with the most I/O time.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct IoGaps {
     /// The rank (the process, for a trace's derived records).
     pub rank: i64,
@@ -206,6 +207,7 @@ pub fn io_gaps(context: &DarshanContext<'_>) -> Option<IoGaps> {
 /// out (they hold no one process's timeline); a change that aggregates the processes' requests
 /// (collective buffering) removes the calls and the library's work around each.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SharedFileCalls {
     /// Shared records that moved data.
     pub files: usize,
