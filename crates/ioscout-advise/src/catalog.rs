@@ -29,6 +29,7 @@ pub const DIMENSIONS: [(&str, &str); 12] = [
 
 /// A reference.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Citation {
     /// Authors (empty when the source does not list them).
     #[serde(default, deserialize_with = "null_as_empty")]
@@ -63,6 +64,7 @@ fn null_as_empty<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<St
 
 /// Who may apply a change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Privilege {
     /// Any user.
@@ -75,6 +77,7 @@ pub enum Privilege {
 
 /// What a strategy's measured basis is: the time it can remove.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
     /// All I/O time on the critical path.
@@ -111,6 +114,7 @@ pub enum Basis {
 
 /// The file-system load a strategy removes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SystemEffect {
     /// Data operations.
@@ -125,6 +129,7 @@ pub enum SystemEffect {
 
 /// One technique.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Strategy {
     /// Stable id.
     pub id: String,

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 /// One layer (or Darshan module) of a run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct LayerLine {
     /// Layer name.
     pub name: String,
@@ -26,6 +27,7 @@ pub struct LayerLine {
 
 /// What a run is compared by.
 #[derive(Clone, Debug, Default, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct RunSummary {
     /// Job time, seconds.
     pub job_time_s: f64,
@@ -76,6 +78,7 @@ impl RunSummary {
 
 /// One layer compared.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct LayerChange {
     /// Layer.
     pub name: String,
@@ -94,6 +97,7 @@ pub struct LayerChange {
 
 /// How a layer's work changed between the runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Work {
     /// Both runs have it, within 5 % of the operations and bytes (or more).
@@ -120,6 +124,7 @@ impl Work {
 
 /// The comparison.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Comparison {
     /// Job time before / after.
     pub job_speedup: Option<f64>,
@@ -195,6 +200,7 @@ pub fn compare(before: &RunSummary, after: &RunSummary) -> Comparison {
 /// The runs given one label (repeated runs of one configuration): their job times and what they
 /// say together against the baseline's.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Replicates {
     /// The label.
     pub label: String,
@@ -321,6 +327,7 @@ impl SortMetric {
 
 /// One layer of one run of a campaign, against the baseline's.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct LayerAgainstBaseline {
     /// The run's own figures (zero when the run does not have the layer).
     #[serde(flatten)]
@@ -339,6 +346,7 @@ pub struct LayerAgainstBaseline {
 
 /// One run of a campaign.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct CampaignRun {
     /// The run's label.
     pub label: String,
@@ -359,6 +367,7 @@ pub struct CampaignRun {
 
 /// A campaign of runs against one baseline.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Campaign {
     /// The baseline's label.
     pub baseline: String,

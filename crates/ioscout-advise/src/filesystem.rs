@@ -10,6 +10,7 @@ use serde::Serialize;
 
 /// File-system types strategies are gated on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum FsType {
     /// Lustre.
@@ -115,6 +116,7 @@ fn is_system_path(path: &str) -> bool {
 
 /// Where the verdict came from.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Detection {
     /// The file system of most of the job's bytes (or files, when no bytes are known).
     pub fs_type: FsType,

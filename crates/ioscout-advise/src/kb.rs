@@ -18,6 +18,7 @@ const APP_TOLERANCE_PCT: f64 = 2.0;
 
 /// What `record` reads.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct EntryInput {
     /// System (machine) name.
     pub system: String,
@@ -76,6 +77,7 @@ fn app() -> String {
 
 /// A stored entry.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Entry {
     /// Seconds since the epoch when recorded.
     pub ts: u64,
@@ -255,6 +257,7 @@ pub fn read(path: &Path) -> Result<(Vec<Entry>, Skipped), KbError> {
 
 /// An entry with its relevance to a lookup.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Match {
     /// Relevance (higher first).
     pub relevance: i64,

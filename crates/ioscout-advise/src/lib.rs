@@ -31,6 +31,7 @@ pub use crate::measure::Measurements;
 
 /// A checklist verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// A change of this dimension was applied and measured (a knowledge-base entry says so).
@@ -54,6 +55,7 @@ impl Verdict {
 
 /// One line of the checklist.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ChecklistItem {
     /// `D1`..`D12`.
     pub dimension: &'static str,
@@ -67,6 +69,7 @@ pub struct ChecklistItem {
 
 /// A citation as proposals print it.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct CitationRef {
     /// Authors.
     pub authors: String,
@@ -82,6 +85,7 @@ pub struct CitationRef {
 
 /// A proposed change.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Proposal {
     /// Rank (1 = best score).
     pub rank: usize,
@@ -117,6 +121,7 @@ pub struct Proposal {
 
 /// A strategy that answered a finding but was not proposed.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Rejection {
     /// Strategy id.
     pub id: String,
@@ -128,6 +133,7 @@ pub struct Rejection {
 
 /// The whole advice.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Advice {
     /// File system decided.
     pub filesystem: Detection,

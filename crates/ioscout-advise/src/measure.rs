@@ -16,6 +16,7 @@ use serde::Serialize;
 
 /// Measured facts of one run.
 #[derive(Clone, Debug, Default, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Measurements {
     /// `trace` or `darshan`.
     pub source: &'static str,
@@ -61,6 +62,7 @@ pub struct Measurements {
     /// The shape of each data class (traces only): op-count-bound or bandwidth-bound. Written
     /// with the numbers that decide it ([`ShapeSummary`]).
     #[serde(serialize_with = "shape_summaries")]
+    #[cfg_attr(feature = "schemars", schemars(with = "Vec<ShapeSummary<'static>>"))]
     pub shapes: Vec<ioscout_evidence::shape::Shape>,
     /// The run's Darshan counters (a log's, or those derived from a trace), for the detector.
     #[serde(skip)]
@@ -82,6 +84,7 @@ pub fn is_mpi_runtime_file(path: &str) -> bool {
 
 /// What the advice's JSON says of a data class's shape.
 #[derive(Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 struct ShapeSummary<'a> {
     class: &'a str,
     verdict: &'static str,

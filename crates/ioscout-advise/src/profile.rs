@@ -78,6 +78,7 @@ impl Condition {
 
 /// The access evidence of one run.
 #[derive(Clone, Debug, Default, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Profile {
     /// POSIX reads.
     pub reads: u64,

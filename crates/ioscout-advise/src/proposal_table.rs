@@ -19,6 +19,7 @@ const SIMILAR: f64 = 0.25;
 
 /// One row as the agent proposes it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ProposedRow {
     /// `L1`, `L2` or `L3`.
     #[serde(default)]
@@ -57,6 +58,7 @@ pub struct ProposedRow {
 
 /// An accepted row with what the table adds.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct RankedRow {
     /// Rank, from 1.
     pub rank: usize,
@@ -73,6 +75,7 @@ pub struct RankedRow {
 
 /// A rejected row and why.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct RejectedRow {
     /// The row.
     pub row: ProposedRow,
@@ -82,6 +85,7 @@ pub struct RejectedRow {
 
 /// The table.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ProposalTable {
     /// Accepted rows, ranked.
     pub accepted: Vec<RankedRow>,

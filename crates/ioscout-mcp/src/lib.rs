@@ -247,7 +247,8 @@ fn registry() -> Vec<Entry> {
             "The optimisation checklist (12 dimensions, a verdict and reason each) and ranked, cited L1/L2/L3 proposals for one run, gated by the file system and the job's software; doing-less changes rejected.",
             false,
             advise,
-        ),
+        )
+        .returns::<ioscout_service::advise::AdviseResult>(),
         entry(
             "darshan_summary",
             "A Darshan log's version, processes, run time, modules and per-module counter totals under Darshan's counter names; given a DFTracer trace (file or directory), the same for the Darshan records derived from it, with a `derived` section (ranks, approximated counters). With logs, group_by, top or by: many logs (directories searched for *.darshan) summarised together, per program, user, processes or job id (logs, processes, run time, bytes, I/O and metadata time), and the top jobs and files.",
@@ -266,13 +267,15 @@ fn registry() -> Vec<Entry> {
             "Check a run directory's opt<n>/ layout (read-only): clean, and the problems found.",
             true,
             session_validate_structure,
-        ),
+        )
+        .returns::<ioscout_service::advise::ValidateResult>(),
         entry(
             "session_reorganize_structure",
             "Move a run directory's stray artifacts into its newest opt<n>/ (dry_run, the default, only lists the moves).",
             false,
             session_reorganize_structure,
-        ),
+        )
+        .returns::<ioscout_service::advise::ReorganizeResult>(),
         entry(
             "session_search_optimization_context",
             "Local optimisation context for a run: the catalog techniques (with citations) that answer the findings of its baseline traces, and the knowledge base's measured results for this system and workload; writes <run>/context_opportunities.json. Nothing remote.",
@@ -290,25 +293,29 @@ fn registry() -> Vec<Entry> {
             "Record one measured change in the knowledge base: verdict win at +5 %, regression at -5 %; a system-scoped metric needs its paired application metric, and an application regression over 2 % makes the entry a regression (guard_triggered).",
             false,
             opt_kb_record,
-        ),
+        )
+        .returns::<ioscout_service::advise::KbRecordResult>(),
         entry(
             "opt_kb_lookup",
             "Prior measured changes that apply: system findings only on their system, workload findings only with their workload, software findings travel; most relevant first, with a Markdown table.",
             true,
             opt_kb_lookup,
-        ),
+        )
+        .returns::<ioscout_service::advise::KbLookupResult>(),
         entry(
             "opt_kb_render",
             "The whole knowledge base as Markdown; with skill_dir, written as SKILL.md, system.md, software.md and workload.md.",
             false,
             opt_kb_render,
-        ),
+        )
+        .returns::<ioscout_service::advise::KbRenderResult>(),
         entry(
             "opt_proposal_table",
             "Check and rank proposals: uncited rows rejected, each row's citation classified and its prior result here looked up in the knowledge base, sorted by 0.5 x app + 0.5 x system potential impact.",
             true,
             opt_proposal_table,
-        ),
+        )
+        .returns::<ioscout_service::advise::ProposalTableResult>(),
         entry(
             "report",
             "Write the self-contained HTML report of a trace (layer breakdown, per-process compute/I-O timeline, bandwidth and operations over time, bytes by directory and process, transfer sizes, findings, proposals) to a file under a root. Of a Darshan log: its job summary (I/O cost per module, operations, access sizes, files, striping, DXT heatmaps and drill-down, findings, proposals); file restricts it to one file's records.",

@@ -213,29 +213,58 @@ fn tool_results_carry_the_scan_report() {
     });
 }
 
-/// The tools that publish an output schema return results that conform to it: `index` on a
-/// copy of the sample trace, built and then unchanged.
+/// The tools that publish an output schema return results that conform to it, called on a
+/// copy of the fixtures (the tools write an index, a knowledge base and move files); every tool
+/// that publishes one is called here.
 #[test]
 fn typed_tools_return_what_their_output_schemas_say() {
-    let copy = repository().join("target").join(format!("mcp-index-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&copy);
-    std::fs::create_dir_all(&copy).unwrap_or_else(|error| panic!("{error}"));
-    for entry in std::fs::read_dir(repository().join("testdata/sample")).into_iter().flatten().flatten() {
-        let _ = std::fs::copy(entry.path(), copy.join(entry.file_name()));
-    }
+    let base = repository().join("target").join(format!("mcp-typed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let copy = |from: &str, to: &std::path::Path| {
+        std::fs::create_dir_all(to).unwrap_or_else(|error| panic!("{error}"));
+        for entry in std::fs::read_dir(repository().join(from)).into_iter().flatten().flatten() {
+            let _ = std::fs::copy(entry.path(), to.join(entry.file_name()));
+        }
+    };
+    copy("testdata/sample", &base.join("sample"));
+    copy("testdata/sample", &base.join("run/baseline/traces"));
+    copy("testdata/darshan", &base.join("darshan"));
+    std::fs::create_dir_all(base.join("run/opt1")).unwrap_or_else(|error| panic!("{error}"));
+    std::fs::write(base.join("run/optimization_context.json"), "{}\n")
+        .unwrap_or_else(|error| panic!("{error}"));
+    let at = |relative: &str| base.join(relative).to_string_lossy().into_owned();
+    let entry = json!({"before": 10, "after": 8, "change": "larger transfers", "citation": "session:test",
+        "metric": "io_time_s", "scope": "software", "bottleneck": "small reads", "workload": "unet3d", "system": "lustre"});
+    let calls = [
+        ("index", json!({"trace_path": at("sample")})),
+        ("index", json!({"trace_path": at("sample")})),
+        ("advise", json!({"trace_path": at("sample")})),
+        ("advise", json!({"trace_path": at("darshan/mpi-io-test-x86_64-3.1.3.darshan")})),
+        ("opt_kb_record", entry),
+        ("opt_kb_lookup", json!({"workload": "unet3d"})),
+        ("opt_kb_render", json!({"skill_dir": at("run/skills")})),
+        (
+            "opt_proposal_table",
+            json!({"proposals_json": [{"level": "L2", "change": "larger transfers", "app_impact_pct": 12}]}),
+        ),
+        ("session_validate_structure", json!({"run_id": at("run")})),
+        ("session_reorganize_structure", json!({"run_id": at("run"), "dry_run": false})),
+        ("session_analyze_traces", json!({"run_id": at("run")})),
+    ];
     let server = server(&ServerOptions::default());
-    let path = copy.to_string_lossy().into_owned();
     runtime().block_on(async {
-        for look in ["built", "unchanged"] {
-            let result = server.call("index", json!({"trace_path": path})).await;
-            let Ok(result) = result else { panic!("index refused") };
-            assert_eq!(result.is_error, Some(false), "{look}");
+        for (tool, arguments) in &calls {
+            let result = server.call(tool, arguments.clone()).await;
+            let Ok(result) = result else { panic!("{tool} {arguments} refused") };
             let value = result.structured_content.unwrap_or(Value::Null);
-            assert!(value["directories"][0]["chunks"].as_u64().is_some_and(|chunks| chunks > 0), "{value}");
-            assert_conforms(&server, "index", &value);
+            assert_eq!(result.is_error, Some(false), "{tool} {arguments}: {value}");
+            assert_conforms(&server, tool, &value);
         }
     });
-    let _ = std::fs::remove_dir_all(&copy);
+    for tool in server.tools().iter().filter(|tool| tool.output_schema.is_some()) {
+        assert!(calls.iter().any(|(called, _)| *called == tool.name), "{} is not called here", tool.name);
+    }
+    let _ = std::fs::remove_dir_all(&base);
 }
 
 /// `session_analyze_traces` with `follow`: the first call reads the trace whole, a later one only

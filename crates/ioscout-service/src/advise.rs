@@ -10,8 +10,7 @@ use ioscout_advise::proposal_table::{self, ProposedRow};
 use ioscout_advise::{Advice, Catalog, FsType, Measurements, artifacts, kb};
 use ioscout_analysis::{AnalysisOptions, OverlapMode, ViewType};
 use ioscout_darshan::DarshanLog;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use crate::table::Table;
 use crate::text::display_path;
@@ -106,14 +105,26 @@ pub fn advise(input: &Input, request: &AdviseRequest) -> Result<Outcome> {
         ),
         None => None,
     };
-    let mut value = serde_json::to_value(&advice).map_err(|error| ServiceError::output("advice", error))?;
-    value["metric_to_optimise"] = json!(metric);
     let mut text = render(&advice, metric);
     if let Some(directory) = &written {
-        value["artifacts"] = json!(display_path(directory));
         let _ = writeln!(text, "Artifacts: {}", display_path(directory));
     }
-    Ok(Outcome { value, text, report, flagged: false, warnings })
+    let result =
+        AdviseResult { advice, metric_to_optimise: metric, artifacts: written.as_deref().map(display_path) };
+    Ok(Outcome { report, warnings, ..Outcome::typed(&result, text) })
+}
+
+/// The advice for one run as `advise --json` writes it and the MCP `advise` tool returns it.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct AdviseResult {
+    /// The checklist verdicts and the ranked, cited proposals.
+    #[serde(flatten)]
+    pub advice: Advice,
+    /// The metric the proposals are ranked by.
+    pub metric_to_optimise: ioscout_diagnose::Dimension,
+    /// The run directory the artifacts were written to (absent when none was asked for).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub artifacts: Option<String>,
 }
 
 /// The advice for one run, typed (see [`advise`]).
@@ -261,14 +272,115 @@ pub fn kb_record(path: &Path, input: kb::EntryInput) -> Result<Outcome> {
     let guard =
         if entry.guard_triggered { " (non-degradation guard: the application regressed)" } else { "" };
     let text = format!("recorded: {} {delta}{guard}\n", entry.verdict);
-    let value = json!({
-        "status": "ok",
-        "message": text.trim_end(),
-        "entry": entry,
-        "guard_triggered": entry.guard_triggered,
-        "kb": display_path(path),
-    });
-    Ok(Outcome::new(value, text))
+    let result = KbRecordResult {
+        status: "ok",
+        message: text.trim_end().to_string(),
+        guard_triggered: entry.guard_triggered,
+        entry,
+        kb: display_path(path),
+    };
+    Ok(Outcome::typed(&result, text))
+}
+
+/// A change recorded in the knowledge base.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct KbRecordResult {
+    /// Always `ok`.
+    pub status: &'static str,
+    /// What was recorded, in one line.
+    pub message: String,
+    /// The entry as recorded, with its verdict.
+    pub entry: kb::Entry,
+    /// Whether the non-degradation guard turned the verdict (the application regressed).
+    pub guard_triggered: bool,
+    /// The knowledge base written to.
+    pub kb: String,
+}
+
+/// The entries of the knowledge base that apply.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct KbLookupResult {
+    /// Always `ok`.
+    pub status: &'static str,
+    /// Entries found.
+    pub count: usize,
+    /// The entries, most relevant first, with why each matched.
+    pub rows: Vec<kb::Match>,
+    /// The entries as a Markdown table.
+    pub markdown: String,
+}
+
+/// The knowledge base rendered as Markdown (and written as skill files).
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct KbRenderResult {
+    /// Always `ok`.
+    pub status: &'static str,
+    /// Entries in the knowledge base.
+    pub count: usize,
+    /// Entries by scope.
+    pub counts: ScopeCounts,
+    /// Where the skill files were written (`null` when they were not).
+    pub skill_dir: Option<String>,
+    /// The files written.
+    pub written: Vec<String>,
+    /// Every entry as a Markdown table.
+    pub markdown: String,
+}
+
+/// Knowledge-base entries by scope.
+#[derive(Clone, Copy, Debug, Default, Serialize, schemars::JsonSchema)]
+pub struct ScopeCounts {
+    /// System-level changes (L3).
+    pub system: usize,
+    /// Software changes (L2).
+    pub software: usize,
+    /// Workload changes (L1).
+    pub workload: usize,
+}
+
+/// An agent's proposals checked against the knowledge base.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct ProposalTableResult {
+    /// The rows accepted and rejected, and the table.
+    #[serde(flatten)]
+    pub table: proposal_table::ProposalTable,
+    /// Always `ok`.
+    pub status: &'static str,
+}
+
+/// A run directory's `opt<n>/` layout checked.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct ValidateResult {
+    /// Always `ok` (a layout with problems is still a result).
+    pub status: &'static str,
+    /// Whether nothing is wrong.
+    pub clean: bool,
+    /// What is wrong.
+    pub problems: Vec<String>,
+    /// The run directory.
+    pub run_dir: String,
+}
+
+/// A run directory's stray artifacts moved (or the moves planned).
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct ReorganizeResult {
+    /// Always `ok`.
+    pub status: &'static str,
+    /// Whether the moves were only planned.
+    pub dry_run: bool,
+    /// Each move.
+    pub actions: Vec<Move>,
+}
+
+/// One artifact moved into the newest `opt<n>/`.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct Move {
+    /// Where it was.
+    pub path: String,
+    /// Where it goes.
+    pub dest: String,
+    /// `moved`, or `planned_move` in a dry run.
+    pub action: &'static str,
 }
 
 /// A measured change to record in the knowledge base: the one schema `ioscout kb record` reads
@@ -510,13 +622,8 @@ pub fn kb_lookup(path: &Path, request: &KbLookupRequest) -> Result<Outcome> {
     }
     let shown: Vec<kb::Entry> = found.iter().map(|found| found.entry.clone()).collect();
     let markdown = kb::render(&shown);
-    let value = json!({
-        "status": "ok",
-        "count": found.len(),
-        "rows": found,
-        "markdown": markdown,
-    });
-    let mut outcome = Outcome::new(value, markdown);
+    let result = KbLookupResult { status: "ok", count: found.len(), rows: found, markdown: markdown.clone() };
+    let mut outcome = Outcome::typed(&result, markdown);
     outcome.warnings = warnings_of(path, &skipped);
     Ok(outcome)
 }
@@ -526,13 +633,17 @@ pub fn kb_lookup(path: &Path, request: &KbLookupRequest) -> Result<Outcome> {
 pub fn kb_render(path: &Path, skill_dir: Option<&Path>) -> Result<Outcome> {
     let (entries, skipped) = kb::read(path)?;
     let markdown = kb::render(&entries);
-    let mut counts = serde_json::Map::new();
+    let mut counts = ScopeCounts::default();
     let mut written = Vec::new();
     for (layer, name) in [("L3", "system"), ("L2", "software"), ("L1", "workload")] {
         let mut scoped: Vec<kb::Entry> =
             entries.iter().filter(|entry| entry.input.layer == layer).cloned().collect();
         scoped.sort_by(|a, b| b.delta_pct.unwrap_or(f64::MIN).total_cmp(&a.delta_pct.unwrap_or(f64::MIN)));
-        counts.insert(name.into(), json!(scoped.len()));
+        match layer {
+            "L3" => counts.system = scoped.len(),
+            "L2" => counts.software = scoped.len(),
+            _ => counts.workload = scoped.len(),
+        }
         if let Some(directory) = skill_dir {
             let file = directory.join(format!("{name}.md"));
             let text = format!("# Measured {name} optimisations\n\n{}", kb::render(&scoped));
@@ -549,15 +660,15 @@ pub fn kb_render(path: &Path, skill_dir: Option<&Path>) -> Result<Outcome> {
         write_file(&file, &text)?;
         written.push(display_path(&file));
     }
-    let value = json!({
-        "status": "ok",
-        "count": entries.len(),
-        "counts": counts,
-        "skill_dir": skill_dir.map(display_path),
-        "written": written,
-        "markdown": markdown,
-    });
-    let mut outcome = Outcome::new(value, markdown);
+    let result = KbRenderResult {
+        status: "ok",
+        count: entries.len(),
+        counts,
+        skill_dir: skill_dir.map(display_path),
+        written,
+        markdown: markdown.clone(),
+    };
+    let mut outcome = Outcome::typed(&result, markdown);
     outcome.warnings = warnings_of(path, &skipped);
     Ok(outcome)
 }
@@ -582,10 +693,8 @@ pub fn proposal_table(
         None => (Vec::new(), Vec::new()),
     };
     let table = proposal_table::build(rows, &entries, system, workload, software);
-    let mut value =
-        serde_json::to_value(&table).map_err(|error| ServiceError::output("proposal table", error))?;
-    value["status"] = json!("ok");
-    let mut outcome = Outcome::new(value, table.markdown.clone());
+    let text = table.markdown.clone();
+    let mut outcome = Outcome::typed(&ProposalTableResult { table, status: "ok" }, text);
     if let Some(path) = kb_path {
         outcome.warnings = warnings_of(path, &skipped);
     }
@@ -604,12 +713,9 @@ pub fn runs_validate(directory: &Path) -> Outcome {
         }
         text
     };
-    let mut outcome = Outcome::new(
-        json!({"status": "ok", "clean": problems.is_empty(), "problems": problems, "run_dir": display_path(directory)}),
-        text,
-    );
-    outcome.flagged = !problems.is_empty();
-    outcome
+    let flagged = !problems.is_empty();
+    let result = ValidateResult { status: "ok", clean: !flagged, problems, run_dir: display_path(directory) };
+    Outcome { flagged, ..Outcome::typed(&result, text) }
 }
 
 /// Moves stray artifacts of a run directory into its newest `opt<n>/` (or says what it would).
@@ -629,13 +735,15 @@ pub fn runs_reorganize(directory: &Path, dry_run: bool) -> Result<Outcome> {
     if moves.is_empty() {
         text.push_str("nothing to move\n");
     }
-    let actions: Vec<serde_json::Value> = moves
+    let actions = moves
         .iter()
-        .map(|(from, to)| {
-            json!({"path": display_path(from), "dest": display_path(to), "action": if dry_run { "planned_move" } else { "moved" }})
+        .map(|(from, to)| Move {
+            path: display_path(from),
+            dest: display_path(to),
+            action: if dry_run { "planned_move" } else { "moved" },
         })
         .collect();
-    Ok(Outcome::new(json!({"status": "ok", "dry_run": dry_run, "actions": actions}), text))
+    Ok(Outcome::typed(&ReorganizeResult { status: "ok", dry_run, actions }, text))
 }
 
 #[cfg(test)]
