@@ -149,6 +149,11 @@ same "detect features" detect features --json testdata/darshan/mpi-io-test-x86_6
 same "compare" compare --json testdata/validation/dlio_read_threads_1 testdata/validation/dlio_read_threads_4
 same "compare text" compare testdata/validation/dlio_read_threads_1 testdata/validation/dlio_read_threads_4
 same "compare darshan" compare --json testdata/darshan/mpi-io-test-x86_64-3.1.3.darshan testdata/darshan/mpi-io-test-x86_64-3.5.0.darshan
+same "compare replicates" compare --json testdata/validation/dlio_read_threads_1 testdata/validation/dlio_read_threads_4 testdata/validation/dlio_read_threads_1
+same "darshan summary many" darshan summary --json --group-by exe testdata/darshan
+if [ -d "$corpus/darshan/logs" ]; then
+  same "darshan summary many corpus" darshan summary --json --group-by nprocs --by bytes testdata/darshan "$corpus/darshan/logs"
+fi
 
 echo "same-output: $compared outputs compared, $differ differ"
 [ "$differ" -eq 0 ]

@@ -41,6 +41,7 @@ pub fn counter_prefix(module_id: usize) -> Option<&'static str> {
 
 /// One I/O module of a log.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ModuleLine {
     /// Darshan's name of the module (`POSIX`, `MPI-IO`, `H5D`, ...).
     pub module: String,
@@ -96,6 +97,7 @@ impl ModuleLine {
 
 /// What the LUSTRE module recorded: the striping of the files it saw.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Striping {
     /// Files with a layout record.
     pub files: usize,
@@ -109,6 +111,7 @@ pub struct Striping {
 
 /// The breakdown of one log.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Breakdown {
     /// Processes.
     pub nprocs: i64,

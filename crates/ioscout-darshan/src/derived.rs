@@ -19,6 +19,7 @@ struct FileTotals {
 
 /// Per-category file counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Category {
     /// Files.
     pub count: i64,
@@ -42,6 +43,7 @@ impl Category {
 
 /// The derived metrics of one module.
 #[derive(Clone, Debug, Default, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Metrics {
     /// All files.
     pub total: Category,

@@ -25,6 +25,7 @@ const READ_BUFFER: usize = 256 * 1024;
 /// A DXT module left in the file ([`crate::DarshanLog::open_streaming`]): what the check on
 /// opening found. [`crate::DarshanLog::for_each_dxt_record`] decodes its records again.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct DxtOnDisk {
     /// Records kept (one file on one rank).
     pub records: usize,

@@ -25,6 +25,7 @@ const PNETCDF_VAR_ID: usize = 6;
 
 /// Compression of the log's regions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub enum Compression {
     /// zlib streams (what the runtime writes).
     Zlib,
@@ -47,6 +48,7 @@ impl Compression {
 
 /// Where a compressed region lies in the file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct RegionMap {
     /// Byte offset.
     pub offset: u64,

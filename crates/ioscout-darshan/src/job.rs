@@ -8,6 +8,7 @@ const METADATA_LENGTH: usize = 1024;
 
 /// The job record.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Job {
     /// User id.
     pub uid: i64,
@@ -33,6 +34,7 @@ pub struct Job {
 
 /// A mounted file system.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Mount {
     /// Mount point.
     pub path: String,

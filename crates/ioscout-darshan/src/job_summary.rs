@@ -20,6 +20,7 @@ pub const SIZE_BINS: [&str; 10] =
 
 /// The access sizes of one module: requests per size bin, reads and writes apart.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SizeHistogram {
     /// The module (`POSIX`, `MPI-IO`, ...).
     pub module: String,
@@ -31,6 +32,7 @@ pub struct SizeHistogram {
 
 /// One of a module's most common access sizes (Darshan's `ACCESS1..4`, combined over records).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct CommonAccess {
     /// The module.
     pub module: String,
@@ -42,6 +44,7 @@ pub struct CommonAccess {
 
 /// A module's files by how they were used, with the bytes each group moved.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct FileUse {
     /// The module.
     pub module: String,
@@ -63,6 +66,7 @@ pub const HEATMAP_BINS: usize = 40;
 /// A DXT module's segments as bytes per rank (rows) and time bin (columns), reads and writes
 /// apart. Each segment's bytes are spread over the bins its time overlaps.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct DxtHeatmap {
     /// The module (`DXT_POSIX`, `DXT_MPIIO`).
     pub module: String,
@@ -84,6 +88,7 @@ pub struct DxtHeatmap {
 
 /// The job-summary sections of one log.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct JobSummary {
     /// Access-size histograms of the modules that keep them.
     pub sizes: Vec<SizeHistogram>,
@@ -106,6 +111,7 @@ pub struct JobSummary {
 /// The job's I/O phases: the times some rank has a DXT segment under way, a phase ending where
 /// every rank has been idle for longer than [`IoPhases::gap_s`].
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct IoPhases {
     /// The DXT module the phases come from (`DXT_POSIX`, else `DXT_MPIIO`).
     pub module: String,
@@ -117,6 +123,7 @@ pub struct IoPhases {
 
 /// One I/O phase.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct IoPhase {
     /// Start, seconds since the job started.
     pub start_s: f64,
@@ -308,6 +315,7 @@ impl PhaseFold {
 
 /// One OST's share of the job's files.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct OstUse {
     /// The OST's index.
     pub ost: i64,

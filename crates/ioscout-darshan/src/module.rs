@@ -82,6 +82,7 @@ pub fn counter_names(id: usize) -> Option<(&'static [&'static str], &'static [&'
 /// A record of a fixed-layout module (POSIX, MPI-IO, STDIO, H5F, H5D, `PnetCDF`, DFS, DAOS),
 /// in today's layout.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct CounterRecord {
     /// Record id (the hash of the path).
     pub id: u64,
@@ -124,6 +125,7 @@ impl CounterRecord {
 
 /// One component of a Lustre layout.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct LustreComponent {
     /// Stripe size, stripe count, pattern, flags, extent start, extent end, mirror id.
     pub counters: [i64; 7],
@@ -133,6 +135,7 @@ pub struct LustreComponent {
 
 /// A Lustre layout record.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct LustreRecord {
     /// Record id.
     pub id: u64,
@@ -146,6 +149,7 @@ pub struct LustreRecord {
 
 /// One traced call of DXT.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Segment {
     /// Whether it was a write (writes come first in the record).
     pub write: bool,
@@ -171,6 +175,7 @@ impl Segment {
 
 /// A DXT record: one file on one rank.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct DxtRecord {
     /// Record id.
     pub id: u64,
@@ -190,6 +195,7 @@ pub struct DxtRecord {
 
 /// A heatmap record: bytes read and written per time bin, per rank.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct HeatmapRecord {
     /// Record id (of the pseudo-name `heatmap:POSIX` and the like).
     pub id: u64,
@@ -205,6 +211,7 @@ pub struct HeatmapRecord {
 
 /// The records of one module.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(tag = "kind", content = "records", rename_all = "snake_case")]
 pub enum Records {
     /// A fixed-layout module.

@@ -79,6 +79,7 @@ impl StatsModule {
 
 /// One file's figures in one log (or, merged, over several).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct FileStats {
     /// The file's name record (its record id in hex when the log has no name for it).
     pub file: String,
@@ -120,6 +121,7 @@ impl FileStats {
 
 /// One log's figures for a module.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct JobStats {
     /// Darshan's job id.
     pub job_id: i64,

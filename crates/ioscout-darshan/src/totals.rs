@@ -85,6 +85,7 @@ impl RankBy {
 
 /// What a job moved and how long its processes spent on it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Amounts {
     /// Bytes read.
     pub bytes_read: u64,
@@ -121,6 +122,7 @@ impl Amounts {
 
 /// One file (a record of POSIX or STDIO) of a job.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct FileTotals {
     /// The file's name (its name record), or its record id in hex when the log has no name.
     pub name: String,
@@ -135,6 +137,7 @@ pub struct FileTotals {
 
 /// One job.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct JobTotals {
     /// The program: the file name of the command line's first word (`ior` of
     /// `/usr/bin/ior -a POSIX`); empty when the log has no command line.

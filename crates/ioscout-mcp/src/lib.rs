@@ -229,7 +229,8 @@ fn registry() -> Vec<Entry> {
             "Compare two or more runs (trace directories or Darshan logs: a baseline, a variant and more variants) per layer: time, operations, bytes, bandwidth, overlap, the change and speedup against the baseline, and the doing-less guard per run (a run that moved 5 % fewer bytes or operations is not credited); sorted by a metric.",
             true,
             comparator,
-        ),
+        )
+        .returns::<ioscout_service::compare::CompareResult<'static>>(),
         entry(
             "query",
             "Matching events of a trace as JSON objects (host and file names resolved), reading only the chunks the sidecar index cannot rule out; or aggregates with group_by. Of a Darshan log: its DXT segments as events (name read/write, cat POSIX/MPIIO, pid the rank, ts/dur in microseconds since the job started, args.offset, args.ret the bytes; where also takes rank, op, module, start, end, offset, length).",
@@ -281,13 +282,15 @@ fn registry() -> Vec<Entry> {
             "Local optimisation context for a run: the catalog techniques (with citations) that answer the findings of its baseline traces, and the knowledge base's measured results for this system and workload; writes <run>/context_opportunities.json. Nothing remote.",
             false,
             session_search_optimization_context,
-        ),
+        )
+        .returns::<ioscout_service::session::ContextResult>(),
         entry(
             "rag_search",
             "Lexical (BM25) search over ioscout's bundled references, optimisation techniques and rule documentation.",
             true,
             rag_search,
-        ),
+        )
+        .returns::<ioscout_service::search::SearchResult<'static>>(),
         entry(
             "opt_kb_record",
             "Record one measured change in the knowledge base: verdict win at +5 %, regression at -5 %; a system-scoped metric needs its paired application metric, and an application regression over 2 % makes the entry a regression (guard_triggered).",

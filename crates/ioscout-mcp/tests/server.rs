@@ -250,6 +250,16 @@ fn typed_tools_return_what_their_output_schemas_say() {
         ("session_validate_structure", json!({"run_id": at("run")})),
         ("session_reorganize_structure", json!({"run_id": at("run"), "dry_run": false})),
         ("session_analyze_traces", json!({"run_id": at("run")})),
+        ("session_search_optimization_context", json!({"run_id": at("run"), "workload": "unet3d"})),
+        ("rag_search", json!({"query": "collective buffering", "top_k": 3})),
+        (
+            "comparator",
+            json!({"baseline": "testdata/validation/dlio_read_threads_1", "variant": "testdata/validation/dlio_read_threads_4"}),
+        ),
+        (
+            "comparator",
+            json!({"baseline": at("darshan/mpi-io-test-x86_64-3.1.3.darshan"), "variant": at("darshan/mpi-io-test-x86_64-3.5.0.darshan")}),
+        ),
     ];
     let server = server(&ServerOptions::default());
     runtime().block_on(async {

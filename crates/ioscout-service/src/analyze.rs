@@ -170,11 +170,27 @@ pub fn analyze_keeping(input: &Input, request: &AnalyzeRequest) -> Result<(Outco
         return Ok((outcome, analysis));
     }
     let (analysis, report, file_count, derived) = run_with_records(input, &options)?;
-    let mut outcome = outcome(&analysis, report, file_count, false);
     let by_file = options.views.iter().any(|view| matches!(view, ViewType::FileName));
-    outcome.value["evidence"] = crate::evidence::evidence_json(&derived, if by_file { 1000 } else { 20 });
-    outcome.text.push_str(&crate::evidence::evidence_text(&derived, if by_file { 20 } else { 0 }));
-    Ok((outcome, analysis))
+    let result = AnalyzeResult {
+        analysis: ioscout_analysis::output::dfanalyzer_json(&analysis),
+        evidence: Some(crate::evidence::EvidenceSection::of(&derived, if by_file { 1000 } else { 20 })),
+    };
+    let mut text = render(&analysis, false, file_count);
+    text.push_str(&crate::evidence::evidence_text(&derived, if by_file { 20 } else { 0 }));
+    Ok((Outcome { report: Some(report), ..Outcome::typed(&result, text) }, analysis))
+}
+
+/// An analysis as `analyze --json` writes it and the MCP `analyze` tool returns it:
+/// DFAnalyzer's JSON, and what the Darshan records derived in the same pass add.
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct AnalyzeResult {
+    /// DFAnalyzer's JSON of the analysis (`schema_version`, `raw_stats`, `views`, and the
+    /// `ioscout` section).
+    #[serde(flatten)]
+    pub analysis: serde_json::Value,
+    /// The evidence of the derived records (absent with `--compat dfanalyzer`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<crate::evidence::EvidenceSection>,
 }
 
 /// The outcome of an analysis already run.

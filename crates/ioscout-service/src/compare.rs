@@ -270,22 +270,17 @@ pub fn compare_runs(request: &CompareRequest) -> Result<Compared> {
             campaign.layers.join(", ")
         )));
     }
-    let mut value =
-        serde_json::to_value(&campaign).map_err(|error| ServiceError::output("comparison", error))?;
-    let mut warnings = Vec::new();
-    if let Some(lines) = value.get_mut("runs").and_then(serde_json::Value::as_array_mut) {
-        for line in lines {
-            let Some(run) = runs.iter().find(|run| line["label"] == run.label.as_str()) else { continue };
-            let Some(object) = line.as_object_mut() else { continue };
-            object.insert("path".into(), serde_json::json!(display_path(&run.path)));
-            object.insert("kind".into(), serde_json::json!(if run.darshan { "darshan" } else { "trace" }));
-            if let Some(scan) = &run.scan {
-                object.insert("scan".into(), crate::scan_json(scan));
-                warnings
-                    .extend(scan.problems().map(|problem| format!("{}: {problem}", display_path(&run.path))));
-            }
-        }
-    }
+    let (run_results, warnings) = run_results(&campaign, &runs);
+    let mut result = CompareResult {
+        baseline: &campaign.baseline,
+        sort: campaign.sort,
+        sort_layer: campaign.sort_layer.as_deref(),
+        reverse: campaign.reverse,
+        layers: &campaign.layers,
+        runs: run_results,
+        doing_less: &campaign.doing_less,
+        replicates: None,
+    };
     let mut text = text_of(&campaign);
     if runs[0].darshan {
         text.push_str(
@@ -305,13 +300,9 @@ pub fn compare_runs(request: &CompareRequest) -> Result<Compared> {
         let baseline_label = wanted_of[baseline].clone();
         let found = ioscout_advise::compare::replicates(&groups, &baseline_label, REPLICATE_MARGIN);
         text.push_str(&replicates_text(&found, !runs[0].darshan));
-        if let Some(object) = value.as_object_mut() {
-            object.insert(
-                "replicates".into(),
-                serde_json::to_value(&found).map_err(|error| ServiceError::output("replicates", error))?,
-            );
-        }
+        result.replicates = Some(found);
     }
+    let value = crate::to_json(&result);
     let names = runs
         .iter()
         .map(|run| {
@@ -319,6 +310,68 @@ pub fn compare_runs(request: &CompareRequest) -> Result<Compared> {
         })
         .collect();
     Ok(Compared { outcome: Outcome { warnings, ..Outcome::new(value, text) }, campaign, names })
+}
+
+/// Each run of `campaign` with the path, kind and scan of the run read under its label, and
+/// the scans' problems as warnings.
+fn run_results<'a>(campaign: &'a Campaign, runs: &[ReadRun]) -> (Vec<RunResult<'a>>, Vec<String>) {
+    let mut warnings = Vec::new();
+    let mut run_results = Vec::with_capacity(campaign.runs.len());
+    for line in &campaign.runs {
+        let read = runs.iter().find(|run| run.label == line.label);
+        if let Some(run) = read
+            && let Some(scan) = &run.scan
+        {
+            warnings.extend(scan.problems().map(|problem| format!("{}: {problem}", display_path(&run.path))));
+        }
+        run_results.push(RunResult {
+            run: line,
+            path: read.map(|run| display_path(&run.path)),
+            kind: read.map(|run| if run.darshan { "darshan" } else { "trace" }),
+            scan: read.and_then(|run| run.scan.as_ref()).map(crate::scan::ScanSection::of),
+        });
+    }
+    (run_results, warnings)
+}
+
+/// A comparison of runs as `compare --json` writes it and the MCP `comparator` tool returns it:
+/// the campaign, each run with its path, kind and scan report, and the replicates' medians.
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct CompareResult<'a> {
+    /// The baseline's label.
+    pub baseline: &'a str,
+    /// What the runs are sorted by.
+    pub sort: ioscout_advise::compare::SortMetric,
+    /// The layer sorted on, when one.
+    pub sort_layer: Option<&'a str>,
+    /// Whether the order is reversed.
+    pub reverse: bool,
+    /// Every layer of any run.
+    pub layers: &'a [String],
+    /// Each run against the baseline.
+    pub runs: Vec<RunResult<'a>>,
+    /// Runs that did less work than the baseline (their speedup is not credited).
+    pub doing_less: &'a [String],
+    /// Medians and spread of the runs given the same label (absent without replicates).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicates: Option<Vec<ioscout_advise::compare::Replicates>>,
+}
+
+/// One run of a [`CompareResult`].
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct RunResult<'a> {
+    /// The run against the baseline.
+    #[serde(flatten)]
+    pub run: &'a ioscout_advise::compare::CampaignRun,
+    /// Its path as shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// `trace` or `darshan`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+    /// What the scan of a trace read and could not (absent for a log).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scan: Option<crate::scan::ScanSection>,
 }
 
 /// Changes within this share of the baseline's median are noise for replicates.
@@ -535,5 +588,42 @@ mod tests {
             spec("/scratch/sweep/threads_4", None),
         ];
         assert_eq!(labels(&runs), ["a/run1/trace", "b/run1/trace", "threads_4", "mine", "threads_4 (2)"]);
+    }
+
+    /// The result restates the campaign: every field the campaign serialises is in the JSON
+    /// with the same value (runs aside, which gain a path, a kind and a scan), so a field added
+    /// to the campaign and not to the result fails here.
+    #[test]
+    fn the_result_carries_every_field_of_the_campaign() {
+        let repository = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let request = CompareRequest {
+            runs: vec![
+                RunSpec { label: None, path: repository.join("testdata/validation/dlio_read_threads_1") },
+                RunSpec { label: None, path: repository.join("testdata/validation/dlio_read_threads_4") },
+            ],
+            baseline: None,
+            options: CompareOptions::default(),
+        };
+        let compared = match compare_runs(&request) {
+            Ok(compared) => compared,
+            Err(error) => panic!("compare: {error}"),
+        };
+        let campaign = crate::to_json(&compared.campaign);
+        let Some(fields) = campaign.as_object() else { panic!("{campaign}") };
+        for (key, value) in fields {
+            if key == "runs" {
+                continue;
+            }
+            assert_eq!(compared.outcome.value.get(key), Some(value), "{key}");
+        }
+        let runs = compared.outcome.value["runs"].as_array().cloned().unwrap_or_default();
+        assert_eq!(runs.len(), 2);
+        for (line, run) in runs.iter().zip(&compared.campaign.runs) {
+            for (key, value) in crate::to_json(run).as_object().into_iter().flatten() {
+                assert_eq!(line.get(key), Some(value), "{key}");
+            }
+            assert_eq!(line["kind"], "trace");
+            assert_eq!(line["scan"]["complete"], true);
+        }
     }
 }

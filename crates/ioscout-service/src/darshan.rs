@@ -133,8 +133,7 @@ pub fn dump(
         let log = read(path, partial)?;
         let text =
             if dxt { ioscout_darshan::dump::dxt(&log) } else { ioscout_darshan::dump::dump(&log, options) };
-        let mut outcome =
-            Outcome::new(serde_json::json!({"log": display_path(path), "source": "darshan"}), text);
+        let mut outcome = Outcome::typed(&LogDump { log: display_path(path), source: "darshan" }, text);
         outcome.warnings =
             log.problems.iter().map(|problem| format!("{}: {problem}", display_path(path))).collect();
         return Ok(outcome);
@@ -148,13 +147,26 @@ pub fn dump(
     let (derived, report) = crate::evidence::derive(&crate::Input::of(vec![path.to_path_buf()]))?;
     let mut text = crate::evidence::derivation_text(&derived);
     text.push_str(&ioscout_darshan::dump::dump(&derived.log, options));
-    let value = serde_json::json!({
-        "log": display_path(path),
-        "derived": crate::evidence::derivation_json(&derived),
-    });
-    let mut outcome = Outcome::new(value, text);
-    outcome.report = Some(report);
-    Ok(outcome)
+    let result = DerivedDump { log: display_path(path), derived: crate::evidence::Derivation::of(&derived) };
+    Ok(Outcome { report: Some(report), ..Outcome::typed(&result, text) })
+}
+
+/// What `darshan dump` of a log returns beside its text.
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct LogDump {
+    /// The log.
+    pub log: String,
+    /// Always `darshan`.
+    pub source: &'static str,
+}
+
+/// What `darshan dump` of a trace returns beside its text: how its records were derived.
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct DerivedDump {
+    /// The trace.
+    pub log: String,
+    /// How the Darshan records were derived from it.
+    pub derived: crate::evidence::Derivation,
 }
 
 fn summaries_of_logs(logs: &[&PathBuf], partial: bool) -> Vec<Result<(serde_json::Value, Vec<String>)>> {
@@ -163,7 +175,7 @@ fn summaries_of_logs(logs: &[&PathBuf], partial: bool) -> Vec<Result<(serde_json
             let log = read(path, partial)?;
             let mut value = ioscout_darshan::summary::summary(&log);
             if let Some(object) = value.as_object_mut() {
-                object.insert("log".into(), serde_json::json!(display_path(path)));
+                object.insert("log".into(), serde_json::Value::String(display_path(path)));
             }
             let warnings =
                 log.problems.iter().map(|problem| format!("{}: {problem}", display_path(path))).collect();
@@ -253,34 +265,101 @@ fn default_top() -> usize {
     10
 }
 
-/// One group of logs.
-#[derive(Clone, Debug, Default, serde::Serialize)]
-struct Group {
-    key: String,
-    logs: usize,
-    processes: i64,
-    run_time_s: f64,
-    max_run_time_s: f64,
-    /// Run time times processes: the process-seconds the I/O share is taken of.
-    process_seconds: f64,
+/// A summary over many logs: what was read, the groups, the top jobs and files.
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct ManyLogsResult<'a> {
+    /// Logs found.
+    pub logs: usize,
+    /// Logs read.
+    pub logs_read: usize,
+    /// The logs that could not be read, with why.
+    pub unreadable: Vec<UnreadableLog<'a>>,
+    /// The logs read in part, with their problems.
+    pub read_in_part: Vec<LogReadInPart<'a>>,
+    /// What the logs are grouped by.
+    pub group_by: GroupBy,
+    /// What the groups, jobs and files are ranked by.
+    pub by: RankBy,
+    /// How many jobs and files are listed.
+    pub top: usize,
+    /// What the amounts count.
+    pub counted: &'static str,
+    /// The groups, most first by the metric.
+    pub groups: Vec<GroupLine<'a>>,
+    /// The jobs with most of the metric.
+    pub top_jobs: &'a [TopJob],
+    /// The files with most of the metric.
+    pub top_files: &'a [TopFile],
+}
+
+/// A log that could not be read.
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct UnreadableLog<'a> {
+    /// The log.
+    pub log: &'a str,
+    /// Why.
+    pub error: &'a str,
+}
+
+/// A log read in part.
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct LogReadInPart<'a> {
+    /// The log.
+    pub log: &'a str,
+    /// What could not be read.
+    pub problems: &'a [String],
+}
+
+/// A group with its I/O time and the share of its process-seconds that is.
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct GroupLine<'a> {
+    /// The group.
     #[serde(flatten)]
-    amounts: Amounts,
+    pub group: &'a Group,
+    /// Read, write and metadata seconds summed over processes.
+    pub io_time_s: f64,
+    /// `io_time_s` over the process-seconds (`null` without run time).
+    pub io_share: Option<f64>,
+}
+
+/// One group of logs.
+#[derive(Clone, Debug, Default, serde::Serialize, schemars::JsonSchema)]
+pub struct Group {
+    /// The program, user, process count or job id the logs share.
+    pub key: String,
+    /// Logs in the group.
+    pub logs: usize,
+    /// Processes over the logs.
+    pub processes: i64,
+    /// Run time over the logs, in seconds.
+    pub run_time_s: f64,
+    /// The longest run time, in seconds.
+    pub max_run_time_s: f64,
+    /// Run time times processes: the process-seconds the I/O share is taken of.
+    pub process_seconds: f64,
+    /// Bytes, operations and times over the logs.
+    #[serde(flatten)]
+    pub amounts: Amounts,
 }
 
 /// A job in the top list.
-#[derive(Clone, Debug, serde::Serialize)]
-struct TopJob {
-    log: String,
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct TopJob {
+    /// The log.
+    pub log: String,
+    /// The job's totals.
     #[serde(flatten)]
-    job: JobTotals,
+    pub job: JobTotals,
 }
 
 /// A file in the top list.
-#[derive(Clone, Debug, serde::Serialize)]
-struct TopFile {
-    log: String,
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct TopFile {
+    /// The log.
+    pub log: String,
+    /// The file's totals.
     #[serde(flatten)]
-    file: FileTotals,
+    pub file: FileTotals,
 }
 
 /// What the logs read so far add up to; one per worker, merged at the end. Its size is the
@@ -429,32 +508,28 @@ pub fn summary_over(request: &ManyLogsRequest) -> Result<Outcome> {
     groups.sort_by(|left, right| {
         request.by.of(&right.amounts).total_cmp(&request.by.of(&left.amounts)).then(left.key.cmp(&right.key))
     });
-    let group_json: Vec<serde_json::Value> = groups
-        .iter()
-        .map(|group| {
-            let mut value = serde_json::to_value(group).unwrap_or_default();
-            if let Some(object) = value.as_object_mut() {
-                let share =
-                    (group.process_seconds > 0.0).then(|| group.amounts.io_time_s() / group.process_seconds);
-                object.insert("io_time_s".into(), serde_json::json!(group.amounts.io_time_s()));
-                object.insert("io_share".into(), serde_json::json!(share));
-            }
-            value
-        })
-        .collect();
-    let value = serde_json::json!({
-        "logs": logs.len(),
-        "logs_read": fold.read,
-        "unreadable": fold.unreadable.iter().map(|(log, error)| serde_json::json!({"log": log, "error": error})).collect::<Vec<_>>(),
-        "read_in_part": fold.damaged.iter().map(|(log, problems)| serde_json::json!({"log": log, "problems": problems})).collect::<Vec<_>>(),
-        "group_by": request.group_by,
-        "by": request.by,
-        "top": request.top,
-        "counted": "POSIX and STDIO records (MPI-IO, HDF5 and PnetCDF calls end in POSIX calls, counted there); times are summed over processes",
-        "groups": group_json,
-        "top_jobs": fold.jobs,
-        "top_files": fold.files,
-    });
+    let result = ManyLogsResult {
+        logs: logs.len(),
+        logs_read: fold.read,
+        unreadable: fold.unreadable.iter().map(|(log, error)| UnreadableLog { log, error }).collect(),
+        read_in_part: fold.damaged.iter().map(|(log, problems)| LogReadInPart { log, problems }).collect(),
+        group_by: request.group_by,
+        by: request.by,
+        top: request.top,
+        counted: "POSIX and STDIO records (MPI-IO, HDF5 and PnetCDF calls end in POSIX calls, counted there); times are summed over processes",
+        groups: groups
+            .iter()
+            .map(|group| GroupLine {
+                group,
+                io_time_s: group.amounts.io_time_s(),
+                io_share: (group.process_seconds > 0.0)
+                    .then(|| group.amounts.io_time_s() / group.process_seconds),
+            })
+            .collect(),
+        top_jobs: &fold.jobs,
+        top_files: &fold.files,
+    };
+    let value = crate::to_json(&result);
     let text = many_logs_text(request, &fold, &groups, logs.len());
     let mut warnings: Vec<String> =
         fold.unreadable.iter().map(|(log, error)| format!("{log}: not read: {error}")).collect();

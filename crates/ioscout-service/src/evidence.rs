@@ -212,11 +212,6 @@ impl EvidenceSection {
     }
 }
 
-/// [`EvidenceSection`] as JSON.
-pub fn evidence_json(derived: &Derived, files: usize) -> serde_json::Value {
-    crate::to_json(&EvidenceSection::of(derived, files))
-}
-
 /// The tables of the evidence: metadata time by operation, the shape of each data class, and
 /// (`files` > 0) the access pattern of the files with the most bytes.
 pub fn evidence_text(derived: &Derived, files: usize) -> String {

@@ -8,12 +8,11 @@ use std::sync::OnceLock;
 
 use ioscout_advise::Catalog;
 use serde::Serialize;
-use serde_json::json;
 
 use crate::{Outcome, Result, ServiceError};
 
 /// One searchable document.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Document {
     /// Stable id: the citation id, the strategy id, or the rule code.
     pub id: String,
@@ -32,6 +31,37 @@ pub struct Document {
     pub url: Option<String>,
     /// The text searched and returned.
     pub chunk: String,
+}
+
+/// The documents that match a query, best first.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct SearchResult<'a> {
+    /// Always `ok`.
+    pub status: &'static str,
+    /// Whether semantic (embedding) scores were computed: never, the search is lexical.
+    pub embeddings_available: bool,
+    /// Documents returned.
+    pub count: usize,
+    /// Documents in the library.
+    pub library_size: usize,
+    /// The documents, best first.
+    pub results: Vec<Scored<'a>>,
+}
+
+/// A document with its score.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct Scored<'a> {
+    /// The document.
+    #[serde(flatten)]
+    pub document: &'a Document,
+    /// The score results are ranked by (the lexical one).
+    pub combined_score: f64,
+    /// BM25 over the document's text.
+    pub lexical_score: f64,
+    /// Always `null`: no embeddings.
+    pub semantic_score: Option<f64>,
+    /// The query's terms found in the document.
+    pub matched_terms: Vec<&'a String>,
 }
 
 struct Library {
@@ -208,31 +238,32 @@ pub fn search(request: &SearchRequest) -> Result<Outcome> {
     scored.sort_by(|left, right| right.0.total_cmp(&left.0).then(left.1.cmp(&right.1)));
     scored.truncate(top_k);
     let mut rendered = String::new();
-    let results: Vec<serde_json::Value> = scored
-        .iter()
-        .map(|(score, index, matched)| {
-            let document = &library.documents[*index];
+    let results: Vec<Scored> = scored
+        .into_iter()
+        .filter_map(|(score, index, matched_terms)| {
+            let document = library.documents.get(index)?;
             let _ =
                 writeln!(rendered, "{score:6.2}  [{}] {}: {}", document.kind, document.id, document.title);
-            let mut value = serde_json::to_value(document).unwrap_or_default();
-            value["combined_score"] = json!(score);
-            value["lexical_score"] = json!(score);
-            value["semantic_score"] = serde_json::Value::Null;
-            value["matched_terms"] = json!(matched);
-            value
+            Some(Scored {
+                document,
+                combined_score: score,
+                lexical_score: score,
+                semantic_score: None,
+                matched_terms,
+            })
         })
         .collect();
     if results.is_empty() {
         rendered.push_str("no matches\n");
     }
-    let value = json!({
-        "status": "ok",
-        "embeddings_available": false,
-        "count": results.len(),
-        "library_size": library.documents.len(),
-        "results": results,
-    });
-    Ok(Outcome::new(value, rendered))
+    let result = SearchResult {
+        status: "ok",
+        embeddings_available: false,
+        count: results.len(),
+        library_size: library.documents.len(),
+        results,
+    };
+    Ok(Outcome::typed(&result, rendered))
 }
 
 #[cfg(test)]

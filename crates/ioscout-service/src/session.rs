@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 
 use ioscout_analysis::{Analysis, AnalysisOptions, OverlapMode, ViewType};
 use serde::Serialize;
-use serde_json::json;
 
 use crate::table::Table;
 use crate::text::display_path;
@@ -348,7 +347,7 @@ pub fn analyze_traces(run_dir: &Path, request: &TracesRequest<'_>) -> Result<Out
         waited_s: waited.map(|(waited, _)| waited.as_secs_f64()),
         settled: waited.map(|(_, settled)| settled),
     };
-    let mut outcome = Outcome::new(crate::to_json(&result), table.render());
+    let mut outcome = Outcome::typed(&result, table.render());
     outcome.warnings = warnings;
     Ok(outcome)
 }
@@ -404,7 +403,8 @@ fn trace_entry(
                     .into_iter()
                     // A share that is not a number is null in the layers and left out here.
                     .filter_map(|layer| {
-                        Some((layer.layer, json!(layer.overlap_fraction.filter(|share| share.is_finite())?)))
+                        let share = layer.overlap_fraction.filter(|share| share.is_finite())?;
+                        Some((layer.layer, serde_json::Value::from(share)))
                     })
                     .collect(),
             );
@@ -419,7 +419,7 @@ fn catalog_opportunities(
     catalog: &ioscout_advise::Catalog,
     measurements: &ioscout_advise::Measurements,
     codes: &BTreeSet<&str>,
-) -> Vec<serde_json::Value> {
+) -> Vec<Opportunity> {
     let mut opportunities = Vec::new();
     for strategy in &catalog.strategies {
         let answered: Vec<&String> =
@@ -434,19 +434,27 @@ fn catalog_opportunities(
             .filter(|finding| answered.iter().any(|code| *code == finding.code))
             .map(|finding| finding.score)
             .fold(0.0_f64, f64::max);
-        opportunities.push(json!({
-            "component": strategy.layer,
-            "answers": answered,
-            "metric_scope": if strategy.layer == "L3" { "system" } else { "app" },
-            "query_class": "opportunity",
-            "source": "catalog",
-            "id": strategy.id,
-            "title": strategy.name,
-            "url": citation.and_then(ioscout_advise::Citation::link),
-            "score": finding_score,
-            "snippet": strategy.change,
-            "citation": citation.map(|citation| format!("{}, \"{}\", {} {}", citation.authors, citation.title, citation.venue.clone().unwrap_or_default(), citation.year.map(|year| year.to_string()).unwrap_or_default())),
-        }));
+        opportunities.push(Opportunity {
+            component: strategy.layer.clone(),
+            answers: answered.into_iter().cloned().collect(),
+            metric_scope: if strategy.layer == "L3" { "system" } else { "app" },
+            query_class: "opportunity",
+            source: "catalog",
+            id: strategy.id.clone(),
+            title: strategy.name.clone(),
+            url: citation.and_then(ioscout_advise::Citation::link),
+            score: finding_score,
+            snippet: strategy.change.clone(),
+            citation: citation.map(|citation| {
+                format!(
+                    "{}, \"{}\", {} {}",
+                    citation.authors,
+                    citation.title,
+                    citation.venue.clone().unwrap_or_default(),
+                    citation.year.map(|year| year.to_string()).unwrap_or_default()
+                )
+            }),
+        });
     }
     opportunities
 }
@@ -458,7 +466,7 @@ fn knowledge_base_targets(
     system: &str,
     workload: &str,
     metric_scope: &str,
-) -> Result<Vec<serde_json::Value>> {
+) -> Result<Vec<Target>> {
     let (entries, _) = ioscout_advise::kb::read(path)?;
     let mut targets = Vec::new();
     for found in ioscout_advise::kb::lookup(
@@ -470,16 +478,16 @@ fn knowledge_base_targets(
         if !metric_scope.is_empty() && found.entry.input.metric_scope != metric_scope {
             continue;
         }
-        targets.push(json!({
-            "source": "knowledge_base",
-            "query_class": "target",
-            "change": found.entry.input.change,
-            "metric": found.entry.input.metric,
-            "delta_pct": found.entry.delta_pct,
-            "verdict": found.entry.verdict,
-            "citation": found.entry.input.citation,
-            "relevance": found.relevance,
-        }));
+        targets.push(Target {
+            source: "knowledge_base",
+            query_class: "target",
+            change: found.entry.input.change,
+            metric: found.entry.input.metric,
+            delta_pct: found.entry.delta_pct,
+            verdict: found.entry.verdict,
+            citation: found.entry.input.citation,
+            relevance: found.relevance,
+        });
     }
     Ok(targets)
 }
@@ -528,19 +536,9 @@ pub fn search_context(
         Some(path) => knowledge_base_targets(path, system, workload, metric_scope)?,
         None => Vec::new(),
     };
-    opportunities
-        .sort_by(|a, b| b["score"].as_f64().unwrap_or(0.0).total_cmp(&a["score"].as_f64().unwrap_or(0.0)));
+    opportunities.sort_by(|a, b| b.score.total_cmp(&a.score));
     opportunities.truncate(30);
     benchmark_targets.truncate(15);
-    let value = json!({
-        "status": "ok",
-        "run_dir": display_path(run_dir),
-        "components_searched": components,
-        "findings": codes,
-        "remote_fetched_for": [],
-        "opportunities": opportunities,
-        "benchmark_targets": benchmark_targets,
-    });
     let mut text = format!(
         "{} layers, {} findings, {} catalog opportunities, {} measured results in the knowledge base\n",
         components.len(),
@@ -552,18 +550,95 @@ pub fn search_context(
         let _ = writeln!(
             text,
             "  [{}] {} (answers {})",
-            opportunity["component"].as_str().unwrap_or_default(),
-            opportunity["title"].as_str().unwrap_or_default(),
-            opportunity["answers"]
+            opportunity.component,
+            opportunity.title,
+            crate::to_json(&opportunity.answers)
         );
     }
+    let result = ContextResult {
+        status: "ok",
+        run_dir: display_path(run_dir),
+        components_searched: components,
+        findings: codes.into_iter().map(str::to_string).collect(),
+        remote_fetched_for: Vec::new(),
+        opportunities,
+        benchmark_targets,
+    };
     if write {
         let path = run_dir.join("context_opportunities.json");
         let body =
-            serde_json::to_string_pretty(&value).map_err(|error| ServiceError::output("context", error))?;
+            serde_json::to_string_pretty(&result).map_err(|error| ServiceError::output("context", error))?;
         std::fs::write(&path, body).map_err(|error| ServiceError::io(&path, error))?;
     }
-    Ok(Outcome::new(value, text))
+    Ok(Outcome::typed(&result, text))
+}
+
+/// A run's optimisation context: what its traces show, the findings, and the catalog techniques
+/// and measured results that apply (`session_search_optimization_context`).
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct ContextResult {
+    /// Always `ok`.
+    pub status: &'static str,
+    /// The run directory.
+    pub run_dir: String,
+    /// The layers with events in the baseline's traces.
+    pub components_searched: Vec<String>,
+    /// The codes of the findings raised, in order.
+    pub findings: Vec<String>,
+    /// Always empty: nothing is fetched from remote sources.
+    pub remote_fetched_for: Vec<String>,
+    /// The catalog's techniques that answer a finding, strongest finding first (at most 30).
+    pub opportunities: Vec<Opportunity>,
+    /// What the knowledge base measured for this system and workload (at most 15).
+    pub benchmark_targets: Vec<Target>,
+}
+
+/// A catalog technique that answers some of a run's findings.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct Opportunity {
+    /// The layer it changes (`L1`, `L2`, `L3`).
+    pub component: String,
+    /// The findings it answers.
+    pub answers: Vec<String>,
+    /// `system` for a system-level change, else `app`.
+    pub metric_scope: &'static str,
+    /// Always `opportunity`.
+    pub query_class: &'static str,
+    /// Always `catalog`.
+    pub source: &'static str,
+    /// The strategy's id.
+    pub id: String,
+    /// The strategy's name.
+    pub title: String,
+    /// A link to its citation, when there is one.
+    pub url: Option<String>,
+    /// The score of the strongest finding it answers.
+    pub score: f64,
+    /// The change to make.
+    pub snippet: String,
+    /// Its citation in one line.
+    pub citation: Option<String>,
+}
+
+/// A measured result of the knowledge base that applies to a run.
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
+pub struct Target {
+    /// Always `knowledge_base`.
+    pub source: &'static str,
+    /// Always `target`.
+    pub query_class: &'static str,
+    /// The change measured.
+    pub change: String,
+    /// The metric.
+    pub metric: String,
+    /// The change in the metric, in percent.
+    pub delta_pct: Option<f64>,
+    /// The verdict.
+    pub verdict: String,
+    /// Where the technique is documented.
+    pub citation: String,
+    /// How well the entry matches the system and workload.
+    pub relevance: i64,
 }
 
 /// The longest [`wait_to_settle`] waits (the MCP tool's own time limit is five minutes).
