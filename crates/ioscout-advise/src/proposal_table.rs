@@ -66,7 +66,7 @@ pub struct RankedRow {
     #[serde(flatten)]
     pub row: ProposedRow,
     /// The citation's class.
-    pub citation_type: &'static str,
+    pub citation_type: kb::CitationType,
     /// 0.5 x app + 0.5 x system potential.
     pub weighted_score: f64,
     /// The prior result of the same lever here: `"win (+12.0%)"`, or `"untried here"`.
@@ -113,15 +113,6 @@ pub fn similarity(left: &str, right: &str) -> f64 {
     left.intersection(&right).count() as f64 / union as f64
 }
 
-fn citation_rank(class: &str) -> u8 {
-    match class {
-        "paper" => 0,
-        "docs" => 1,
-        "web" => 2,
-        _ => 3,
-    }
-}
-
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
@@ -164,7 +155,7 @@ pub fn build(
                 || "untried here".to_string(),
                 |(_, entry)| match entry.delta_pct {
                     Some(delta) => format!("{} ({delta:+.1}%)", entry.verdict),
-                    None => entry.verdict.clone(),
+                    None => entry.verdict.name().to_string(),
                 },
             );
         let weighted_score = 0.5 * row.app_impact_pct + 0.5 * row.system_impact_pct;
@@ -180,7 +171,7 @@ pub fn build(
         right
             .weighted_score
             .total_cmp(&left.weighted_score)
-            .then(citation_rank(left.citation_type).cmp(&citation_rank(right.citation_type)))
+            .then(left.citation_type.cmp(&right.citation_type))
             .then(left.row.level.cmp(&right.row.level))
     });
     for (index, row) in accepted.iter_mut().enumerate() {
@@ -250,7 +241,7 @@ mod tests {
         assert_eq!(table.rejected.len(), 1);
         assert_eq!(table.accepted[0].row.change, "stripe the dataset over 8 OSTs");
         assert!((table.accepted[0].weighted_score - 30.0).abs() < 1e-9);
-        assert_eq!(table.accepted[0].citation_type, "paper");
+        assert_eq!(table.accepted[0].citation_type, kb::CitationType::Paper);
         assert_eq!(table.accepted[1].rank, 2);
         assert!(table.markdown.contains("untried here"));
     }
@@ -261,14 +252,14 @@ mod tests {
             system: "here".into(),
             workload: "unet3d".into(),
             software: "pytorch".into(),
-            layer: "L2".into(),
-            metric_scope: "app".into(),
-            metric: "epoch_time_s".into(),
-            before: 100.0,
-            after: 80.0,
-            change: "raise read_threads from 1 to 8".into(),
             citation: "https://docs.example".into(),
-            ..kb::EntryInput::default()
+            ..kb::EntryInput::measured(
+                kb::Layer::L2,
+                "epoch_time_s".into(),
+                100.0,
+                80.0,
+                "raise read_threads from 1 to 8".into(),
+            )
         };
         let entry = kb::evaluate(input, 0).ok();
         let entries: Vec<Entry> = entry.into_iter().collect();

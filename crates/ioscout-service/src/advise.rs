@@ -159,7 +159,7 @@ pub fn compute(input: &Input, request: &AdviseRequest) -> Result<Computed> {
         for found in kb::lookup(&entries, request.system.as_deref(), request.workload.as_deref(), None) {
             if let Some(strategy) = &found.entry.input.strategy {
                 measured.entry(strategy.clone()).or_insert((
-                    found.entry.verdict.clone(),
+                    found.entry.verdict.name().to_string(),
                     found.entry.delta_pct,
                     found.entry.input.citation.clone(),
                 ));
@@ -464,33 +464,34 @@ fn app_scope() -> String {
 impl AgentEntry {
     /// The knowledge-base entry, or a bad request for what dftracer-agents refuses too.
     pub fn into_entry(self) -> Result<kb::EntryInput> {
-        let layer = match self.scope.to_ascii_lowercase().as_str() {
-            "workload" | "l1" => "L1",
-            "software" | "l2" => "L2",
-            "system" | "l3" => "L3",
-            other => {
-                return Err(ServiceError::BadRequest(format!(
-                    "scope {other:?} is not workload, software or system (or L1, L2, L3)"
-                )));
-            }
+        let Some(layer) = layer_of_scope(&self.scope) else {
+            return Err(ServiceError::BadRequest(format!(
+                "scope {:?} is not workload, software or system (or L1, L2, L3)",
+                self.scope.to_ascii_lowercase()
+            )));
         };
         if self.citation.trim().is_empty() {
             return Err(ServiceError::BadRequest(
                 "a citation is required (a paper, documentation, or session:<id>)".into(),
             ));
         }
-        if layer == "L3" && self.system.trim().is_empty() {
+        if layer == kb::Layer::L3 && self.system.trim().is_empty() {
             return Err(ServiceError::BadRequest("a system-scoped entry needs `system`".into()));
         }
-        if layer == "L1" && self.workload.trim().is_empty() {
+        if layer == kb::Layer::L1 && self.workload.trim().is_empty() {
             return Err(ServiceError::BadRequest("a workload-scoped entry needs `workload`".into()));
         }
+        // As the knowledge base refuses it (`refused: metric_scope "x" is not app or system`).
+        let metric_scope = self
+            .metric_scope
+            .parse::<kb::MetricScope>()
+            .map_err(|error| ServiceError::BadRequest(error.to_string()))?;
         Ok(kb::EntryInput {
             system: self.system,
             workload: self.workload,
             software: self.software,
-            layer: layer.into(),
-            metric_scope: self.metric_scope,
+            layer,
+            metric_scope,
             metric: self.metric,
             before: self.before,
             after: self.after,
@@ -581,13 +582,12 @@ fn twenty() -> usize {
     20
 }
 
-fn layer_of_scope(scope: &str) -> Option<&'static str> {
-    match scope.to_ascii_lowercase().as_str() {
-        "workload" | "l1" => Some("L1"),
-        "software" | "l2" => Some("L2"),
-        "system" | "l3" => Some("L3"),
-        _ => None,
-    }
+/// The layer a scope names: `workload`, `software` or `system`, or `L1`, `L2`, `L3` (any case).
+fn layer_of_scope(scope: &str) -> Option<kb::Layer> {
+    let scope = scope.to_ascii_lowercase();
+    kb::Layer::ALL
+        .into_iter()
+        .find(|layer| layer.scope() == scope || layer.name().eq_ignore_ascii_case(&scope))
 }
 
 /// The entries of the knowledge base at `path` that apply, most relevant first.
@@ -600,7 +600,12 @@ pub fn kb_lookup(path: &Path, request: &KbLookupRequest) -> Result<Outcome> {
         None => None,
     };
     let needle = request.bottleneck.as_deref().map(str::to_ascii_lowercase).filter(|text| !text.is_empty());
-    let metric_scope = request.metric_scope.as_deref().filter(|scope| !scope.is_empty());
+    // A scope given but not `app` or `system` matches no entry.
+    let metric_scope = request
+        .metric_scope
+        .as_deref()
+        .filter(|scope| !scope.is_empty())
+        .map(|scope| scope.parse::<kb::MetricScope>().ok());
     let mut found: Vec<kb::Match> = kb::lookup(
         &entries,
         request.system.as_deref().filter(|text| !text.is_empty()),
@@ -609,7 +614,7 @@ pub fn kb_lookup(path: &Path, request: &KbLookupRequest) -> Result<Outcome> {
     )
     .into_iter()
     .filter(|found| layer.is_none_or(|layer| found.entry.input.layer == layer))
-    .filter(|found| metric_scope.is_none_or(|scope| found.entry.input.metric_scope == scope))
+    .filter(|found| metric_scope.is_none_or(|scope| scope == Some(found.entry.input.metric_scope)))
     .filter(|found| {
         needle.as_ref().is_none_or(|needle| {
             found.entry.input.bottleneck.to_ascii_lowercase().contains(needle)
@@ -635,14 +640,15 @@ pub fn kb_render(path: &Path, skill_dir: Option<&Path>) -> Result<Outcome> {
     let markdown = kb::render(&entries);
     let mut counts = ScopeCounts::default();
     let mut written = Vec::new();
-    for (layer, name) in [("L3", "system"), ("L2", "software"), ("L1", "workload")] {
+    for layer in [kb::Layer::L3, kb::Layer::L2, kb::Layer::L1] {
+        let name = layer.scope();
         let mut scoped: Vec<kb::Entry> =
             entries.iter().filter(|entry| entry.input.layer == layer).cloned().collect();
         scoped.sort_by(|a, b| b.delta_pct.unwrap_or(f64::MIN).total_cmp(&a.delta_pct.unwrap_or(f64::MIN)));
         match layer {
-            "L3" => counts.system = scoped.len(),
-            "L2" => counts.software = scoped.len(),
-            _ => counts.workload = scoped.len(),
+            kb::Layer::L3 => counts.system = scoped.len(),
+            kb::Layer::L2 => counts.software = scoped.len(),
+            kb::Layer::L1 => counts.workload = scoped.len(),
         }
         if let Some(directory) = skill_dir {
             let file = directory.join(format!("{name}.md"));
@@ -779,13 +785,13 @@ mod tests {
     #[test]
     fn agent_entries_map_their_scope_and_are_refused_as_dftracer_agents_refuses_them() {
         let software = agent("software").into_entry();
-        assert!(software.as_ref().is_ok_and(|entry| entry.layer == "L2" && entry.higher_is_better));
+        assert!(software.as_ref().is_ok_and(|entry| entry.layer == kb::Layer::L2 && entry.higher_is_better));
         assert!(matches!(agent("system").into_entry(), Err(ServiceError::BadRequest(_))));
         assert!(matches!(agent("workload").into_entry(), Err(ServiceError::BadRequest(_))));
         assert!(matches!(agent("galaxy").into_entry(), Err(ServiceError::BadRequest(_))));
         let uncited = AgentEntry { citation: " ".into(), ..agent("software") };
         assert!(matches!(uncited.into_entry(), Err(ServiceError::BadRequest(_))));
         let system = AgentEntry { system: "tuolumne".into(), ..agent("system") };
-        assert!(system.into_entry().is_ok_and(|entry| entry.layer == "L3"));
+        assert!(system.into_entry().is_ok_and(|entry| entry.layer == kb::Layer::L3));
     }
 }

@@ -309,7 +309,7 @@ fn entry(
     proposal: Option<&Proposal>,
     measurement: &Paired,
     strategy: &str,
-) -> kb::EntryInput {
+) -> std::result::Result<kb::EntryInput, kb::KbError> {
     let before =
         ioscout_tune::optimize::median(&measurement.pairs.iter().map(|pair| pair.0).collect::<Vec<_>>());
     let after =
@@ -318,16 +318,13 @@ fn entry(
         || "no interval".to_string(),
         |(low, high, confidence)| format!("{low:.2}x-{high:.2}x at {:.1} %", confidence * 100.0),
     );
-    kb::EntryInput {
+    let layer = proposal
+        .map_or_else(|| strategy_layer(catalog, strategy), |proposal| proposal.layer.clone())
+        .parse::<kb::Layer>()?;
+    Ok(kb::EntryInput {
         system: spec.system.clone(),
         workload: spec.name.clone(),
-        layer: proposal.map_or_else(|| strategy_layer(catalog, strategy), |proposal| proposal.layer.clone()),
-        metric_scope: "app".into(),
-        metric: spec.objective.metric.clone(),
-        before: before.unwrap_or(0.0),
-        after: after.unwrap_or(0.0),
         higher_is_better: spec.maximize(),
-        change: candidate.name.clone(),
         citation: proposal.map(|proposal| proposal.citation.title.clone()).unwrap_or_default(),
         caveats: format!(
             "ioscout optimize: median of {} alternated pairs, speedup {}, interval {interval}: {}",
@@ -337,8 +334,14 @@ fn entry(
         ),
         strategy: Some(strategy.to_string()),
         bottleneck: proposal.map(|proposal| proposal.answers.join(",")).unwrap_or_default(),
-        ..kb::EntryInput::default()
-    }
+        ..kb::EntryInput::measured(
+            layer,
+            spec.objective.metric.clone(),
+            before.unwrap_or(0.0),
+            after.unwrap_or(0.0),
+            candidate.name.clone(),
+        )
+    })
 }
 
 fn strategy_layer(catalog: &ioscout_advise::Catalog, id: &str) -> String {
@@ -494,14 +497,14 @@ fn measurement_order<'a>(
 /// Appends the measurements to the knowledge base at `path`; an entry it refuses is a warning.
 fn record_in_kb(
     path: &std::path::Path,
-    kb_entries: Vec<kb::EntryInput>,
+    kb_entries: Vec<std::result::Result<kb::EntryInput, kb::KbError>>,
     warnings: &mut Vec<String>,
 ) -> Result<()> {
     let ts = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_secs());
     for input in kb_entries {
-        match kb::evaluate(input, ts) {
+        match input.and_then(|input| kb::evaluate(input, ts)) {
             Ok(entry) => kb::append(path, &entry).map_err(|error| bad(&error))?,
             Err(error) => warnings.push(format!("knowledge base: {error}")),
         }

@@ -475,7 +475,7 @@ fn knowledge_base_targets(
         Some(workload).filter(|text| !text.is_empty()),
         None,
     ) {
-        if !metric_scope.is_empty() && found.entry.input.metric_scope != metric_scope {
+        if !metric_scope.is_empty() && found.entry.input.metric_scope.name() != metric_scope {
             continue;
         }
         targets.push(Target {
@@ -634,7 +634,7 @@ pub struct Target {
     /// The change in the metric, in percent.
     pub delta_pct: Option<f64>,
     /// The verdict.
-    pub verdict: String,
+    pub verdict: ioscout_advise::kb::Verdict,
     /// Where the technique is documented.
     pub citation: String,
     /// How well the entry matches the system and workload.

@@ -517,17 +517,12 @@ fn record_in_kb(
             .filter(|parameter| baseline_params.get(&parameter.name) != record.params.get(&parameter.name))
             .map(|parameter| parameter.layer.clone())
             .max()
-            .unwrap_or_else(|| "L1".into());
+            .unwrap_or_else(|| "L1".into())
+            .parse::<ioscout_advise::kb::Layer>()?;
         let input = ioscout_advise::kb::EntryInput {
             system: spec.system.clone(),
             workload: spec.name.clone(),
-            layer,
-            metric_scope: "app".into(),
-            metric: spec.objective.metric.clone(),
-            before: *before,
-            after,
             higher_is_better: spec.maximize(),
-            change: describe_change(&baseline_params, &record.params),
             citation: format!("session:ioscout-tune/{}/{}", spec.name, strategy),
             caveats: format!(
                 "{} evaluation {}{}",
@@ -535,7 +530,13 @@ fn record_in_kb(
                 record.index,
                 record.size.map(|size| format!(", subset size {size}")).unwrap_or_default()
             ),
-            ..ioscout_advise::kb::EntryInput::default()
+            ..ioscout_advise::kb::EntryInput::measured(
+                layer,
+                spec.objective.metric.clone(),
+                *before,
+                after,
+                describe_change(&baseline_params, &record.params),
+            )
         };
         let ts = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

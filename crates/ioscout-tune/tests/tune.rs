@@ -135,7 +135,8 @@ values = [1, 5, 3]
     let (entries, skipped) = ioscout_advise::kb::read(&kb).unwrap_or_else(|error| panic!("{error}"));
     assert!(skipped.is_empty());
     assert_eq!(entries.len(), 2, "{entries:?}");
-    assert!(entries.iter().any(|entry| entry.verdict == "win" && entry.input.layer == "L3"));
+    assert!(entries.iter().any(|entry| entry.verdict == ioscout_advise::kb::Verdict::Win
+        && entry.input.layer == ioscout_advise::kb::Layer::L3));
     let _ = std::fs::remove_dir_all(&directory);
 }
 
