@@ -480,7 +480,7 @@ mod tests {
             append(&trace, text.as_bytes());
             let (files, problems) = ioscout_read::discover(std::slice::from_ref(&folder));
             let step = follower.step(&scanner, &files, &problems).unwrap_or_else(|error| panic!("{error}"));
-            assert_eq!(step.analysis.preset.name, "dlio");
+            assert_eq!(step.analysis.preset.name, crate::PresetName::Dlio);
             assert_eq!(
                 crate::output::dfanalyzer_json(&step.analysis),
                 cold(&folder, &options).0,

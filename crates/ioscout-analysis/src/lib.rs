@@ -182,7 +182,11 @@ fn check_options(options: &AnalysisOptions) -> Result<Vec<Preset>, AnalysisError
         return Err(AnalysisError::Granularity(options.time_granularity_s));
     }
     let empty = std::collections::BTreeSet::new();
-    Ok(INTERVAL_PRESETS.iter().filter_map(|name| Preset::named(name, &empty)).collect())
+    Ok(INTERVAL_PRESETS
+        .iter()
+        .filter_map(|name| PresetName::parse(name))
+        .filter_map(|name| Preset::named(name, &empty))
+        .collect())
 }
 
 /// The extent of `partial` (its processes and time span), for the coverage of the scan; host
@@ -253,16 +257,16 @@ fn first_pass<'p>(
 /// The preset `auto` stands for, from the trace's lower-cased categories: `dlio` when DLIO's
 /// AI-logging categories are present, `dlio-prev` for DLIO's older categories, `posix` when every
 /// category is POSIX or STDIO (besides DFTracer's own), `generic` otherwise.
-pub fn detect_preset(categories: &std::collections::BTreeSet<String>) -> &'static str {
+pub fn detect_preset(categories: &std::collections::BTreeSet<String>) -> PresetName {
     let has = |name: &str| categories.contains(name);
     if has("pipeline") || has("ai_root") {
-        "dlio"
+        PresetName::Dlio
     } else if has("ai_framework") || (has("data_loader") && has("reader")) {
-        "dlio-prev"
+        PresetName::DlioPrev
     } else if categories.iter().all(|category| category == "dftracer" || row::is_posix_category(category)) {
-        "posix"
+        PresetName::Posix
     } else {
-        "generic"
+        PresetName::Generic
     }
 }
 
@@ -280,11 +284,8 @@ impl Plan {
     fn new(options: &AnalysisOptions, candidates: &[Preset], prepass: PrepassFold<'_>) -> Plan {
         let categories: std::collections::BTreeSet<String> =
             prepass.categories.iter().map(ToString::to_string).collect();
-        let name = if options.preset == PresetName::Auto {
-            detect_preset(&categories)
-        } else {
-            options.preset.name()
-        };
+        let name =
+            if options.preset == PresetName::Auto { detect_preset(&categories) } else { options.preset };
         let chosen = candidates.iter().position(|candidate| candidate.name == name);
         let preset = match chosen {
             Some(index) => candidates[index].clone(),
@@ -733,10 +734,10 @@ mod tests {
     #[test]
     fn auto_detects_dlio_generations() {
         let set = |names: &[&str]| names.iter().map(|name| (*name).to_string()).collect();
-        assert_eq!(detect_preset(&set(&["pipeline", "posix", "ai_framework"])), "dlio");
-        assert_eq!(detect_preset(&set(&["ai_framework", "data_loader", "posix"])), "dlio-prev");
-        assert_eq!(detect_preset(&set(&["posix", "stdio", "dftracer"])), "posix");
-        assert_eq!(detect_preset(&set(&["posix", "mpi"])), "generic");
+        assert_eq!(detect_preset(&set(&["pipeline", "posix", "ai_framework"])), PresetName::Dlio);
+        assert_eq!(detect_preset(&set(&["ai_framework", "data_loader", "posix"])), PresetName::DlioPrev);
+        assert_eq!(detect_preset(&set(&["posix", "stdio", "dftracer"])), PresetName::Posix);
+        assert_eq!(detect_preset(&set(&["posix", "mpi"])), PresetName::Generic);
     }
 
     #[test]

@@ -139,8 +139,8 @@ impl Slot {
 /// A set of layers for one kind of workload.
 #[derive(Clone, Debug)]
 pub struct Preset {
-    /// Name (`dlio`).
-    pub name: String,
+    /// Which preset it is (never [`PresetName::Auto`]: `auto` chooses one of the others).
+    pub name: PresetName,
     /// Layers; the first is the time boundary.
     pub layers: Vec<Layer>,
     /// The compute layer, when the preset has one (the reference for overlap).
@@ -381,24 +381,24 @@ const POSIX: &[LayerSpec] = &[POSIX_LAYER];
 
 impl Preset {
     /// The built-in preset `name`; `generic` needs the trace's lower-cased categories (see
-    /// [`Preset::generic`]). `None` for an unknown name.
-    pub fn named(name: &str, categories: &BTreeSet<String>) -> Option<Preset> {
+    /// [`Preset::generic`]). `None` for `auto`, which names no preset until a trace chooses one.
+    pub fn named(name: PresetName, categories: &BTreeSet<String>) -> Option<Preset> {
         let specs = match name {
-            "posix" => POSIX,
-            "dlio" => DLIO,
-            "dlio-prev" => DLIO_PREV,
-            "generic" => return Some(Preset::generic(categories)),
-            _ => return None,
+            PresetName::Posix => POSIX,
+            PresetName::Dlio => DLIO,
+            PresetName::DlioPrev => DLIO_PREV,
+            PresetName::Generic => return Some(Preset::generic(categories)),
+            PresetName::Auto => return None,
         };
         Some(Preset::from_specs(name, specs))
     }
 
     /// Whether `name` names a preset that needs the trace's categories before the scan.
-    pub fn needs_categories(name: &str) -> bool {
-        name == "generic"
+    pub fn needs_categories(name: PresetName) -> bool {
+        name == PresetName::Generic
     }
 
-    fn from_specs(name: &str, specs: &[LayerSpec]) -> Preset {
+    fn from_specs(name: PresetName, specs: &[LayerSpec]) -> Preset {
         let index_of = |wanted: &str| specs.iter().position(|spec| spec.name == wanted);
         let layers: Vec<Layer> = specs
             .iter()
@@ -409,10 +409,10 @@ impl Preset {
                 matcher: Matcher::Test(spec.test),
                 derived: spec.derived,
                 keeps_size: SIZE_LAYERS.contains(&spec.name),
-                asynchronous: name != "posix" && ASYNC_LAYERS.contains(&spec.name),
+                asynchronous: name != PresetName::Posix && ASYNC_LAYERS.contains(&spec.name),
             })
             .collect();
-        Preset { name: name.to_string(), compute: index_of("compute"), epoch: index_of("epoch"), layers }
+        Preset { name, compute: index_of("compute"), epoch: index_of("epoch"), layers }
     }
 
     /// The `generic` preset: `app` (every row) and one layer per category other than
@@ -457,7 +457,7 @@ impl Preset {
                 asynchronous: false,
             });
         }
-        Preset { name: "generic".into(), layers, compute: None, epoch: None }
+        Preset { name: PresetName::Generic, layers, compute: None, epoch: None }
     }
 
     /// Every (layer, derived) pair, layer by layer: the layer itself first, then its derived
@@ -499,7 +499,7 @@ mod tests {
 
     #[test]
     fn dlio_layers_nest_and_select_rows() {
-        let preset = Preset::named("dlio", &BTreeSet::new()).unwrap_or_else(|| panic!("absent"));
+        let preset = Preset::named(PresetName::Dlio, &BTreeSet::new()).unwrap_or_else(|| panic!("absent"));
         let reader_posix = preset.layer("reader_posix").unwrap_or_else(|| panic!("absent"));
         let reader = preset.layer("reader").unwrap_or_else(|| panic!("absent"));
         assert_eq!(preset.layers[reader_posix].parent, Some(reader));
@@ -540,7 +540,7 @@ mod tests {
 
     #[test]
     fn slots_list_layers_then_their_derived_metrics() {
-        let preset = Preset::named("posix", &BTreeSet::new()).unwrap_or_else(|| panic!("absent"));
+        let preset = Preset::named(PresetName::Posix, &BTreeSet::new()).unwrap_or_else(|| panic!("absent"));
         let slots = preset.slots();
         assert_eq!(slots.len(), 1 + POSIX_DERIVED.len());
         assert_eq!(slots[2].name(&preset), "posix_read");

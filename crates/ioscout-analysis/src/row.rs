@@ -300,7 +300,8 @@ mod tests {
 
     #[test]
     fn sizes_follow_size_sum_then_ret_then_image_size() {
-        let preset = Preset::named("dlio", &BTreeSet::new()).unwrap_or_else(|| panic!("absent"));
+        let preset =
+            Preset::named(crate::PresetName::Dlio, &BTreeSet::new()).unwrap_or_else(|| panic!("absent"));
         let mut classifier = Classifier::new(&preset);
         let mut class = |category, name| {
             let id = classifier.classify(category, name, 0);
@@ -322,7 +323,8 @@ mod tests {
 
     #[test]
     fn classes_hold_slots_and_roles() {
-        let preset = Preset::named("dlio", &BTreeSet::new()).unwrap_or_else(|| panic!("absent"));
+        let preset =
+            Preset::named(crate::PresetName::Dlio, &BTreeSet::new()).unwrap_or_else(|| panic!("absent"));
         let mut classifier = Classifier::new(&preset);
         let flags = path_flags("/p/data/x");
         let id = classifier.classify("POSIX", "pread64", flags);

@@ -78,7 +78,7 @@ pub fn page(page: Page<'_>) -> (String, usize) {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{}</title><style>{STYLE}</style></head><body>\n<h1>I/O report</h1><p class=\"meta\">{} &middot; preset {} &middot; {} &middot; job {:.3} s &middot; {} events &middot; {} processes &middot; metric to optimise: <strong>{}</strong> ({})</p>\n",
         escape(&title),
         escape(described),
-        escape(&analysis.preset.name),
+        escape(analysis.preset.name.name()),
         crate::text::count_of(file_count as u64, "file", "files"),
         analysis.raw.job_time_s,
         thousands(analysis.raw.trace_event_count),

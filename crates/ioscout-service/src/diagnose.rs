@@ -158,7 +158,7 @@ pub fn diagnose(input: &Input, request: &DiagnoseRequest) -> Result<Outcome> {
         layers: analysis.preset.layers.iter().map(|layer| layer.name.clone()).collect(),
         view_types: ["time_range", "proc_name"],
         time_granularity: analysis.raw.time_granularity_s,
-        preset: analysis.preset.name.clone(),
+        preset: analysis.preset.name,
         job_time_s: analysis.raw.job_time_s,
         detector: crate::detect::DetectorSection::of(detection.as_ref(), request.detector),
         metric_to_optimise: metric.clone(),
@@ -196,7 +196,7 @@ fn trace_facts(
                 t1_ns: analysis.raw.last_end.saturating_mul(1000),
             },
             scope: TraceScope {
-                workload: analysis.preset.name.clone(),
+                workload: analysis.preset.name.to_string(),
                 layer: finding.scope.clone(),
                 entity: None,
                 rank_set: None,

@@ -47,7 +47,7 @@ pub struct TraceContext {
     /// Width of a time bin in seconds.
     pub time_granularity: f64,
     /// The preset used.
-    pub preset: String,
+    pub preset: ioscout_analysis::PresetName,
     /// Job time in seconds.
     pub job_time_s: f64,
     /// The learned detector's decision.

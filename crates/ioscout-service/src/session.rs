@@ -128,7 +128,7 @@ pub struct TraceEntry {
     /// Trace files read.
     pub files: usize,
     /// The layer preset used.
-    pub preset: String,
+    pub preset: ioscout_analysis::PresetName,
     /// The job's time, in seconds.
     pub job_time_s: f64,
     /// Events read.
@@ -360,7 +360,7 @@ fn trace_row(directory: &Path, analysis: &ioscout_analysis::Analysis) -> Vec<Str
     });
     vec![
         display_path(directory),
-        analysis.preset.name.clone(),
+        analysis.preset.name.to_string(),
         format!("{:.3}", analysis.raw.job_time_s),
         crate::text::thousands(analysis.raw.trace_event_count),
         busiest.map_or_else(|| "-".into(), |line| line.label.clone()),
@@ -384,7 +384,7 @@ fn trace_entry(
     let mut entry = TraceEntry {
         directory: display_path(directory),
         files,
-        preset: analysis.preset.name.clone(),
+        preset: analysis.preset.name,
         job_time_s: analysis.raw.job_time_s,
         events: analysis.raw.trace_event_count,
         problems: report.problem_count(),

@@ -156,7 +156,7 @@ pub struct Report {
     /// The spec's name.
     pub name: String,
     /// The strategy.
-    pub strategy: String,
+    pub strategy: strategy::StrategyName,
     /// The objective's metric and direction.
     pub objective: String,
     /// The best configuration.
@@ -282,16 +282,16 @@ pub fn tune(spec: &Spec, executor: &dyn Executor, options: &TuneOptions) -> Resu
         .filter(|(_, parameter)| parameter.changes_access_pattern)
         .map(|(index, _)| index)
         .collect();
+    let strategy_name = options.strategy.parse::<strategy::StrategyName>()?;
     let mut strategy = strategy::by_name(
-        &options.strategy,
+        strategy_name,
         &sizes,
         &baseline,
         &order,
         &diagnostic,
         spec.objective.noise_margin,
         options.seed,
-    )
-    .ok_or_else(|| TuneError::Strategy(options.strategy.clone()))?;
+    );
     let mut tuner = Tuner { spec, executor, history: Vec::new() };
     let mut subset = match spec.subset.as_ref().filter(|_| options.subset) {
         Some(subset) => select_subset(&mut tuner, subset, &baseline),
@@ -326,11 +326,11 @@ pub fn tune(spec: &Spec, executor: &dyn Executor, options: &TuneOptions) -> Resu
         _ => None,
     };
     if let Some(path) = &options.kb {
-        record_in_kb(&tuner, &baseline, path, &options.strategy)?;
+        record_in_kb(&tuner, &baseline, path, strategy_name)?;
     }
     Ok(Report {
         name: spec.name.clone(),
-        strategy: options.strategy.clone(),
+        strategy: strategy_name,
         objective: format!("{} {}", spec.objective.direction, spec.objective.metric),
         best: best_report,
         baseline_score,
@@ -497,7 +497,7 @@ fn record_in_kb(
     tuner: &Tuner<'_>,
     baseline: &Config,
     path: &std::path::Path,
-    strategy: &str,
+    strategy: strategy::StrategyName,
 ) -> Result<(), TuneError> {
     let spec = tuner.spec;
     let baseline_params = tuner.params(baseline);

@@ -26,29 +26,76 @@ pub trait Strategy {
     fn tell(&mut self, config: &Config, score: Option<f64>);
 }
 
-/// The strategy named `name`.
+/// A search strategy, as the command line and the MCP `tune` tool name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StrategyName {
+    /// One factor at a time, greedy ([`Ofat`]).
+    Ofat,
+    /// Every combination ([`Grid`]).
+    Grid,
+    /// Random configurations ([`RandomSearch`]).
+    Random,
+    /// A tree-structured Parzen estimator ([`Tpe`]).
+    Tpe,
+}
+
+impl StrategyName {
+    /// Every strategy.
+    pub const ALL: [StrategyName; 4] =
+        [StrategyName::Ofat, StrategyName::Grid, StrategyName::Random, StrategyName::Tpe];
+
+    /// `ofat`, `grid`, `random` or `tpe`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StrategyName::Ofat => "ofat",
+            StrategyName::Grid => "grid",
+            StrategyName::Random => "random",
+            StrategyName::Tpe => "tpe",
+        }
+    }
+}
+
+impl std::fmt::Display for StrategyName {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for StrategyName {
+    type Err = crate::TuneError;
+
+    /// The strategy named `text`; an unknown name is [`crate::TuneError::Strategy`].
+    fn from_str(text: &str) -> Result<StrategyName, crate::TuneError> {
+        StrategyName::ALL
+            .into_iter()
+            .find(|strategy| strategy.name() == text)
+            .ok_or_else(|| crate::TuneError::Strategy(text.to_string()))
+    }
+}
+
+/// The strategy `name`.
 /// `diagnostic` lists the parameters that change what the application does: OFAT sweeps them
 /// (their effect is reported as a bound) but never commits them.
 pub fn by_name(
-    name: &str,
+    name: StrategyName,
     sizes: &[usize],
     baseline: &Config,
     order: &[usize],
     diagnostic: &[usize],
     noise_margin: f64,
     seed: u64,
-) -> Option<Box<dyn Strategy>> {
-    Some(match name {
-        "ofat" => {
+) -> Box<dyn Strategy> {
+    match name {
+        StrategyName::Ofat => {
             let mut ofat = Ofat::new(sizes, baseline.clone(), order.to_vec(), noise_margin);
             ofat.diagnostic = diagnostic.to_vec();
             Box::new(ofat)
         }
-        "grid" => Box::new(Grid::new(sizes)),
-        "random" => Box::new(RandomSearch::new(sizes, seed)),
-        "tpe" => Box::new(Tpe::new(sizes, seed)),
-        _ => return None,
-    })
+        StrategyName::Grid => Box::new(Grid::new(sizes)),
+        StrategyName::Random => Box::new(RandomSearch::new(sizes, seed)),
+        StrategyName::Tpe => Box::new(Tpe::new(sizes, seed)),
+    }
 }
 
 /// One-factor-at-a-time greedy search.
