@@ -40,6 +40,7 @@ const CHECKED: u64 = 64 << 10;
 
 /// What one look read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Reading {
     /// Files not changed since the last look.
     pub files_unchanged: usize,

@@ -160,18 +160,9 @@ pub struct FollowLook {
     pub events_added: i64,
     /// Job time added since the last look, in seconds.
     pub job_time_added_s: f64,
-    /// Files not changed since the last look.
-    pub files_unchanged: usize,
-    /// Files appended to, of which only the new bytes were read.
-    pub files_extended: usize,
-    /// Files read whole.
-    pub files_read_whole: usize,
-    /// Files folded again whole.
-    pub files_folded_again: usize,
-    /// Bytes read (compressed, as on disk).
-    pub bytes_read: u64,
-    /// Bytes of all files.
-    pub bytes_total: u64,
+    /// What the look read (files unchanged, extended, read whole and folded again; bytes).
+    #[serde(flatten)]
+    pub reading: ioscout_analysis::follow::Reading,
     /// What the index refresh did.
     pub index: Vec<String>,
 }
@@ -266,7 +257,7 @@ fn follow_look(
     let step = followed.follower.step(&input.scanner(), &files, &input_problems)?;
     let index = crate::index::refresh_after(&files, &step.report, None, input.scan.threads);
     let raw = &step.analysis.raw;
-    let reading = &step.reading;
+    let reading = step.reading;
     let value = FollowLook {
         look: followed.looks + 1,
         events_added: raw.trace_event_count as i64 - followed.events as i64,
@@ -275,12 +266,7 @@ fn follow_look(
         } else {
             raw.job_time_s - followed.job_time_s
         },
-        files_unchanged: reading.files_unchanged,
-        files_extended: reading.files_extended,
-        files_read_whole: reading.files_read_whole,
-        files_folded_again: reading.files_folded_again,
-        bytes_read: reading.bytes_read,
-        bytes_total: reading.bytes_total,
+        reading,
         index,
     };
     followed.looks += 1;
