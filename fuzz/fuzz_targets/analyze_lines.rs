@@ -5,7 +5,7 @@
 #![no_main]
 
 use ioscout_analysis::fold::{Bins, Keep};
-use ioscout_analysis::{AnalysisFold, AnalysisOptions, Binning, PrepassFold, Prepared, Preset};
+use ioscout_analysis::{AnalysisFold, AnalysisOptions, Binning, Prepared, PrepassFold, Preset, PresetName};
 use ioscout_read::Fold;
 use ioscout_read::event::{Line, decode_line};
 use ioscout_read::fields::decode_fields;
@@ -13,8 +13,10 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let categories = std::collections::BTreeSet::new();
-    let candidates: Vec<Preset> =
-        ["dlio", "dlio-prev"].iter().filter_map(|name| Preset::named(name, &categories)).collect();
+    let candidates: Vec<Preset> = [PresetName::Dlio, PresetName::DlioPrev]
+        .into_iter()
+        .filter_map(|name| Preset::named(name, &categories))
+        .collect();
     let mut prepass = PrepassFold::new(&candidates);
     for line in data.split(|byte| *byte == b'\n') {
         prepass.skim(line);

@@ -16,8 +16,13 @@ fuzz_target!(|bytes: &[u8]| {
     // target at about 80 runs a second.
     static SCANNER: std::sync::OnceLock<ioscout_read::Scanner> = std::sync::OnceLock::new();
     let scanner = SCANNER.get_or_init(|| {
-        ioscout_read::Scanner::new(ioscout_read::ScanOptions { threads: 1, unit_bytes: 64, ..Default::default() })
+        ioscout_read::Scanner::new(ioscout_read::ScanOptions {
+            threads: 1,
+            unit_bytes: 64,
+            ..Default::default()
+        })
     });
-    let report = scanner.scan(&files, &problems, |_| ioscout_read::NoFold, |_, _, _| ControlFlow::Continue(()));
+    let report =
+        scanner.scan(&files, &problems, |_| ioscout_read::NoFold, |_, _, _| ControlFlow::Continue(()));
     assert_eq!(report.totals().invalid, report.problem_count());
 });

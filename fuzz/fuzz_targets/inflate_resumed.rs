@@ -35,8 +35,12 @@ fuzz_target!(|bytes: &[u8]| {
         })),
     };
     let scanner = ioscout_read::Scanner::new(ioscout_read::ScanOptions { threads: 1, ..Default::default() });
-    let report = scanner.scan_chunks(&files, &problems, &[chunk], |_| ioscout_read::NoFold, |_, _| {
-        ControlFlow::Continue(())
-    });
+    let report = scanner.scan_chunks(
+        &files,
+        &problems,
+        &[chunk],
+        |_| ioscout_read::NoFold,
+        |_, _| ControlFlow::Continue(()),
+    );
     assert_eq!(report.totals().invalid, report.problem_count());
 });
