@@ -22,6 +22,7 @@ pub mod kb;
 pub mod measure;
 pub mod profile;
 pub mod proposal_table;
+pub mod search;
 
 use serde::Serialize;
 

@@ -231,3 +231,38 @@ pub(crate) fn replay(
     }
     Ok(())
 }
+
+/// The DXT segments of one log.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct LogSegments {
+    /// The log as given.
+    pub log: String,
+    /// Per DXT module in the log.
+    pub modules: Vec<ModuleSegments>,
+    /// What could not be read (damaged regions, dropped records, segments left out).
+    pub problems: Vec<String>,
+}
+
+/// The segments of one DXT module of a log.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct ModuleSegments {
+    /// `DXT_POSIX` or `DXT_MPIIO`.
+    pub module: String,
+    /// Records (one file on one rank).
+    pub records: u64,
+    /// Read segments.
+    pub reads: u64,
+    /// Write segments.
+    pub writes: u64,
+    /// Bytes of the read segments.
+    pub read_bytes: u64,
+    /// Bytes of the write segments.
+    pub write_bytes: u64,
+    /// Segments left out as impossible (a negative length, a time that is not a number, an end
+    /// before the start).
+    pub left_out: u64,
+    /// The module's region could not be read whole: its segments are those read.
+    pub damaged: bool,
+}

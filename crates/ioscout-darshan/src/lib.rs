@@ -23,6 +23,7 @@ pub mod job_summary;
 pub mod module;
 pub mod stats;
 pub mod summary;
+pub mod survey;
 pub mod totals;
 
 mod bytes;

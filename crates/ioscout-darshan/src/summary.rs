@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
 
 use crate::DarshanLog;
 use crate::module::{CounterRecord, Records, counter_names};
@@ -292,96 +292,264 @@ pub fn is_additive(name: &str) -> bool {
     combine_of(name) == Combine::Sum
 }
 
-/// The summary of a log: version, process count, run time, modules, and per module with counter
-/// records its record count and the totals of its additive counters, under Darshan's names.
-pub fn summary(log: &DarshanLog) -> Value {
-    let mut out = Map::new();
-    out.insert("version".into(), json!(log.header.version));
-    out.insert("nprocs".into(), json!(log.job.nprocs));
-    out.insert("run_time".into(), json!(log.run_time()));
-    out.insert("exe".into(), json!(log.job.exe));
-    out.insert("compression".into(), json!(log.header.compression.name()));
-    out.insert("name_records".into(), json!(log.names.len()));
-    let modules: Vec<&str> =
-        log.modules.iter().filter(|module| module.map.length > 0).map(|module| module.name).collect();
-    out.insert("modules".into(), json!(modules));
-    let partial: Vec<&str> =
-        log.modules.iter().filter(|module| module.partial).map(|module| module.name).collect();
-    out.insert("partial_modules".into(), json!(partial));
-    // Modules whose regions are damaged: none of their records read, or only some.
-    out.insert("unread_modules".into(), json!(log.unread_modules()));
-    out.insert("damaged_modules".into(), json!(log.damaged_modules()));
-    for module in &log.modules {
-        let mut entry = Map::new();
-        entry.insert("records".into(), json!(module.records.len()));
-        entry.insert("version".into(), json!(module.version));
-        if module.skipped_records > 0 {
-            entry.insert("skipped_records".into(), json!(module.skipped_records));
+/// The summary of a log (`ioscout darshan summary`): version, process count, run time, modules,
+/// and per module its record count and what its records add up to. Serialised, the modules'
+/// entries follow the fixed fields under the modules' names (PyDarshan's shape).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct LogSummary {
+    /// The log format's version (`3.41`).
+    pub version: String,
+    /// Processes of the job.
+    pub nprocs: i64,
+    /// Run time in seconds.
+    pub run_time: f64,
+    /// The command line.
+    pub exe: String,
+    /// How the log's regions are compressed (`ZLIB`, `BZIP2`, `NONE`).
+    pub compression: &'static str,
+    /// Name records (file names) in the log.
+    pub name_records: usize,
+    /// The modules with data, in the log's order.
+    pub modules: Vec<&'static str>,
+    /// Modules whose records did not all fit in the log (Darshan's partial flag).
+    pub partial_modules: Vec<&'static str>,
+    /// Modules whose region is damaged with none of its records read.
+    pub unread_modules: Vec<&'static str>,
+    /// Modules whose region is damaged with some of its records read.
+    pub damaged_modules: Vec<&'static str>,
+    /// Each module's entry, in the log's order, keyed by the module's name.
+    #[serde(flatten)]
+    pub entries: ModuleEntries,
+    /// What could not be read (absent when everything was).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+}
+
+/// The modules' entries of a [`LogSummary`], serialised as an object keyed by module name in
+/// the log's order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModuleEntries(pub Vec<(&'static str, ModuleSummary)>);
+
+impl Serialize for ModuleEntries {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, entry) in &self.0 {
+            map.serialize_entry(name, entry)?;
         }
-        match &module.records {
-            Records::Counters(records) => {
-                if let Some((names, float_names)) = counter_names(module.id) {
-                    let mut overflowed = Vec::new();
-                    for (index, name) in names.iter().enumerate().filter(|(_, name)| is_additive(name)) {
-                        let values = records.iter().filter_map(|record| record.counters.get(index).copied());
-                        let monitored: Vec<i64> = values.filter(|value| *value >= 0).collect();
-                        let total = if monitored.is_empty() && !records.is_empty() {
-                            -1
-                        } else {
-                            checked_sum(monitored.iter().copied()).unwrap_or_else(|| {
-                                overflowed.push(*name);
-                                i64::MAX
-                            })
-                        };
-                        entry.insert((*name).to_string(), json!(total));
-                    }
-                    if !overflowed.is_empty() {
-                        entry.insert("overflowed_counters".into(), json!(overflowed));
-                    }
-                    for (index, name) in float_names.iter().enumerate().filter(|(_, name)| is_additive(name))
-                    {
-                        let total: f64 = records
-                            .iter()
-                            .filter_map(|record| record.fcounters.get(index).copied())
-                            .filter(|value| *value >= 0.0)
-                            .sum();
-                        entry.insert((*name).to_string(), json!(total));
-                    }
+        map.end()
+    }
+}
+
+#[cfg(feature = "schemars")]
+impl schemars::JsonSchema for ModuleEntries {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ModuleEntries".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "description": "Each module's entry, keyed by the module's name (POSIX, MPI-IO, STDIO, ...).",
+            "additionalProperties": generator.subschema_for::<ModuleSummary>(),
+        })
+    }
+}
+
+/// One module's entry in a [`LogSummary`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct ModuleSummary {
+    /// Records read.
+    pub records: usize,
+    /// The module's format version.
+    pub version: u32,
+    /// Records left out as impossible (absent when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped_records: usize,
+    /// What the records add up to.
+    #[serde(flatten)]
+    pub contents: ModuleContents,
+}
+
+#[expect(clippy::trivially_copy_pass_by_ref, reason = "serde's skip_serializing_if passes a reference")]
+fn is_zero(value: &usize) -> bool {
+    *value == 0
+}
+
+/// What a module's records add up to, by the kind of records.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModuleContents {
+    /// Counter records: the total of each additive counter over the records, under Darshan's
+    /// names (-1 when no record monitored it; `i64::MAX` when the sum overflowed, the counter
+    /// then named in `overflowed`), then the float counters' totals.
+    Counters {
+        /// Integer counters' totals, in the module's counter order.
+        totals: Vec<(&'static str, i64)>,
+        /// Counters whose sum did not fit 64 bits.
+        overflowed: Vec<&'static str>,
+        /// Float counters' totals, in the module's counter order.
+        float_totals: Vec<(&'static str, f64)>,
+    },
+    /// DXT records: their segments.
+    Segments(u64),
+    /// LUSTRE records: their stripes.
+    Stripes(usize),
+    /// Heatmap records: the bytes in their bins.
+    Heatmap {
+        /// Bytes read.
+        bytes_read: i64,
+        /// Bytes written.
+        bytes_written: i64,
+    },
+    /// A module this reader does not decode.
+    NotDecoded,
+    /// A module without counter names (nothing added up).
+    Nothing,
+}
+
+impl Serialize for ModuleContents {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut map = serializer.serialize_map(None)?;
+        match self {
+            ModuleContents::Counters { totals, overflowed, float_totals } => {
+                for (name, total) in totals {
+                    map.serialize_entry(name, total)?;
+                }
+                if !overflowed.is_empty() {
+                    map.serialize_entry("overflowed_counters", overflowed)?;
+                }
+                for (name, total) in float_totals {
+                    map.serialize_entry(name, total)?;
                 }
             }
-            Records::Dxt(records) => {
-                let segments: usize = records.iter().map(|record| record.segments.len()).sum();
-                entry.insert("segments".into(), json!(segments));
+            ModuleContents::Segments(segments) => map.serialize_entry("segments", segments)?,
+            ModuleContents::Stripes(stripes) => map.serialize_entry("stripes", stripes)?,
+            ModuleContents::Heatmap { bytes_read, bytes_written } => {
+                map.serialize_entry("bytes_read", bytes_read)?;
+                map.serialize_entry("bytes_written", bytes_written)?;
             }
-            Records::DxtOnDisk(on_disk) => {
-                entry.insert("segments".into(), json!(on_disk.segments));
+            ModuleContents::NotDecoded => map.serialize_entry("decoded", &false)?,
+            ModuleContents::Nothing => {}
+        }
+        map.end()
+    }
+}
+
+#[cfg(feature = "schemars")]
+impl schemars::JsonSchema for ModuleContents {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ModuleContents".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "description": "Counter records: each additive counter's total under Darshan's name (integers; -1 when no record monitored it) and `overflowed_counters`; DXT: `segments`; LUSTRE: `stripes`; heatmaps: `bytes_read` and `bytes_written`; a module not decoded: `decoded: false`.",
+            "properties": {
+                "overflowed_counters": {"type": "array", "items": {"type": "string"}},
+                "segments": {"type": "integer"},
+                "stripes": {"type": "integer"},
+                "bytes_read": {"type": "integer"},
+                "bytes_written": {"type": "integer"},
+                "decoded": {"type": "boolean"}
+            },
+            "additionalProperties": {"type": "number"},
+        })
+    }
+}
+
+/// What the records of one module add up to.
+fn contents(module: &crate::Module) -> ModuleContents {
+    match &module.records {
+        Records::Counters(records) => {
+            let Some((names, float_names)) = counter_names(module.id) else { return ModuleContents::Nothing };
+            let mut overflowed = Vec::new();
+            let mut totals = Vec::new();
+            for (index, name) in names.iter().enumerate().filter(|(_, name)| is_additive(name)) {
+                let values = records.iter().filter_map(|record| record.counters.get(index).copied());
+                let monitored: Vec<i64> = values.filter(|value| *value >= 0).collect();
+                let total = if monitored.is_empty() && !records.is_empty() {
+                    -1
+                } else {
+                    checked_sum(monitored.iter().copied()).unwrap_or_else(|| {
+                        overflowed.push(*name);
+                        i64::MAX
+                    })
+                };
+                totals.push((*name, total));
             }
-            Records::Lustre(records) => {
-                let stripes: usize = records.iter().map(|record| record.ost_ids.len()).sum();
-                entry.insert("stripes".into(), json!(stripes));
-            }
-            Records::Heatmap(records) => {
-                let read: i64 = records
-                    .iter()
-                    .flat_map(|record| &record.read_bins)
-                    .fold(0_i64, |sum, value| sum.saturating_add(*value));
-                let written: i64 = records
-                    .iter()
-                    .flat_map(|record| &record.write_bins)
-                    .fold(0_i64, |sum, value| sum.saturating_add(*value));
-                entry.insert("bytes_read".into(), json!(read));
-                entry.insert("bytes_written".into(), json!(written));
-            }
-            Records::Opaque => {
-                entry.insert("decoded".into(), json!(false));
+            let float_totals = float_names
+                .iter()
+                .enumerate()
+                .filter(|(_, name)| is_additive(name))
+                .map(|(index, name)| {
+                    let total: f64 = records
+                        .iter()
+                        .filter_map(|record| record.fcounters.get(index).copied())
+                        .filter(|value| *value >= 0.0)
+                        .sum();
+                    (*name, total)
+                })
+                .collect();
+            ModuleContents::Counters { totals, overflowed, float_totals }
+        }
+        Records::Dxt(records) => {
+            ModuleContents::Segments(records.iter().map(|record| record.segments.len() as u64).sum())
+        }
+        Records::DxtOnDisk(on_disk) => ModuleContents::Segments(on_disk.segments),
+        Records::Lustre(records) => {
+            ModuleContents::Stripes(records.iter().map(|record| record.ost_ids.len()).sum())
+        }
+        Records::Heatmap(records) => {
+            let sum = |bins: fn(&crate::module::HeatmapRecord) -> &Vec<i64>| {
+                records.iter().flat_map(bins).fold(0_i64, |sum, value| sum.saturating_add(*value))
+            };
+            ModuleContents::Heatmap {
+                bytes_read: sum(|record| &record.read_bins),
+                bytes_written: sum(|record| &record.write_bins),
             }
         }
-        out.insert(module.name.to_string(), Value::Object(entry));
+        Records::Opaque => ModuleContents::NotDecoded,
     }
-    if !log.problems.is_empty() {
-        out.insert("problems".into(), json!(log.problems));
+}
+
+/// The summary of a log: version, process count, run time, modules, and per module with counter
+/// records its record count and the totals of its additive counters, under Darshan's names.
+pub fn summary(log: &DarshanLog) -> LogSummary {
+    let names_of = |keep: fn(&crate::Module) -> bool| -> Vec<&'static str> {
+        log.modules.iter().filter(|module| keep(module)).map(|module| module.name).collect()
+    };
+    let entries = log
+        .modules
+        .iter()
+        .map(|module| {
+            let entry = ModuleSummary {
+                records: module.records.len(),
+                version: module.version,
+                skipped_records: module.skipped_records,
+                contents: contents(module),
+            };
+            (module.name, entry)
+        })
+        .collect();
+    LogSummary {
+        version: log.header.version.clone(),
+        nprocs: log.job.nprocs,
+        run_time: log.run_time(),
+        exe: log.job.exe.clone(),
+        compression: log.header.compression.name(),
+        name_records: log.names.len(),
+        modules: names_of(|module| module.map.length > 0),
+        partial_modules: names_of(|module| module.partial),
+        // Modules whose regions are damaged: none of their records read, or only some.
+        unread_modules: log.unread_modules(),
+        damaged_modules: log.damaged_modules(),
+        entries: ModuleEntries(entries),
+        problems: log.problems.clone(),
     }
-    Value::Object(out)
 }
 
 #[cfg(test)]

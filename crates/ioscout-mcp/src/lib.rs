@@ -148,6 +148,83 @@ impl Entry {
         self.tool.output_schema = Some(Arc::new(output_schema::<R>()));
         self
     }
+
+    /// Publishes the output schema of a tool whose result has one of several shapes (a trace's or
+    /// a log's): any of `shapes`, each an [`output_schema`].
+    fn returns_any(mut self, shapes: Vec<serde_json::Map<String, Value>>) -> Entry {
+        self.tool.output_schema = Some(Arc::new(any_of(shapes)));
+        self
+    }
+}
+
+/// A result that is a list, as the tools return it: `{"items": [...]}` (see
+/// [`success_result`]). Only its schema is used.
+#[derive(schemars::JsonSchema)]
+#[expect(dead_code, reason = "only its schema is used: the list is wrapped as JSON")]
+struct Items<T> {
+    /// The results, one per input.
+    items: Vec<T>,
+}
+
+/// One schema that any of `shapes` satisfies: their definitions gathered at the top (the first
+/// of a name kept: the shapes come from one workspace's types, and
+/// `union_shapes_agree_on_their_definitions` holds that they agree), the shapes under `anyOf`.
+fn any_of(shapes: Vec<serde_json::Map<String, Value>>) -> serde_json::Map<String, Value> {
+    let mut out = serde_json::Map::new();
+    let mut definitions = serde_json::Map::new();
+    let mut branches = Vec::new();
+    for mut shape in shapes {
+        if let Some(Value::Object(found)) = shape.remove("$defs") {
+            for (name, definition) in found {
+                definitions.entry(name).or_insert(definition);
+            }
+        }
+        if let Some(dialect) = shape.remove("$schema") {
+            out.entry("$schema").or_insert(dialect);
+        }
+        branches.push(Value::Object(shape));
+    }
+    out.insert("type".into(), json!("object"));
+    out.insert("anyOf".into(), Value::Array(branches));
+    out.insert("$defs".into(), Value::Object(definitions));
+    out
+}
+
+/// The shapes of the tools whose result is a trace's or a log's, by tool.
+fn union_shapes(tool: &str) -> Vec<serde_json::Map<String, Value>> {
+    use ioscout_service::envelope::{Envelope, LogContext, LogFact, TraceContext, TraceFact};
+    type SummaryResult = ioscout_service::darshan::SummaryResult;
+    match tool {
+        "event_count" => vec![
+            output_schema::<ioscout_service::count::CountResult>(),
+            output_schema::<ioscout_service::segments::SegmentCount>(),
+        ],
+        "reader" => vec![
+            output_schema::<ioscout_service::info::InfoOutput<'static>>(),
+            output_schema::<SummaryResult>(),
+            output_schema::<Items<SummaryResult>>(),
+        ],
+        "analyze" => vec![
+            output_schema::<ioscout_service::analyze::AnalyzeResult>(),
+            output_schema::<ioscout_service::darshan::LogsBreakdown>(),
+        ],
+        "diagnose" => vec![
+            output_schema::<Envelope<TraceContext, TraceFact>>(),
+            output_schema::<Envelope<LogContext, LogFact>>(),
+            output_schema::<Items<Envelope<LogContext, LogFact>>>(),
+        ],
+        "explain_rule" => vec![
+            output_schema::<ioscout_service::diagnose::RuleEntry>(),
+            output_schema::<Items<ioscout_service::diagnose::RuleEntry>>(),
+            output_schema::<ioscout_service::detect::CardResult>(),
+        ],
+        "darshan_summary" => vec![
+            output_schema::<SummaryResult>(),
+            output_schema::<Items<SummaryResult>>(),
+            output_schema::<ioscout_service::darshan::ManyLogsResult<'static>>(),
+        ],
+        _ => Vec::new(),
+    }
 }
 
 /// The output schema of a tool whose structured result is `R`, with the envelope every result
@@ -205,25 +282,29 @@ fn registry() -> Vec<Entry> {
             "Count the events of DFTracer traces (.pfw, .pfw.gz; files, directories or globs) by phase: complete, metadata, counter, aggregated, other, invalid; per file and in total. Of Darshan logs: per log and DXT module the records, read and write segments and their bytes.",
             true,
             event_count,
-        ),
+        )
+        .returns_any(union_shapes("event_count")),
         entry(
             "reader",
             "Trace metadata: per file the format generation, compression and gzip members, events, time span, processes, hosts, files named and categories, and the totals (Darshan logs: their summary).",
             true,
             reader,
-        ),
+        )
+        .returns_any(union_shapes("reader")),
         entry(
             "analyze",
             "DFAnalyzer-compatible analysis of a trace: summary and layer breakdown with exact compute/I-O overlap; the structured result is DFAnalyzer's output=json schema (views.<view>.summary.layers.<layer>.{time_s,count,size_bytes,ops_per_s,bandwidth_bps,u_time_s,...}). Of Darshan logs: each log's module breakdown ({kind: \"darshan\", logs: [{log, version, nprocs, run_time_s, modules: [{module, files, reads, writes, opens, stats, seeks, syncs, bytes_read, bytes_written, read_time_summed_s, write_time_summed_s, meta_time_summed_s, io_time_summed_s, io_time_slowest_rank_s, bandwidth_bytes_per_s, share_of_run_time_pct}], striping, unread_modules, damaged_modules, problems}]}).",
             true,
             analyze,
-        ),
+        )
+        .returns_any(union_shapes("analyze")),
         entry(
             "diagnose",
             "Bottleneck findings on a trace or Darshan logs, ranked by severity (0-1; low, medium >= 0.3, high >= 0.6, critical >= 0.85) with evidence and why, in DFDiagnoser's fact envelope with severity_counts. Families: wisio, dfanalyzer, drishti, iosage, pipeline.",
             true,
             diagnose,
-        ),
+        )
+        .returns_any(union_shapes("diagnose")),
         entry(
             "comparator",
             "Compare two or more runs (trace directories or Darshan logs: a baseline, a variant and more variants) per layer: time, operations, bytes, bandwidth, overlap, the change and speedup against the baseline, and the doing-less guard per run (a run that moved 5 % fewer bytes or operations is not credited); sorted by a metric.",
@@ -242,7 +323,8 @@ fn registry() -> Vec<Entry> {
             "One diagnosis rule's documentation: what it detects, why it hurts I/O, evidence, thresholds, change, when the change does not apply, references. Without a code: every rule.",
             true,
             explain_rule,
-        ),
+        )
+        .returns_any(union_shapes("explain_rule")),
         entry(
             "advise",
             "The optimisation checklist (12 dimensions, a verdict and reason each) and ranked, cited L1/L2/L3 proposals for one run, gated by the file system and the job's software; doing-less changes rejected.",
@@ -255,7 +337,8 @@ fn registry() -> Vec<Entry> {
             "A Darshan log's version, processes, run time, modules and per-module counter totals under Darshan's counter names; given a DFTracer trace (file or directory), the same for the Darshan records derived from it, with a `derived` section (ranks, approximated counters). With logs, group_by, top or by: many logs (directories searched for *.darshan) summarised together, per program, user, processes or job id (logs, processes, run time, bytes, I/O and metadata time), and the top jobs and files.",
             true,
             darshan_summary,
-        ),
+        )
+        .returns_any(union_shapes("darshan_summary")),
         entry(
             "session_analyze_traces",
             "Analyse every trace directory of a run directory (<run>/<run_name>/traces/compact[/subpath], else traces/, else the run): query_type summary (layers), detailed (DFAnalyzer JSON) or timeline_overlap (hidden share of each layer). Each trace's coverage names the files still being written; wait_to_settle_s waits for a running job's traces to stop changing first; follow re-analyses a running job incrementally from the previous follow call, reading only what was appended, and says what changed.",
@@ -754,6 +837,26 @@ pub fn serve_http(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shapes of a union are gathered under one `$defs`, the first of a name kept: a name
+    /// two shapes define differently would make one of them check against the other's type.
+    #[test]
+    fn union_shapes_agree_on_their_definitions() {
+        for tool in ["event_count", "reader", "analyze", "diagnose", "explain_rule", "darshan_summary"] {
+            let shapes = union_shapes(tool);
+            assert!(shapes.len() >= 2, "{tool}");
+            let mut seen: serde_json::Map<String, Value> = serde_json::Map::new();
+            for shape in &shapes {
+                for (name, definition) in shape.get("$defs").and_then(Value::as_object).into_iter().flatten()
+                {
+                    if let Some(earlier) = seen.get(name) {
+                        assert_eq!(earlier, definition, "{tool}: {name} is defined twice, differently");
+                    }
+                    seen.insert(name.clone(), definition.clone());
+                }
+            }
+        }
+    }
 
     #[test]
     fn trimming_shortens_the_longest_list_first() {

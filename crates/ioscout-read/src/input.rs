@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 /// How a trace file is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Compression {
     /// Plain text (`.pfw`).

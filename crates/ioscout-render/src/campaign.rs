@@ -1,14 +1,16 @@
-//! The HTML page of a comparison of runs (`ioscout compare --html`): one self-contained file
+//! A comparison of runs as users read it (`ioscout compare`): its text (the runs against the
+//! baseline, one table per layer, the replicates), its CSV (`--csv`), and its HTML page
+//! (`--html`): one self-contained file
 //! (inline styles, server-side SVG, no network at view time) of small multiples. The job time of
 //! every run first, then per layer up to four small charts (time, operations, bytes, bandwidth:
 //! those some run has) with
 //! one bar per run in the comparison's order, the baseline's value as a dashed line, and the
 //! runs that did less work there than the baseline drawn grey and marked LESS (their speedup is
-//! not credited). The service (`ioscout_service::compare`) compares; this module only draws.
+//! not credited). The service (`ioscout_service::compare`) compares; this module only writes.
 
 use std::fmt::Write as _;
 
-use ioscout_advise::compare::{Campaign, CampaignRun};
+use ioscout_advise::compare::{Campaign, CampaignRun, SortMetric};
 
 use crate::svg::{self, escape};
 
@@ -263,6 +265,184 @@ pub fn page(campaign: &Campaign, names: &[RunName<'_>]) -> (String, usize) {
 
 /// The grid of small multiples.
 const MULTIPLES: &str = ".multiples{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:.4rem 1rem}.chart.small{margin:.3rem 0}.chart.small figcaption{font-size:.85rem}";
+
+/// The replicates table, with the tracer's overhead noted for traces.
+pub fn replicates_text(found: &[ioscout_advise::compare::Replicates], traces: bool) -> String {
+    let mut table = crate::table::Table::new(
+        "Replicates (runs given one label)",
+        &["Label", "Runs", "Median (s)", "Range (s)", "Speedup", "Verdict"],
+        &[false, true, true, false, true, false],
+    );
+    for group in found {
+        table.row(vec![
+            group.label.clone(),
+            group.job_times_s.len().to_string(),
+            format!("{:.3}", group.median_s),
+            format!("{:.3}-{:.3}", group.range_s.0, group.range_s.1),
+            group.speedup.map_or_else(|| "-".to_string(), |speedup| format!("{speedup:.2}x")),
+            group.verdict.clone(),
+        ]);
+    }
+    let mut out = format!("\n{}", table.render());
+    if traces {
+        out.push_str(
+            "Traced runs: the tracer's cost per call makes call-heavy runs slower than they are, so a change that removes calls reads faster here than untraced; time untraced runs for the effect (ioscout optimize does).\n",
+        );
+    }
+    out
+}
+
+fn seconds(value: f64) -> String {
+    format!("{value:.3}")
+}
+
+fn signed(value: f64, decimals: usize) -> String {
+    if value == 0.0 { "0".to_string() } else { format!("{value:+.decimals$}") }
+}
+
+fn ratio(value: Option<f64>) -> String {
+    value.map_or("-".into(), |value| format!("{value:.2}x"))
+}
+
+/// The layers worth a table: those some run has.
+fn shown_layers(campaign: &Campaign) -> impl Iterator<Item = (usize, &String)> {
+    campaign.layers.iter().enumerate().filter(|(index, _)| {
+        campaign.runs.iter().any(|run| run.layers.get(*index).is_some_and(|layer| layer.line.count > 0))
+    })
+}
+
+/// The text: the runs with their job time and verdict, then one table per layer.
+pub fn text(campaign: &Campaign) -> String {
+    let order = match campaign.sort {
+        SortMetric::Input => String::from("in the order given"),
+        sort => format!(
+            "sorted by {}{}{}",
+            serde_json::to_value(sort)
+                .ok()
+                .and_then(|value| value.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            campaign.sort_layer.as_deref().map_or(String::new(), |layer| format!(" of {layer}")),
+            if campaign.reverse { ", reversed" } else { "" }
+        ),
+    };
+    let mut table = crate::table::Table::new(
+        &format!("Runs against {} ({order})", campaign.baseline),
+        &["Run", "Job time (s)", "Change (s)", "Speedup", "Did less in", "Verdict"],
+        &[false, true, true, true, false, false],
+    );
+    let baseline_time = campaign.runs.iter().find(|run| run.baseline).map_or(0.0, |run| run.job_time_s);
+    for run in &campaign.runs {
+        table.row(vec![
+            if run.baseline { format!("{} (baseline)", run.label) } else { run.label.clone() },
+            seconds(run.job_time_s),
+            signed(run.job_time_s - baseline_time, 3),
+            ratio(run.job_speedup),
+            if run.doing_less.is_empty() { "-".into() } else { run.doing_less.join(", ") },
+            run.verdict.clone(),
+        ]);
+    }
+    let mut out = table.render();
+    for (index, name) in shown_layers(campaign) {
+        let mut table = crate::table::Table::new(
+            &format!("Layer {name}"),
+            &[
+                "Run",
+                "Time (s)",
+                "Change (s)",
+                "Ops",
+                "Change",
+                "Size (MiB)",
+                "Bandwidth (MiB/s)",
+                "Overlap",
+                "Speedup",
+                "Work",
+            ],
+            &[false, true, true, true, true, true, true, true, true, false],
+        );
+        for run in &campaign.runs {
+            let Some(layer) = run.layers.get(index) else { continue };
+            table.row(vec![
+                run.label.clone(),
+                seconds(layer.line.time_s),
+                signed(layer.time_delta_s, 3),
+                layer.line.count.to_string(),
+                signed(layer.count_delta as f64, 0),
+                crate::text::mib(layer.line.bytes as f64),
+                layer.line.bandwidth_bps.map_or("-".into(), crate::text::mib),
+                layer.line.overlap_pct.map_or("-".into(), |value| format!("{value:.0} %")),
+                ratio(layer.speedup),
+                if run.baseline { "baseline".into() } else { layer.work.word().into() },
+            ]);
+        }
+        out.push('\n');
+        out.push_str(&table.render());
+    }
+    if !campaign.doing_less.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nNot credited: {} did less work than {} (LESS above); their speedups there are not the change's.",
+            campaign.doing_less.join(", "),
+            campaign.baseline
+        );
+    }
+    out
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+fn field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+fn number(value: Option<f64>) -> String {
+    value.map_or(String::new(), |value| value.to_string())
+}
+
+/// The CSV header of [`csv`].
+pub const CSV_HEADER: &str = "run,path,kind,baseline,job_time_s,job_speedup,layer,time_s,time_delta_s,count,count_delta,bytes,bytes_delta,bandwidth_bps,overlap_pct,speedup,work,did_less,verdict";
+
+/// The comparison as CSV: one row per run and layer (every layer of the campaign), in the
+/// campaign's order.
+pub fn csv(campaign: &Campaign, names: &[RunName<'_>]) -> String {
+    let mut out = String::from(CSV_HEADER);
+    out.push('\n');
+    for run in &campaign.runs {
+        let (path, kind) =
+            names.iter().find(|name| name.label == run.label).map_or(("", ""), |name| (name.path, name.kind));
+        for layer in &run.layers {
+            let cells = [
+                field(&run.label),
+                field(path),
+                kind.to_string(),
+                run.baseline.to_string(),
+                run.job_time_s.to_string(),
+                number(run.job_speedup),
+                field(&layer.line.name),
+                layer.line.time_s.to_string(),
+                layer.time_delta_s.to_string(),
+                layer.line.count.to_string(),
+                layer.count_delta.to_string(),
+                layer.line.bytes.to_string(),
+                layer.bytes_delta.to_string(),
+                number(layer.line.bandwidth_bps),
+                number(layer.line.overlap_pct),
+                number(layer.speedup),
+                serde_json::to_value(layer.work)
+                    .ok()
+                    .and_then(|work| work.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                run.doing_less.contains(&layer.line.name).to_string(),
+                field(&run.verdict),
+            ];
+            out.push_str(&cells.join(","));
+            out.push('\n');
+        }
+    }
+    out
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,11 +1,15 @@
 //! The text of a Darshan log's module breakdown (`ioscout analyze LOG`): the job line, per I/O
 //! module its operations and bytes, then its time, summed over processes and the slowest
-//! rank's, each labelled, and the LUSTRE striping. The numbers come from
+//! rank's, each labelled, and the LUSTRE striping. Also the file and job statistics over many
+//! logs (`ioscout darshan files|jobs`) and the survey of many logs (`darshan summary --group-by`). The numbers come from
 //! [`ioscout_darshan::breakdown::Breakdown`]; this only lays them out.
 
 use std::fmt::Write as _;
 
 use ioscout_darshan::breakdown::{Breakdown, Striping};
+use ioscout_darshan::dxt::{LogSegments, ModuleSegments};
+use ioscout_darshan::summary::{LogSummary, ModuleContents};
+use ioscout_darshan::survey::{Group, Plan, Survey};
 
 use crate::table::Table;
 use crate::text::{bytes, thousands};
@@ -274,6 +278,236 @@ pub fn job_stats_csv(jobs: &[(&str, &ioscout_darshan::stats::JobStats)]) -> Stri
             job.files,
             if job.partial { "True" } else { "False" }
         );
+    }
+    out
+}
+
+/// The text of a summary over `logs` logs (`ioscout darshan summary --group-by`): what was read,
+/// the groups, the top jobs and files.
+pub fn survey_text(plan: &Plan, fold: &Survey, groups: &[Group], logs: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} of {logs} logs read{}{}; I/O counted from POSIX and STDIO records, times summed over processes",
+        fold.read,
+        if fold.unreadable.is_empty() {
+            String::new()
+        } else {
+            format!(", {} not readable", fold.unreadable.len())
+        },
+        if fold.damaged.is_empty() {
+            String::new()
+        } else {
+            format!(", {} read in part", fold.damaged.len())
+        },
+    );
+    out.push('\n');
+    out.push_str(&groups_table(plan, groups).render());
+    if groups
+        .iter()
+        .any(|group| group.process_seconds > 0.0 && group.amounts.io_time_s() > group.process_seconds)
+    {
+        out.push_str(
+            "  I/O share: I/O time summed over processes and files over run time x processes; above 100 % when a process's calls overlap (threads, asynchronous I/O, or STDIO and POSIX records of the same calls)\n",
+        );
+    }
+    let (jobs, files) = top_tables(plan, fold);
+    out.push('\n');
+    out.push_str(&jobs.render());
+    out.push('\n');
+    out.push_str(&files.render());
+    out
+}
+
+/// The table of the groups, one row each.
+fn groups_table(plan: &Plan, groups: &[Group]) -> Table {
+    let mut table = Table::new(
+        &format!("By {} (most {} first)", plan.group_by.heading().to_lowercase(), plan.by.words()),
+        &[
+            plan.group_by.heading(),
+            "Logs",
+            "Processes",
+            "Run time (s)",
+            "Longest (s)",
+            "I/O time (s)",
+            "Meta time (s)",
+            "Read (MiB)",
+            "Written (MiB)",
+            "I/O share",
+        ],
+        &[false, true, true, true, true, true, true, true, true, true],
+    );
+    for group in groups {
+        table.row(vec![
+            if group.key.is_empty() { "(no command line)".into() } else { group.key.clone() },
+            group.logs.to_string(),
+            group.processes.to_string(),
+            format!("{:.1}", group.run_time_s),
+            format!("{:.1}", group.max_run_time_s),
+            format!("{:.3}", group.amounts.io_time_s()),
+            format!("{:.3}", group.amounts.meta_time_s),
+            crate::text::mib(group.amounts.bytes_read as f64),
+            crate::text::mib(group.amounts.bytes_written as f64),
+            if group.process_seconds > 0.0 {
+                format!("{:.1} %", 100.0 * group.amounts.io_time_s() / group.process_seconds)
+            } else {
+                "-".into()
+            },
+        ]);
+    }
+    table
+}
+
+/// The tables of the top jobs and the top files.
+fn top_tables(plan: &Plan, fold: &Survey) -> (Table, Table) {
+    let mut jobs = Table::new(
+        &format!("Top {} jobs by {}", fold.jobs.len(), plan.by.words()),
+        &[
+            "Log",
+            "Program",
+            "Processes",
+            "Job id",
+            "Run time (s)",
+            "I/O time (s)",
+            "Meta time (s)",
+            "Bytes (MiB)",
+        ],
+        &[false, false, true, true, true, true, true, true],
+    );
+    for top in &fold.jobs {
+        jobs.row(vec![
+            top.log.clone(),
+            top.job.program.clone(),
+            top.job.nprocs.to_string(),
+            top.job.jobid.to_string(),
+            format!("{:.1}", top.job.run_time_s),
+            format!("{:.3}", top.job.amounts.io_time_s()),
+            format!("{:.3}", top.job.amounts.meta_time_s),
+            crate::text::mib(top.job.amounts.bytes() as f64),
+        ]);
+    }
+    let mut files = Table::new(
+        &format!("Top {} files by {}", fold.files.len(), plan.by.words()),
+        &["File", "Module", "Rank", "Log", "I/O time (s)", "Meta time (s)", "Bytes (MiB)"],
+        &[false, false, true, false, true, true, true],
+    );
+    for top in &fold.files {
+        files.row(vec![
+            top.file.name.clone(),
+            top.file.module.to_string(),
+            top.file.rank.to_string(),
+            top.log.clone(),
+            format!("{:.3}", top.file.amounts.io_time_s()),
+            format!("{:.3}", top.file.amounts.meta_time_s),
+            crate::text::mib(top.file.amounts.bytes() as f64),
+        ]);
+    }
+    (jobs, files)
+}
+
+/// The table of `count LOG...`: each log's DXT modules with their records, read and write
+/// segments, bytes and segments left out, and the total over several logs.
+pub fn segment_count_text(logs: &[LogSegments], total: &ModuleSegments) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<44} {:>10} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "log / DXT module", "records", "reads", "writes", "read MiB", "written MiB", "left out"
+    );
+    let mib = |bytes: u64| format!("{:.1}", bytes as f64 / (1024.0 * 1024.0));
+    let row = |out: &mut String, label: &str, module: &ModuleSegments| {
+        let _ = writeln!(
+            out,
+            "{:<44} {:>10} {:>12} {:>12} {:>12} {:>12} {:>12}",
+            label,
+            crate::text::thousands(module.records),
+            crate::text::thousands(module.reads),
+            crate::text::thousands(module.writes),
+            mib(module.read_bytes),
+            mib(module.write_bytes),
+            crate::text::thousands(module.left_out)
+        );
+    };
+    for log in logs {
+        let _ = writeln!(out, "{}", log.log);
+        if log.modules.is_empty() {
+            let _ =
+                writeln!(out, "  no DXT module: Darshan recorded no segments (DXT_ENABLE_IO_TRACE was off)");
+        }
+        for module in &log.modules {
+            let damaged = if module.damaged { " (damaged)" } else { "" };
+            row(&mut out, &format!("  {}{damaged}", module.module), module);
+        }
+    }
+    if logs.len() > 1 {
+        row(&mut out, &format!("total ({})", crate::text::count_of(logs.len() as u64, "log", "logs")), total);
+    }
+    out
+}
+
+/// What a summary of a trace's derived records says about how they were derived.
+#[derive(Clone, Copy, Debug)]
+pub struct DerivedCounts {
+    /// Calls replayed.
+    pub calls: u64,
+    /// Counters approximated.
+    pub approximated_counters: u64,
+    /// Calls without a file.
+    pub unusable_calls: u64,
+}
+
+/// A log's summary (`ioscout darshan summary`): the log, how its records were derived when they
+/// come from a trace, the format, processes, run time and name records, the command line, and a
+/// line per module with its records, opens, reads, writes and bytes.
+pub fn summary_text(log: &str, summary: &LogSummary, derived: Option<&DerivedCounts>) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{log}");
+    if let Some(derived) = derived {
+        let _ = writeln!(
+            out,
+            "  records derived from a DFTracer trace: {} calls replayed, {} counters approximated, {} calls without a file",
+            derived.calls, derived.approximated_counters, derived.unusable_calls
+        );
+    }
+    // A run time that is not a number is written as nothing (JSON has no NaN).
+    let run_time =
+        if summary.run_time.is_finite() { format!("{:.4}", summary.run_time) } else { String::new() };
+    let _ = writeln!(
+        out,
+        "  format {}, {} processes, run time {run_time} s, {} name records",
+        summary.version, summary.nprocs, summary.name_records
+    );
+    // The command line as JSON writes it, without the quotes (escapes kept).
+    let exe = serde_json::Value::String(summary.exe.clone()).to_string();
+    let _ = writeln!(out, "  exe: {}", exe.trim_matches('"'));
+    for module in &summary.modules {
+        let Some((_, entry)) = summary.entries.0.iter().find(|(name, _)| name == module) else { continue };
+        let totals: &[(&str, i64)] = match &entry.contents {
+            ModuleContents::Counters { totals, .. } => totals,
+            _ => &[],
+        };
+        let get = |key: &str| totals.iter().find(|(name, _)| *name == key).map(|(_, total)| *total);
+        let prefix = match *module {
+            "MPI-IO" => "MPIIO",
+            other => other,
+        };
+        let mut line = format!("  {module:<13} {:>8} records", entry.records);
+        for (label, counter) in [("opens", "OPENS"), ("reads", "READS"), ("writes", "WRITES")] {
+            // MPI-IO counts its calls by kind (independent, collective, split, non-blocking).
+            let kinds: Vec<i64> = ["", "INDEP_", "COLL_", "SPLIT_", "NB_"]
+                .iter()
+                .filter_map(|kind| get(&format!("{prefix}_{kind}{counter}")))
+                .collect();
+            if !kinds.is_empty() {
+                let _ = write!(line, ", {} {label}", kinds.iter().filter(|count| **count > 0).sum::<i64>());
+            }
+        }
+        for (label, counter) in [("read", "BYTES_READ"), ("written", "BYTES_WRITTEN")] {
+            if let Some(bytes) = get(&format!("{prefix}_{counter}")) {
+                let _ = write!(line, ", {bytes} B {label}");
+            }
+        }
+        let _ = writeln!(out, "{line}");
     }
     out
 }

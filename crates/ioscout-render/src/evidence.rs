@@ -2,7 +2,12 @@
 //! of each data class, the access pattern of the files with the most bytes. Printed by
 //! `darshan summary` of a trace and shown in the HTML report.
 
+use std::fmt::Write as _;
+
 use ioscout_evidence::Derived;
+
+use crate::table::Table;
+use crate::text::display_path;
 
 /// Rows of the metadata table (the `limit` operations with the most time, process control left
 /// out): operation, family, calls, time, share, files, the file with the most time.
@@ -91,3 +96,95 @@ pub fn file_rows(derived: &Derived, limit: usize) -> Vec<Vec<String>> {
 /// Headers of [`file_rows`].
 pub const FILE_HEADERS: [&str; 7] =
     ["File", "Requests", "Sequential", "Consecutive", "Offsets", "Re-read", "Top Sizes"];
+
+/// The header lines (`# ...`) that precede derived records in text outputs.
+pub fn derivation_text(derived: &Derived) -> String {
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "# ioscout: records derived from the DFTracer trace {}, not read from a Darshan log",
+        display_path(&derived.log.path)
+    );
+    let rule = match derived.rank_rule {
+        ioscout_evidence::RankRule::Metadata => "ranks from PR rank metadata",
+        ioscout_evidence::RankRule::PidOrder => "ranks in pid order",
+    };
+    let _ = writeln!(
+        text,
+        "# {} processes ({rule}), {} calls replayed, {} counters approximated, {} calls without a file",
+        derived.processes.len(),
+        derived.calls,
+        derived.approximations.total(),
+        derived.unusable_calls
+    );
+    if let Some(first) = derived.approximated_records.first() {
+        let _ = writeln!(
+            text,
+            "# first approximated record: {} (pid {}, {}line {})",
+            first.path,
+            first.pid,
+            first.trace.as_deref().map(|trace| format!("{}, ", display_path(trace))).unwrap_or_default(),
+            first.line.map_or_else(|| "?".to_string(), |line| line.to_string())
+        );
+    }
+    if !derived.excluded_files.is_empty() {
+        let _ = writeln!(
+            text,
+            "# {} files under Darshan's excluded prefixes (/etc/, /usr/, /proc/, ...) left out, as Darshan leaves them out",
+            derived.excluded_files.len()
+        );
+    }
+    let _ = writeln!(
+        text,
+        "# timestamps are seconds since the trace's first call; file alignment assumed {} bytes; memory alignment is not in a trace (-1)",
+        ioscout_evidence::posix::ASSUMED_FILE_ALIGNMENT
+    );
+    text
+}
+
+/// The tables of the evidence: metadata time by operation, the shape of each data class, and
+/// (`files` > 0) the access pattern of the files with the most bytes.
+pub fn evidence_text(derived: &Derived, files: usize) -> String {
+    let mut out = String::new();
+    let sections = [
+        ("Metadata Time by Operation".to_string(), METADATA_HEADERS, metadata_rows(derived, 5)),
+        ("Data Shape (time per call against bytes per call)".to_string(), SHAPE_HEADERS, shape_rows(derived)),
+        (
+            format!(
+                "Access Pattern by File ({} of {} files, most bytes first)",
+                files.min(derived.files.len()),
+                derived.files.len()
+            ),
+            FILE_HEADERS,
+            if files > 0 { file_rows(derived, files) } else { Vec::new() },
+        ),
+    ];
+    for (title, headers, rows) in sections {
+        if rows.is_empty() {
+            continue;
+        }
+        let right: Vec<bool> = headers
+            .iter()
+            .map(|header| {
+                !matches!(
+                    *header,
+                    "Operation"
+                        | "Family"
+                        | "Most time in"
+                        | "Class"
+                        | "Shape"
+                        | "Decided by"
+                        | "File"
+                        | "Top Sizes"
+                )
+            })
+            .collect();
+        let mut table = Table::new(&title, &headers, &right);
+        for row in rows {
+            table.row(row);
+        }
+        out.push('\n');
+        out.push_str(&table.render());
+    }
+    out
+}

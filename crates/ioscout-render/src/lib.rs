@@ -17,13 +17,19 @@
 //!   rank 0, flame graph);
 //! - [`details`]: the analysis views' detail tables as CSV or Parquet files.
 
+pub mod advice;
+pub mod analysis;
 pub mod campaign;
+pub mod counts;
 pub mod darshan;
 pub mod darshan_page;
 pub mod details;
+pub mod detector;
 pub mod drill;
 pub mod evidence;
+pub mod findings;
 pub mod html;
+pub mod optimize;
 pub mod parquet;
 pub mod rows;
 pub mod svg;

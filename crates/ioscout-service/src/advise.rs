@@ -12,7 +12,6 @@ use ioscout_analysis::{AnalysisOptions, OverlapMode, ViewType};
 use ioscout_darshan::DarshanLog;
 use serde::{Deserialize, Serialize};
 
-use crate::table::Table;
 use crate::text::display_path;
 use crate::{Input, Outcome, Result, ServiceError};
 
@@ -105,7 +104,7 @@ pub fn advise(input: &Input, request: &AdviseRequest) -> Result<Outcome> {
         ),
         None => None,
     };
-    let mut text = render(&advice, metric);
+    let mut text = ioscout_render::advice::text(&advice, metric);
     if let Some(directory) = &written {
         let _ = writeln!(text, "Artifacts: {}", display_path(directory));
     }
@@ -169,93 +168,6 @@ pub fn compute(input: &Input, request: &AdviseRequest) -> Result<Computed> {
     let metric = ioscout_diagnose::choose_metric(&measurements.findings).metric;
     let advice = ioscout_advise::advise(&catalog, measurements, filesystem, &measured);
     Ok(Computed { advice, metric, report, warnings })
-}
-
-fn render(advice: &Advice, metric: ioscout_diagnose::Dimension) -> String {
-    let measurements = &advice.measurements;
-    let mut out = format!(
-        "Run: {} ({:.3} s job, I/O on the critical path {:.1} %), file system {} ({}), metric to optimise: {metric}\n\n",
-        measurements.source,
-        measurements.job_time_s,
-        measurements.share(measurements.io_time_s) * 100.0,
-        advice.filesystem.fs_type.name(),
-        advice.filesystem.source
-    );
-    let mut checklist =
-        Table::new("Checklist (12 dimensions)", &["Dimension", "Verdict", "Reason"], &[false, false, false]);
-    for item in &advice.checklist {
-        checklist.row(vec![
-            format!("{} {}", item.dimension, item.name),
-            item.verdict.name().to_string(),
-            item.reason.clone(),
-        ]);
-    }
-    out.push_str(&checklist.render());
-    out.push('\n');
-    if advice.proposals.is_empty() {
-        out.push_str("No proposals: no finding that a technique answers passed its gates.\n");
-    } else {
-        let mut table = Table::new(
-            &format!("Proposals ({})", advice.proposals.len()),
-            &["#", "Strategy", "Layer", "App Impact", "System Impact", "Weighted Score", "Answers"],
-            &[true, false, false, true, true, true, false],
-        );
-        for proposal in &advice.proposals {
-            table.row(vec![
-                proposal.rank.to_string(),
-                proposal.strategy.clone(),
-                proposal.layer.clone(),
-                format!("{:.2} %", proposal.app_impact_pct),
-                format!("{:.2} %", proposal.system_impact_pct),
-                format!("{:.2}", proposal.weighted_score),
-                proposal.answers.join(", "),
-            ]);
-        }
-        out.push_str(&table.render());
-        let io_share_pct = measurements.share(measurements.io_time_s) * 100.0;
-        if advice.proposals.iter().any(|proposal| proposal.app_impact_pct > io_share_pct + 0.005) {
-            let _ = writeln!(
-                out,
-                "  App Impact above the I/O's {io_share_pct:.1} % of the run: a change that issues fewer calls also saves the caller's own time around each call it removes (its bound below says how much)"
-            );
-        }
-        out.push_str("\nChanges\n");
-        for proposal in &advice.proposals {
-            let _ = write!(
-                out,
-                "  #{} {} ({}, {:?})\n     change:   {}\n     rollback: {}\n     bound:    {}\n     cite:     {}, \"{}\", {} {} {}\n",
-                proposal.rank,
-                proposal.id,
-                proposal.layer,
-                proposal.privilege,
-                proposal.change,
-                proposal.rollback,
-                proposal.basis,
-                proposal.citation.authors,
-                proposal.citation.title,
-                proposal.citation.venue,
-                proposal.citation.year.map(|year| year.to_string()).unwrap_or_default(),
-                proposal.citation.url
-            );
-        }
-    }
-    if !advice.diagnostic_bounds.is_empty() {
-        out.push_str("\nDiagnostic bounds (they change what the application does: never recommended)\n");
-        for bound in &advice.diagnostic_bounds {
-            let _ = writeln!(
-                out,
-                "  {}: up to {:.2} % of the run ({})",
-                bound.strategy, bound.app_impact_pct, bound.basis
-            );
-        }
-    }
-    if !advice.rejected.is_empty() {
-        out.push_str("\nNot proposed\n");
-        for rejection in &advice.rejected {
-            let _ = writeln!(out, "  {} [{}]: {}", rejection.id, rejection.gate, rejection.reason);
-        }
-    }
-    out
 }
 
 /// Records one measured change in the knowledge base at `path`.

@@ -4,7 +4,6 @@
 //! as text, JSON, CSV, or an HTML page of small multiples. The comparing itself is
 //! `ioscout_advise::compare::compare_runs`; this module reads the runs and renders the result.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use ioscout_advise::compare::{Campaign, RunSummary, SortMetric};
@@ -12,7 +11,6 @@ use ioscout_analysis::PresetName;
 use serde::Deserialize;
 
 use crate::advise::{Run, load};
-use crate::table::Table;
 use crate::text::display_path;
 use crate::{Input, Outcome, Result, ServiceError};
 
@@ -211,8 +209,12 @@ pub struct Compared {
 
 impl Compared {
     /// The path and kind of the run labelled `label`.
-    fn name_of(&self, label: &str) -> Option<&(String, String, &'static str)> {
-        self.names.iter().find(|(name, _, _)| name == label)
+    /// Each run's label, path and kind, as the render crate names them.
+    fn run_names(&self) -> Vec<ioscout_render::campaign::RunName<'_>> {
+        self.names
+            .iter()
+            .map(|(label, path, kind)| ioscout_render::campaign::RunName { label, path, kind })
+            .collect()
     }
 }
 
@@ -281,7 +283,7 @@ pub fn compare_runs(request: &CompareRequest) -> Result<Compared> {
         doing_less: &campaign.doing_less,
         replicates: None,
     };
-    let mut text = text_of(&campaign);
+    let mut text = ioscout_render::campaign::text(&campaign);
     if runs[0].darshan {
         text.push_str(
             "Darshan modules: Time is the slowest rank's I/O time (Darshan's agg_time_by_slowest), not the sum over processes; Bandwidth is the bytes over it; Ops are reads and writes\n",
@@ -299,7 +301,7 @@ pub fn compare_runs(request: &CompareRequest) -> Result<Compared> {
     if groups.iter().any(|(_, times)| times.len() > 1) {
         let baseline_label = wanted_of[baseline].clone();
         let found = ioscout_advise::compare::replicates(&groups, &baseline_label, REPLICATE_MARGIN);
-        text.push_str(&replicates_text(&found, !runs[0].darshan));
+        text.push_str(&ioscout_render::campaign::replicates_text(&found, !runs[0].darshan));
         result.replicates = Some(found);
     }
     let value = crate::to_json(&result);
@@ -377,193 +379,15 @@ pub struct RunResult<'a> {
 /// Changes within this share of the baseline's median are noise for replicates.
 const REPLICATE_MARGIN: f64 = 0.03;
 
-/// The replicates table, with the tracer's overhead noted for traces.
-fn replicates_text(found: &[ioscout_advise::compare::Replicates], traces: bool) -> String {
-    let mut table = Table::new(
-        "Replicates (runs given one label)",
-        &["Label", "Runs", "Median (s)", "Range (s)", "Speedup", "Verdict"],
-        &[false, true, true, false, true, false],
-    );
-    for group in found {
-        table.row(vec![
-            group.label.clone(),
-            group.job_times_s.len().to_string(),
-            format!("{:.3}", group.median_s),
-            format!("{:.3}-{:.3}", group.range_s.0, group.range_s.1),
-            group.speedup.map_or_else(|| "-".to_string(), |speedup| format!("{speedup:.2}x")),
-            group.verdict.clone(),
-        ]);
-    }
-    let mut out = format!("\n{}", table.render());
-    if traces {
-        out.push_str(
-            "Traced runs: the tracer's cost per call makes call-heavy runs slower than they are, so a change that removes calls reads faster here than untraced; time untraced runs for the effect (ioscout optimize does).\n",
-        );
-    }
-    out
-}
-
-fn seconds(value: f64) -> String {
-    format!("{value:.3}")
-}
-
-fn signed(value: f64, decimals: usize) -> String {
-    if value == 0.0 { "0".to_string() } else { format!("{value:+.decimals$}") }
-}
-
-fn ratio(value: Option<f64>) -> String {
-    value.map_or("-".into(), |value| format!("{value:.2}x"))
-}
-
-/// The layers worth a table: those some run has.
-fn shown_layers(campaign: &Campaign) -> impl Iterator<Item = (usize, &String)> {
-    campaign.layers.iter().enumerate().filter(|(index, _)| {
-        campaign.runs.iter().any(|run| run.layers.get(*index).is_some_and(|layer| layer.line.count > 0))
-    })
-}
-
-/// The text: the runs with their job time and verdict, then one table per layer.
-fn text_of(campaign: &Campaign) -> String {
-    let order = match campaign.sort {
-        SortMetric::Input => String::from("in the order given"),
-        sort => format!(
-            "sorted by {}{}{}",
-            serde_json::to_value(sort)
-                .ok()
-                .and_then(|value| value.as_str().map(str::to_string))
-                .unwrap_or_default(),
-            campaign.sort_layer.as_deref().map_or(String::new(), |layer| format!(" of {layer}")),
-            if campaign.reverse { ", reversed" } else { "" }
-        ),
-    };
-    let mut table = Table::new(
-        &format!("Runs against {} ({order})", campaign.baseline),
-        &["Run", "Job time (s)", "Change (s)", "Speedup", "Did less in", "Verdict"],
-        &[false, true, true, true, false, false],
-    );
-    let baseline_time = campaign.runs.iter().find(|run| run.baseline).map_or(0.0, |run| run.job_time_s);
-    for run in &campaign.runs {
-        table.row(vec![
-            if run.baseline { format!("{} (baseline)", run.label) } else { run.label.clone() },
-            seconds(run.job_time_s),
-            signed(run.job_time_s - baseline_time, 3),
-            ratio(run.job_speedup),
-            if run.doing_less.is_empty() { "-".into() } else { run.doing_less.join(", ") },
-            run.verdict.clone(),
-        ]);
-    }
-    let mut out = table.render();
-    for (index, name) in shown_layers(campaign) {
-        let mut table = Table::new(
-            &format!("Layer {name}"),
-            &[
-                "Run",
-                "Time (s)",
-                "Change (s)",
-                "Ops",
-                "Change",
-                "Size (MiB)",
-                "Bandwidth (MiB/s)",
-                "Overlap",
-                "Speedup",
-                "Work",
-            ],
-            &[false, true, true, true, true, true, true, true, true, false],
-        );
-        for run in &campaign.runs {
-            let Some(layer) = run.layers.get(index) else { continue };
-            table.row(vec![
-                run.label.clone(),
-                seconds(layer.line.time_s),
-                signed(layer.time_delta_s, 3),
-                layer.line.count.to_string(),
-                signed(layer.count_delta as f64, 0),
-                ioscout_render::text::mib(layer.line.bytes as f64),
-                layer.line.bandwidth_bps.map_or("-".into(), ioscout_render::text::mib),
-                layer.line.overlap_pct.map_or("-".into(), |value| format!("{value:.0} %")),
-                ratio(layer.speedup),
-                if run.baseline { "baseline".into() } else { layer.work.word().into() },
-            ]);
-        }
-        out.push('\n');
-        out.push_str(&table.render());
-    }
-    if !campaign.doing_less.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nNot credited: {} did less work than {} (LESS above); their speedups there are not the change's.",
-            campaign.doing_less.join(", "),
-            campaign.baseline
-        );
-    }
-    out
-}
-
-/// A CSV field, quoted when it holds a comma, a quote or a line break.
-fn field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
-
-fn number(value: Option<f64>) -> String {
-    value.map_or(String::new(), |value| value.to_string())
-}
-
-/// The CSV header of [`csv`].
-pub const CSV_HEADER: &str = "run,path,kind,baseline,job_time_s,job_speedup,layer,time_s,time_delta_s,count,count_delta,bytes,bytes_delta,bandwidth_bps,overlap_pct,speedup,work,did_less,verdict";
-
 /// The comparison as CSV: one row per run and layer (every layer of the campaign), in the
 /// campaign's order.
 pub fn csv(compared: &Compared) -> String {
-    let campaign = &compared.campaign;
-    let mut out = String::from(CSV_HEADER);
-    out.push('\n');
-    for run in &campaign.runs {
-        let (path, kind) =
-            compared.name_of(&run.label).map_or(("", ""), |(_, path, kind)| (path.as_str(), *kind));
-        for layer in &run.layers {
-            let cells = [
-                field(&run.label),
-                field(path),
-                kind.to_string(),
-                run.baseline.to_string(),
-                run.job_time_s.to_string(),
-                number(run.job_speedup),
-                field(&layer.line.name),
-                layer.line.time_s.to_string(),
-                layer.time_delta_s.to_string(),
-                layer.line.count.to_string(),
-                layer.count_delta.to_string(),
-                layer.line.bytes.to_string(),
-                layer.bytes_delta.to_string(),
-                number(layer.line.bandwidth_bps),
-                number(layer.line.overlap_pct),
-                number(layer.speedup),
-                serde_json::to_value(layer.work)
-                    .ok()
-                    .and_then(|work| work.as_str().map(str::to_string))
-                    .unwrap_or_default(),
-                run.doing_less.contains(&layer.line.name).to_string(),
-                field(&run.verdict),
-            ];
-            out.push_str(&cells.join(","));
-            out.push('\n');
-        }
-    }
-    out
+    ioscout_render::campaign::csv(&compared.campaign, &compared.run_names())
 }
 
 /// Writes the comparison's HTML page of small multiples to `path`; returns the charts drawn.
 pub fn write_html(compared: &Compared, path: &Path) -> Result<usize> {
-    let names: Vec<ioscout_render::campaign::RunName<'_>> = compared
-        .names
-        .iter()
-        .map(|(label, path, kind)| ioscout_render::campaign::RunName { label, path, kind })
-        .collect();
-    let (html, charts) = ioscout_render::campaign::page(&compared.campaign, &names);
+    let (html, charts) = ioscout_render::campaign::page(&compared.campaign, &compared.run_names());
     std::fs::write(path, html).map_err(|error| ServiceError::io(path, error))?;
     Ok(charts)
 }

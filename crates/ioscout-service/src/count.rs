@@ -1,13 +1,12 @@
 //! Events per file and in total, by phase (what `dftracer_event_count` reports, and more).
 
-use std::fmt::Write as _;
 use std::ops::ControlFlow;
 
 use ioscout_model::PhaseCounts;
-use ioscout_read::{FileSummary, NoFold, Problem};
+use ioscout_read::{NoFold, Problem};
 use serde::Serialize;
 
-use crate::text::{count_of, display_path, thousands};
+use crate::text::display_path;
 use crate::{Input, Outcome, Result};
 
 /// The events of a set of traces by phase, per file and in total.
@@ -49,40 +48,6 @@ pub fn count(input: &Input) -> Result<Outcome> {
         problem_count: report.problem_count(),
         problems: report.problems().cloned().collect(),
     };
-    let text = table(&report.files, &total);
+    let text = ioscout_render::counts::text(&report.files, &total);
     Ok(Outcome { report: Some(report), ..Outcome::typed(&result, text) })
-}
-
-fn table(files: &[FileSummary], total: &PhaseCounts) -> String {
-    let header = ["complete", "metadata", "counter", "aggregated", "other", "invalid"];
-    let row = |counts: &PhaseCounts| {
-        [counts.complete, counts.metadata, counts.counter, counts.aggregated, counts.other, counts.invalid]
-            .map(thousands)
-    };
-    let total_label = format!("total ({})", count_of(files.len() as u64, "file", "files"));
-    let longest = files.iter().map(|file| display_path(&file.path).chars().count()).max().unwrap_or(5);
-    let mut width = longest.max(total_label.chars().count()).max(5);
-    // On a terminal, paths are shortened from the left so the numbers fit.
-    if let Some(limit) = crate::text::width() {
-        width = width.min(limit.saturating_sub(13 * header.len())).max(total_label.chars().count());
-    }
-    let mut out = String::new();
-    let _ = write!(out, "{:<width$}", "file");
-    for name in header {
-        let _ = write!(out, " {name:>12}");
-    }
-    out.push('\n');
-    for file in files {
-        let _ = write!(out, "{:<width$}", crate::text::abbreviate_left(&display_path(&file.path), width));
-        for value in row(&file.counts) {
-            let _ = write!(out, " {value:>12}");
-        }
-        out.push('\n');
-    }
-    let _ = write!(out, "{total_label:<width$}");
-    for value in row(total) {
-        let _ = write!(out, " {value:>12}");
-    }
-    out.push('\n');
-    out
 }

@@ -5,12 +5,10 @@
 //! or job id, and the top jobs and files, read in parallel in bounded memory. The module
 //! breakdown of logs ([`analyze_logs`], `ioscout analyze LOG`).
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use std::collections::BTreeMap;
-
-use ioscout_darshan::totals::{Amounts, FileTotals, GroupBy, JobTotals, RankBy};
+use ioscout_darshan::survey::{Group, Plan, Survey, TopFile, TopJob};
+use ioscout_darshan::totals::{GroupBy, RankBy};
 use ioscout_darshan::{DarshanLog, ReadOptions};
 use rayon::prelude::*;
 
@@ -43,19 +41,16 @@ pub fn summaries(logs: &[PathBuf], partial: bool) -> Result<Outcome> {
             reports.extend(report);
         }
     }
-    let mut text = String::new();
-    for value in &values {
-        write_summary(&mut text, value);
-    }
-    let value = if values.len() == 1 { values.remove(0) } else { serde_json::Value::Array(values) };
-    let mut outcome = Outcome::new(value, text);
+    let text: String = values.iter().map(SummaryResult::text).collect();
+    let mut outcome =
+        if values.len() == 1 { Outcome::typed(&values[0], text) } else { Outcome::typed(&values, text) };
     outcome.warnings = warnings;
     outcome.report = merge_reports(reports);
     Ok(outcome)
 }
 
 /// One log's module breakdown (`ioscout analyze LOG`).
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct LogBreakdown {
     /// The log, as given.
     pub log: String,
@@ -69,7 +64,7 @@ pub struct LogBreakdown {
 }
 
 /// The module breakdowns of several logs.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct LogsBreakdown {
     /// Always `darshan`: what was analysed.
     pub kind: &'static str,
@@ -145,7 +140,7 @@ pub fn dump(
         )));
     }
     let (derived, report) = crate::evidence::derive(&crate::Input::of(vec![path.to_path_buf()]))?;
-    let mut text = crate::evidence::derivation_text(&derived);
+    let mut text = ioscout_render::evidence::derivation_text(&derived);
     text.push_str(&ioscout_darshan::dump::dump(&derived.log, options));
     let result = DerivedDump { log: display_path(path), derived: crate::evidence::Derivation::of(&derived) };
     Ok(Outcome { report: Some(report), ..Outcome::typed(&result, text) })
@@ -169,74 +164,41 @@ pub struct DerivedDump {
     pub derived: crate::evidence::Derivation,
 }
 
-fn summaries_of_logs(logs: &[&PathBuf], partial: bool) -> Vec<Result<(serde_json::Value, Vec<String>)>> {
+fn summaries_of_logs(logs: &[&PathBuf], partial: bool) -> Vec<Result<(SummaryResult, Vec<String>)>> {
     logs.par_iter()
         .map(|path| {
             let log = read(path, partial)?;
-            let mut value = ioscout_darshan::summary::summary(&log);
-            if let Some(object) = value.as_object_mut() {
-                object.insert("log".into(), serde_json::Value::String(display_path(path)));
-            }
+            let summary = ioscout_darshan::summary::summary(&log);
             let warnings =
                 log.problems.iter().map(|problem| format!("{}: {problem}", display_path(path))).collect();
-            Ok((value, warnings))
+            Ok((SummaryResult { summary, log: display_path(path), derived: None }, warnings))
         })
         .collect()
 }
 
-fn write_summary(out: &mut String, value: &serde_json::Value) {
-    let text = |key: &str| {
-        value.get(key).map(|field| field.to_string().trim_matches('"').to_string()).unwrap_or_default()
-    };
-    let _ = writeln!(out, "{}", text("log"));
-    if let Some(derived) = value.get("derived") {
-        let _ = writeln!(
-            out,
-            "  records derived from a DFTracer trace: {} calls replayed, {} counters approximated, {} calls without a file",
-            derived["calls"], derived["approximated_counters"], derived["unusable_calls"]
-        );
-    }
-    let _ = writeln!(
-        out,
-        "  format {}, {} processes, run time {} s, {} name records",
-        text("version"),
-        text("nprocs"),
-        value
-            .get("run_time")
-            .and_then(serde_json::Value::as_f64)
-            .map_or(String::new(), |seconds| format!("{seconds:.4}")),
-        text("name_records")
-    );
-    let _ = writeln!(out, "  exe: {}", text("exe"));
-    let modules: Vec<String> = value
-        .get("modules")
-        .and_then(serde_json::Value::as_array)
-        .map(|modules| modules.iter().filter_map(|module| module.as_str().map(str::to_string)).collect())
-        .unwrap_or_default();
-    for module in &modules {
-        let Some(entry) = value.get(module) else { continue };
-        let get = |key: &str| entry.get(key).and_then(serde_json::Value::as_i64);
-        let prefix = match module.as_str() {
-            "MPI-IO" => "MPIIO",
-            other => other,
-        };
-        let mut line = format!("  {module:<13} {:>8} records", get("records").unwrap_or(0));
-        for (label, counter) in [("opens", "OPENS"), ("reads", "READS"), ("writes", "WRITES")] {
-            // MPI-IO counts its calls by kind (independent, collective, split, non-blocking).
-            let kinds: Vec<i64> = ["", "INDEP_", "COLL_", "SPLIT_", "NB_"]
-                .iter()
-                .filter_map(|kind| get(&format!("{prefix}_{kind}{counter}")))
-                .collect();
-            if !kinds.is_empty() {
-                let _ = write!(line, ", {} {label}", kinds.iter().filter(|count| **count > 0).sum::<i64>());
-            }
-        }
-        for (label, counter) in [("read", "BYTES_READ"), ("written", "BYTES_WRITTEN")] {
-            if let Some(bytes) = get(&format!("{prefix}_{counter}")) {
-                let _ = write!(line, ", {bytes} B {label}");
-            }
-        }
-        let _ = writeln!(out, "{line}");
+/// The summary of one log (`darshan summary`, `info LOG`, the MCP tool `darshan_summary`), or of
+/// the records derived from a trace with how they were derived.
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct SummaryResult {
+    /// The summary, in PyDarshan's shape.
+    #[serde(flatten)]
+    pub summary: ioscout_darshan::summary::LogSummary,
+    /// The log (or trace) as given.
+    pub log: String,
+    /// How the records were derived, for a trace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub derived: Option<crate::evidence::Derivation>,
+}
+
+impl SummaryResult {
+    /// Its text.
+    pub fn text(&self) -> String {
+        let derived = self.derived.as_ref().map(|derived| ioscout_render::darshan::DerivedCounts {
+            calls: derived.calls,
+            approximated_counters: derived.approximated_counters,
+            unusable_calls: derived.unusable_calls,
+        });
+        ioscout_render::darshan::summary_text(&self.log, &self.summary, derived.as_ref())
     }
 }
 
@@ -322,137 +284,6 @@ pub struct GroupLine<'a> {
     pub io_share: Option<f64>,
 }
 
-/// One group of logs.
-#[derive(Clone, Debug, Default, serde::Serialize, schemars::JsonSchema)]
-pub struct Group {
-    /// The program, user, process count or job id the logs share.
-    pub key: String,
-    /// Logs in the group.
-    pub logs: usize,
-    /// Processes over the logs.
-    pub processes: i64,
-    /// Run time over the logs, in seconds.
-    pub run_time_s: f64,
-    /// The longest run time, in seconds.
-    pub max_run_time_s: f64,
-    /// Run time times processes: the process-seconds the I/O share is taken of.
-    pub process_seconds: f64,
-    /// Bytes, operations and times over the logs.
-    #[serde(flatten)]
-    pub amounts: Amounts,
-}
-
-/// A job in the top list.
-#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
-pub struct TopJob {
-    /// The log.
-    pub log: String,
-    /// The job's totals.
-    #[serde(flatten)]
-    pub job: JobTotals,
-}
-
-/// A file in the top list.
-#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
-pub struct TopFile {
-    /// The log.
-    pub log: String,
-    /// The file's totals.
-    #[serde(flatten)]
-    pub file: FileTotals,
-}
-
-/// What the logs read so far add up to; one per worker, merged at the end. Its size is the
-/// groups, the top lists (at most twice `top` each between trims) and the logs that failed,
-/// never the logs read.
-#[derive(Default)]
-struct Fold {
-    read: usize,
-    groups: BTreeMap<String, Group>,
-    jobs: Vec<TopJob>,
-    files: Vec<TopFile>,
-    unreadable: Vec<(String, String)>,
-    damaged: Vec<(String, Vec<String>)>,
-}
-
-/// Most first by the metric, then by log (and file name) for a stable order.
-fn job_order(by: RankBy) -> impl Fn(&TopJob, &TopJob) -> std::cmp::Ordering {
-    move |left, right| {
-        by.of(&right.job.amounts).total_cmp(&by.of(&left.job.amounts)).then(left.log.cmp(&right.log))
-    }
-}
-
-fn file_order(by: RankBy) -> impl Fn(&TopFile, &TopFile) -> std::cmp::Ordering {
-    move |left, right| {
-        by.of(&right.file.amounts)
-            .total_cmp(&by.of(&left.file.amounts))
-            .then(left.log.cmp(&right.log))
-            .then(left.file.name.cmp(&right.file.name))
-            .then(left.file.rank.cmp(&right.file.rank))
-    }
-}
-
-impl Fold {
-    fn trim(&mut self, request: &ManyLogsRequest, force: bool) {
-        if force || self.jobs.len() > 2 * request.top.max(1) {
-            self.jobs.sort_by(job_order(request.by));
-            self.jobs.truncate(request.top);
-        }
-        if force || self.files.len() > 2 * request.top.max(1) {
-            self.files.sort_by(file_order(request.by));
-            self.files.truncate(request.top);
-        }
-    }
-
-    fn add(mut self, path: &Path, request: &ManyLogsRequest) -> Fold {
-        let shown = display_path(path);
-        let log = match read(path, request.partial) {
-            Ok(log) => log,
-            Err(error) => {
-                self.unreadable.push((shown, error.to_string()));
-                return self;
-            }
-        };
-        if !log.problems.is_empty() {
-            self.damaged.push((shown.clone(), log.problems.iter().map(ToString::to_string).collect()));
-        }
-        let (job, files) = ioscout_darshan::totals::totals(&log);
-        drop(log);
-        self.read += 1;
-        let key = request.group_by.key(&job);
-        let group = self.groups.entry(key.clone()).or_insert_with(|| Group { key, ..Group::default() });
-        group.logs += 1;
-        group.processes += job.nprocs.max(0);
-        group.run_time_s += job.run_time_s.max(0.0);
-        group.max_run_time_s = group.max_run_time_s.max(job.run_time_s);
-        group.process_seconds += job.run_time_s.max(0.0) * job.nprocs.max(0) as f64;
-        group.amounts.add(&job.amounts);
-        self.files.extend(files.into_iter().map(|file| TopFile { log: shown.clone(), file }));
-        self.jobs.push(TopJob { log: shown, job });
-        self.trim(request, false);
-        self
-    }
-
-    fn merge(mut self, other: Fold, request: &ManyLogsRequest) -> Fold {
-        self.read += other.read;
-        for (key, group) in other.groups {
-            let mine = self.groups.entry(key.clone()).or_insert_with(|| Group { key, ..Group::default() });
-            mine.logs += group.logs;
-            mine.processes += group.processes;
-            mine.run_time_s += group.run_time_s;
-            mine.max_run_time_s = mine.max_run_time_s.max(group.max_run_time_s);
-            mine.process_seconds += group.process_seconds;
-            mine.amounts.add(&group.amounts);
-        }
-        self.jobs.extend(other.jobs);
-        self.files.extend(other.files);
-        self.unreadable.extend(other.unreadable);
-        self.damaged.extend(other.damaged);
-        self.trim(request, false);
-        self
-    }
-}
-
 /// The logs of `paths`: each file as named, each directory's `*.darshan` files (recursively),
 /// in sorted order.
 pub(crate) fn logs_under(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
@@ -490,13 +321,13 @@ pub(crate) fn logs_under(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 /// metric. A log that cannot be read is counted, named and left out; none readable is an error.
 pub fn summary_over(request: &ManyLogsRequest) -> Result<Outcome> {
     let logs = logs_under(&request.logs)?;
+    let plan =
+        Plan { group_by: request.group_by, by: request.by, top: request.top, partial: request.partial };
     let mut fold = logs
         .par_iter()
-        .fold(Fold::default, |fold, path| fold.add(path, request))
-        .reduce(Fold::default, |left, right| left.merge(right, request));
-    fold.trim(request, true);
-    fold.unreadable.sort();
-    fold.damaged.sort();
+        .fold(Survey::default, |fold, path| fold.add(path, display_path(path), &plan))
+        .reduce(Survey::default, |left, right| left.merge(right, &plan));
+    let groups = fold.finish(&plan);
     if fold.read == 0 {
         let (log, error) = fold.unreadable.first().cloned().unwrap_or_default();
         return Err(crate::ServiceError::BadRequest(format!(
@@ -504,10 +335,6 @@ pub fn summary_over(request: &ManyLogsRequest) -> Result<Outcome> {
             logs.len()
         )));
     }
-    let mut groups: Vec<Group> = std::mem::take(&mut fold.groups).into_values().collect();
-    groups.sort_by(|left, right| {
-        request.by.of(&right.amounts).total_cmp(&request.by.of(&left.amounts)).then(left.key.cmp(&right.key))
-    });
     let result = ManyLogsResult {
         logs: logs.len(),
         logs_read: fold.read,
@@ -530,135 +357,11 @@ pub fn summary_over(request: &ManyLogsRequest) -> Result<Outcome> {
         top_files: &fold.files,
     };
     let value = crate::to_json(&result);
-    let text = many_logs_text(request, &fold, &groups, logs.len());
+    let text = ioscout_render::darshan::survey_text(&plan, &fold, &groups, logs.len());
     let mut warnings: Vec<String> =
         fold.unreadable.iter().map(|(log, error)| format!("{log}: not read: {error}")).collect();
     for (log, problems) in &fold.damaged {
         warnings.extend(problems.iter().map(|problem| format!("{log}: read in part: {problem}")));
     }
     Ok(Outcome { warnings, ..Outcome::new(value, text) })
-}
-
-/// The text of a summary over many logs: what was read, the groups, the top jobs and files.
-fn many_logs_text(request: &ManyLogsRequest, fold: &Fold, groups: &[Group], logs: usize) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} of {logs} logs read{}{}; I/O counted from POSIX and STDIO records, times summed over processes",
-        fold.read,
-        if fold.unreadable.is_empty() {
-            String::new()
-        } else {
-            format!(", {} not readable", fold.unreadable.len())
-        },
-        if fold.damaged.is_empty() {
-            String::new()
-        } else {
-            format!(", {} read in part", fold.damaged.len())
-        },
-    );
-    out.push('\n');
-    out.push_str(&groups_table(request, groups).render());
-    if groups
-        .iter()
-        .any(|group| group.process_seconds > 0.0 && group.amounts.io_time_s() > group.process_seconds)
-    {
-        out.push_str(
-            "  I/O share: I/O time summed over processes and files over run time x processes; above 100 % when a process's calls overlap (threads, asynchronous I/O, or STDIO and POSIX records of the same calls)\n",
-        );
-    }
-    let (jobs, files) = top_tables(request, fold);
-    out.push('\n');
-    out.push_str(&jobs.render());
-    out.push('\n');
-    out.push_str(&files.render());
-    out
-}
-
-/// The table of the groups, one row each.
-fn groups_table(request: &ManyLogsRequest, groups: &[Group]) -> crate::table::Table {
-    use crate::table::Table;
-    let mut table = Table::new(
-        &format!("By {} (most {} first)", request.group_by.heading().to_lowercase(), request.by.words()),
-        &[
-            request.group_by.heading(),
-            "Logs",
-            "Processes",
-            "Run time (s)",
-            "Longest (s)",
-            "I/O time (s)",
-            "Meta time (s)",
-            "Read (MiB)",
-            "Written (MiB)",
-            "I/O share",
-        ],
-        &[false, true, true, true, true, true, true, true, true, true],
-    );
-    for group in groups {
-        table.row(vec![
-            if group.key.is_empty() { "(no command line)".into() } else { group.key.clone() },
-            group.logs.to_string(),
-            group.processes.to_string(),
-            format!("{:.1}", group.run_time_s),
-            format!("{:.1}", group.max_run_time_s),
-            format!("{:.3}", group.amounts.io_time_s()),
-            format!("{:.3}", group.amounts.meta_time_s),
-            ioscout_render::text::mib(group.amounts.bytes_read as f64),
-            ioscout_render::text::mib(group.amounts.bytes_written as f64),
-            if group.process_seconds > 0.0 {
-                format!("{:.1} %", 100.0 * group.amounts.io_time_s() / group.process_seconds)
-            } else {
-                "-".into()
-            },
-        ]);
-    }
-    table
-}
-
-/// The tables of the top jobs and the top files.
-fn top_tables(request: &ManyLogsRequest, fold: &Fold) -> (crate::table::Table, crate::table::Table) {
-    use crate::table::Table;
-    let mut jobs = Table::new(
-        &format!("Top {} jobs by {}", fold.jobs.len(), request.by.words()),
-        &[
-            "Log",
-            "Program",
-            "Processes",
-            "Job id",
-            "Run time (s)",
-            "I/O time (s)",
-            "Meta time (s)",
-            "Bytes (MiB)",
-        ],
-        &[false, false, true, true, true, true, true, true],
-    );
-    for top in &fold.jobs {
-        jobs.row(vec![
-            top.log.clone(),
-            top.job.program.clone(),
-            top.job.nprocs.to_string(),
-            top.job.jobid.to_string(),
-            format!("{:.1}", top.job.run_time_s),
-            format!("{:.3}", top.job.amounts.io_time_s()),
-            format!("{:.3}", top.job.amounts.meta_time_s),
-            ioscout_render::text::mib(top.job.amounts.bytes() as f64),
-        ]);
-    }
-    let mut files = Table::new(
-        &format!("Top {} files by {}", fold.files.len(), request.by.words()),
-        &["File", "Module", "Rank", "Log", "I/O time (s)", "Meta time (s)", "Bytes (MiB)"],
-        &[false, false, true, false, true, true, true],
-    );
-    for top in &fold.files {
-        files.row(vec![
-            top.file.name.clone(),
-            top.file.module.to_string(),
-            top.file.rank.to_string(),
-            top.log.clone(),
-            format!("{:.3}", top.file.amounts.io_time_s()),
-            format!("{:.3}", top.file.amounts.meta_time_s),
-            ioscout_render::text::mib(top.file.amounts.bytes() as f64),
-        ]);
-    }
-    (jobs, files)
 }

@@ -6,7 +6,6 @@
 //! trace's counters are the records derived from it (`ioscout_evidence`), with the job time
 //! and the POSIX time on the critical path from its analysis, as `diagnose` reads them.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use ioscout_analysis::{AnalysisOptions, OverlapMode, ViewType};
@@ -17,7 +16,6 @@ use ioscout_diagnose::{Context, Parameters};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::table::Table;
 use crate::text::display_path;
 use crate::{Input, Outcome, Result, ServiceError};
 
@@ -113,12 +111,12 @@ pub fn features(input: &Input) -> Result<Outcome> {
             nprocs: run.facts.nprocs,
             values: features.values().to_vec(),
         });
-        let _ =
-            writeln!(text, "{} ({}, {} processes)", display_path(&run.path), run.source, run.facts.nprocs);
-        let width = FEATURES.iter().map(|feature| feature.name.len()).max().unwrap_or(0);
-        for (name, value) in features.named() {
-            let _ = writeln!(text, "  {name:width$}  {value:.6}");
-        }
+        text.push_str(&ioscout_render::detector::features_text(
+            &display_path(&run.path),
+            run.source,
+            run.facts.nprocs,
+            &features,
+        ));
     }
     let result =
         FeaturesResult { features: FEATURES.iter().map(|feature| feature.name).collect(), runs: values };
@@ -127,15 +125,7 @@ pub fn features(input: &Input) -> Result<Outcome> {
 
 /// The documented feature table (`ioscout detect features --list`).
 pub fn feature_list() -> Outcome {
-    let mut table = Table::new(
-        &format!("Detector features ({})", FEATURES.len()),
-        &["Feature", "Definition"],
-        &[false; 2],
-    );
-    for feature in FEATURES {
-        table.row(vec![feature.name.to_string(), feature.doc.to_string()]);
-    }
-    Outcome::typed(&FEATURES, table.render())
+    Outcome::typed(&FEATURES, ioscout_render::detector::feature_list_text())
 }
 
 /// A pattern's card, with the rule that speaks for it and the strategies that answer it.
@@ -163,13 +153,7 @@ pub fn card(name: &str, model: Option<&Path>) -> Result<Option<Outcome>> {
         .iter()
         .filter(|strategy| rule.is_some_and(|rule| strategy.answers.iter().any(|code| code == rule)))
         .collect();
-    let mut text = card.render();
-    if !strategies.is_empty() {
-        let _ = writeln!(text, "  Strategies that answer it (`ioscout advise`):");
-        for strategy in &strategies {
-            let _ = writeln!(text, "    {}: {}", strategy.id, strategy.name);
-        }
-    }
+    let text = ioscout_render::detector::card_text(&card, &strategies);
     let result = CardResult {
         card,
         rule,
@@ -207,20 +191,5 @@ impl DetectorSection {
                 patterns: detection.decisions.clone(),
             },
         }
-    }
-}
-
-/// One line per run: the patterns the model detects, with their probabilities.
-pub fn detection_text(detection: Option<&Detection>) -> String {
-    let Some(detection) = detection else { return String::new() };
-    let detected: Vec<String> = detection
-        .detected()
-        .map(|decision| format!("{} {:.2}", decision.pattern, decision.probability))
-        .collect();
-    if detected.is_empty() {
-        let healthy = detection.decision(Pattern::Healthy).map_or(0.0, |decision| decision.probability);
-        format!("Patterns (model): none detected (healthy {healthy:.2})\n")
-    } else {
-        format!("Patterns (model): {}\n", detected.join(", "))
     }
 }

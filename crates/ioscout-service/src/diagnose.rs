@@ -11,8 +11,8 @@ use ioscout_diagnose::darshan::{DarshanContext, DarshanFacts, DrishtiThresholds}
 use ioscout_diagnose::detector::Detection;
 pub use ioscout_diagnose::detector::Detector;
 use ioscout_diagnose::{
-    Context, Dimension, Family, Finding, Label, Parameters, Recurrence, RuleDoc, choose_metric,
-    diagnose_trace, recurrence, rules,
+    Context, Family, Finding, Label, Parameters, Recurrence, RuleDoc, choose_metric, diagnose_trace,
+    recurrence, rules,
 };
 use rayon::prelude::*;
 use serde::Serialize;
@@ -20,7 +20,6 @@ use serde::Serialize;
 use crate::envelope::{
     Envelope, Evidence, LogContext, LogFact, Severity, TraceContext, TraceFact, TraceScope, Window,
 };
-use crate::table::Table;
 use crate::text::display_path;
 use crate::{Input, Outcome, Result, ServiceError};
 
@@ -168,9 +167,13 @@ pub fn diagnose(input: &Input, request: &DiagnoseRequest) -> Result<Outcome> {
     };
     let facts = trace_facts(&analysis, &findings, &recurrences);
     let value = serde_json::to_value(Envelope::new(context, &findings, facts)).unwrap_or_default();
-    let mut text =
-        render(&findings, &format!("preset {}", analysis.preset.name), Some(&recurrences), request.all);
-    text.push_str(&crate::detect::detection_text(detection.as_ref()));
+    let mut text = ioscout_render::findings::text(
+        &findings,
+        &format!("preset {}", analysis.preset.name),
+        Some(&recurrences),
+        request.all,
+    );
+    text.push_str(&ioscout_render::detector::detection_text(detection.as_ref()));
     let _ = writeln!(text, "Metric to optimise: {} ({})", metric.metric, metric.reason);
     let flagged = fail_on.is_some_and(|level| findings.iter().any(|finding| finding.label >= level));
     Ok(Outcome { value, text, report: Some(report), flagged, warnings: Vec::new() })
@@ -318,8 +321,8 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
         if !damaged.is_empty() {
             let _ = writeln!(text, "  read in part (damaged region): {}", damaged.join(", "));
         }
-        text.push_str(&render(&findings, "Darshan counters", None, request.all));
-        text.push_str(&crate::detect::detection_text(detection.as_ref()));
+        text.push_str(&ioscout_render::findings::text(&findings, "Darshan counters", None, request.all));
+        text.push_str(&ioscout_render::detector::detection_text(detection.as_ref()));
         let _ = writeln!(text, "Metric to optimise: {} ({})\n", metric.metric, metric.reason);
     }
     let value = if reports.len() == 1 { reports.remove(0) } else { serde_json::Value::Array(reports) };
@@ -327,98 +330,6 @@ fn diagnose_darshan(logs: &[PathBuf], partial: bool, request: &DiagnoseRequest) 
 }
 
 pub use ioscout_render::text::why_of;
-
-/// The root cause a finding points at, for grouping: its bottleneck dimension.
-fn cause(finding: &Finding) -> &'static str {
-    match ioscout_diagnose::dimension(finding.code) {
-        Some(Dimension::MetadataOps) => "metadata",
-        Some(Dimension::Iops) => "request size and pattern",
-        Some(Dimension::Bandwidth) => "bandwidth",
-        Some(Dimension::Time) => "time on the critical path",
-        None => "context",
-    }
-}
-
-/// The findings as a table grouped by root cause: groups in the order of their most severe
-/// finding, findings by score within a group. Unless `all`, the rule findings the learned
-/// detector does not confirm are folded into one line after the table.
-pub fn render(
-    findings: &[Finding],
-    label: &str,
-    recurrences: Option<&BTreeMap<&'static str, Recurrence>>,
-    all: bool,
-) -> String {
-    let unconfirmed = |finding: &&Finding| finding.model.is_some_and(|check| !check.confirmed);
-    let folded: Vec<&Finding> = if all { Vec::new() } else { findings.iter().filter(unconfirmed).collect() };
-    let shown: Vec<Finding> =
-        findings.iter().filter(|finding| all || !unconfirmed(finding)).cloned().collect();
-    let folded_line = if folded.is_empty() {
-        String::new()
-    } else {
-        let codes: Vec<&str> = folded.iter().map(|finding| finding.code).collect();
-        format!(
-            "{} not confirmed by the learned detector ({}): `--all` shows them.\n",
-            ioscout_render::text::count_of(folded.len() as u64, "rule finding", "rule findings"),
-            codes.join(", ")
-        )
-    };
-    let findings = shown.as_slice();
-    if findings.is_empty() {
-        return format!("No findings ({label}).\n{folded_line}");
-    }
-    let mut groups: Vec<(&'static str, Vec<&Finding>)> = Vec::new();
-    for finding in findings {
-        let key = cause(finding);
-        match groups.iter_mut().find(|(cause, _)| *cause == key) {
-            Some((_, members)) => members.push(finding),
-            None => groups.push((key, vec![finding])),
-        }
-    }
-    let title = format!("Findings ({}, {label}), grouped by root cause", findings.len());
-    let mut table = if recurrences.is_some() {
-        Table::new(
-            &title,
-            &["Cause", "Severity", "Score", "Code", "Windows", "Scope", "Why"],
-            &[false, false, true, false, true, false, false],
-        )
-    } else {
-        Table::new(
-            &title,
-            &["Cause", "Severity", "Score", "Code", "Scope", "Why"],
-            &[false, false, true, false, false, false],
-        )
-    };
-    for (cause, members) in &groups {
-        for (index, finding) in members.iter().enumerate() {
-            let mut row = vec![
-                if index == 0 { (*cause).to_string() } else { String::new() },
-                finding.label.name().to_string(),
-                format!("{:.2}", finding.score),
-                finding.code.to_string(),
-            ];
-            if let Some(recurrences) = recurrences {
-                row.push(recurrences.get(finding.code).map_or_else(
-                    || "-".to_string(),
-                    |recurrence| {
-                        format!("{}/{} run {}", recurrence.seen, recurrence.windows, recurrence.persistence)
-                    },
-                ));
-            }
-            row.push(finding.scope.clone());
-            row.push(why_of(finding));
-            table.row(row);
-        }
-    }
-    let mut out = table.render();
-    if recurrences.is_some() {
-        out.push_str(
-            "\nWindows: in how many time windows the rule fired on its own, and its longest run of consecutive windows.",
-        );
-    }
-    out.push_str("\n`ioscout explain CODE` gives the rule's full documentation.\n");
-    out.push_str(&folded_line);
-    out
-}
 
 /// Every rule's documentation, with the input it reads (`trace` or `darshan`).
 fn all_docs() -> Vec<(&'static str, &'static RuleDoc)> {
@@ -453,17 +364,7 @@ pub fn list_rules() -> Outcome {
             pattern: Some(ioscout_diagnose::detector::pattern_of(doc.code)),
         })
         .collect();
-    let mut table =
-        Table::new(&format!("Rules ({})", docs.len()), &["Code", "Family", "Input", "Title"], &[false; 4]);
-    for (input, doc) in &docs {
-        table.row(vec![
-            doc.code.to_string(),
-            doc.family.name().to_string(),
-            (*input).to_string(),
-            doc.title.to_string(),
-        ]);
-    }
-    Outcome::typed(&entries, table.render())
+    Outcome::typed(&entries, ioscout_render::findings::rules_text(&docs))
 }
 
 /// One rule's documentation (both forms when a pattern is decided from traces and from Darshan

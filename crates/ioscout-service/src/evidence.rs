@@ -3,13 +3,10 @@
 //! traces, and the metadata-by-operation table. Sits between `ioscout-evidence` (which derives
 //! the records) and the operations that print or reason on them.
 
-use std::fmt::Write as _;
-
 use ioscout_evidence::Derived;
 use ioscout_read::ScanReport;
 use serde::Serialize;
 
-use crate::text::display_path;
 use crate::{Input, Result};
 pub use ioscout_render::evidence::{
     FILE_HEADERS, METADATA_HEADERS, SHAPE_HEADERS, file_rows, metadata_rows, shape_rows,
@@ -102,61 +99,16 @@ pub fn derivation_json(derived: &Derived) -> serde_json::Value {
     crate::to_json(&Derivation::of(derived))
 }
 
-/// The header lines (`# ...`) that precede derived records in text outputs.
-pub fn derivation_text(derived: &Derived) -> String {
-    let mut text = String::new();
-    let _ = writeln!(
-        text,
-        "# ioscout: records derived from the DFTracer trace {}, not read from a Darshan log",
-        display_path(&derived.log.path)
-    );
-    let rule = match derived.rank_rule {
-        ioscout_evidence::RankRule::Metadata => "ranks from PR rank metadata",
-        ioscout_evidence::RankRule::PidOrder => "ranks in pid order",
-    };
-    let _ = writeln!(
-        text,
-        "# {} processes ({rule}), {} calls replayed, {} counters approximated, {} calls without a file",
-        derived.processes.len(),
-        derived.calls,
-        derived.approximations.total(),
-        derived.unusable_calls
-    );
-    if let Some(first) = derived.approximated_records.first() {
-        let _ = writeln!(
-            text,
-            "# first approximated record: {} (pid {}, {}line {})",
-            first.path,
-            first.pid,
-            first.trace.as_deref().map(|trace| format!("{}, ", display_path(trace))).unwrap_or_default(),
-            first.line.map_or_else(|| "?".to_string(), |line| line.to_string())
-        );
-    }
-    if !derived.excluded_files.is_empty() {
-        let _ = writeln!(
-            text,
-            "# {} files under Darshan's excluded prefixes (/etc/, /usr/, /proc/, ...) left out, as Darshan leaves them out",
-            derived.excluded_files.len()
-        );
-    }
-    let _ = writeln!(
-        text,
-        "# timestamps are seconds since the trace's first call; file alignment assumed {} bytes; memory alignment is not in a trace (-1)",
-        ioscout_evidence::posix::ASSUMED_FILE_ALIGNMENT
-    );
-    text
-}
-
 /// The summary of a trace's derived records, in the shape of a log's summary, with the
 /// derivation section.
-pub fn summary(input: &Input) -> Result<(serde_json::Value, Option<ScanReport>)> {
+pub fn summary(input: &Input) -> Result<(crate::darshan::SummaryResult, Option<ScanReport>)> {
     let (derived, report) = derive(input)?;
-    let mut value = ioscout_darshan::summary::summary(&derived.log);
-    if let Some(object) = value.as_object_mut() {
-        object.insert("log".into(), serde_json::Value::String(input.describe()));
-        object.insert("derived".into(), derivation_json(&derived));
-    }
-    Ok((value, Some(report)))
+    let result = crate::darshan::SummaryResult {
+        summary: ioscout_darshan::summary::summary(&derived.log),
+        log: input.describe(),
+        derived: Some(Derivation::of(&derived)),
+    };
+    Ok((result, Some(report)))
 }
 
 /// The `evidence` section of `analyze --json`: what the derived records tell beyond the layers.
@@ -210,52 +162,4 @@ impl EvidenceSection {
             files: derived.files.iter().take(files).cloned().collect(),
         }
     }
-}
-
-/// The tables of the evidence: metadata time by operation, the shape of each data class, and
-/// (`files` > 0) the access pattern of the files with the most bytes.
-pub fn evidence_text(derived: &Derived, files: usize) -> String {
-    use crate::table::Table;
-    let mut out = String::new();
-    let sections = [
-        ("Metadata Time by Operation".to_string(), METADATA_HEADERS, metadata_rows(derived, 5)),
-        ("Data Shape (time per call against bytes per call)".to_string(), SHAPE_HEADERS, shape_rows(derived)),
-        (
-            format!(
-                "Access Pattern by File ({} of {} files, most bytes first)",
-                files.min(derived.files.len()),
-                derived.files.len()
-            ),
-            FILE_HEADERS,
-            if files > 0 { file_rows(derived, files) } else { Vec::new() },
-        ),
-    ];
-    for (title, headers, rows) in sections {
-        if rows.is_empty() {
-            continue;
-        }
-        let right: Vec<bool> = headers
-            .iter()
-            .map(|header| {
-                !matches!(
-                    *header,
-                    "Operation"
-                        | "Family"
-                        | "Most time in"
-                        | "Class"
-                        | "Shape"
-                        | "Decided by"
-                        | "File"
-                        | "Top Sizes"
-                )
-            })
-            .collect();
-        let mut table = Table::new(&title, &headers, &right);
-        for row in rows {
-            table.row(row);
-        }
-        out.push('\n');
-        out.push_str(&table.render());
-    }
-    out
 }

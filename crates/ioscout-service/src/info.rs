@@ -83,34 +83,54 @@ fn min_option(left: Option<i64>, right: Option<i64>) -> Option<i64> {
     }
 }
 
-#[derive(Serialize)]
-struct InfoRecord {
+/// What `info` says of one trace file, or of all of them (the total).
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct InfoRecord {
+    /// The file (absent from the total).
     #[serde(skip_serializing_if = "Option::is_none")]
-    path: Option<String>,
+    pub path: Option<String>,
+    /// The format generation detected (a file).
     #[serde(skip_serializing_if = "Option::is_none")]
-    generation: Option<&'static str>,
+    pub generation: Option<&'static str>,
+    /// Files per format generation (the total).
     #[serde(skip_serializing_if = "Option::is_none")]
-    generations: Option<BTreeMap<&'static str, u64>>,
+    pub generations: Option<BTreeMap<&'static str, u64>>,
+    /// How the file is stored (a file).
     #[serde(skip_serializing_if = "Option::is_none")]
-    compression: Option<ioscout_read::Compression>,
-    files: u64,
-    gzip_members: u64,
-    size_bytes: u64,
-    uncompressed_bytes: u64,
-    events: PhaseCounts,
-    time_unit: String,
-    first_ts: Option<i64>,
-    last_end_ts: Option<i64>,
-    span_seconds: Option<f64>,
-    processes: usize,
-    pids: Vec<i64>,
-    hosts: Vec<String>,
-    files_named: usize,
-    categories: BTreeMap<String, u64>,
+    pub compression: Option<ioscout_read::Compression>,
+    /// Files described.
+    pub files: u64,
+    /// Gzip members.
+    pub gzip_members: u64,
+    /// Bytes on disk.
+    pub size_bytes: u64,
+    /// Bytes decompressed.
+    pub uncompressed_bytes: u64,
+    /// Events by phase.
+    pub events: PhaseCounts,
+    /// The unit of the timestamps.
+    pub time_unit: String,
+    /// The first complete event's timestamp.
+    pub first_ts: Option<i64>,
+    /// The last complete event's end.
+    pub last_end_ts: Option<i64>,
+    /// Seconds from the first start to the last end.
+    pub span_seconds: Option<f64>,
+    /// Processes.
+    pub processes: usize,
+    /// Their ids.
+    pub pids: Vec<i64>,
+    /// Hosts named.
+    pub hosts: Vec<String>,
+    /// Files named in the metadata.
+    pub files_named: usize,
+    /// Events per category.
+    pub categories: BTreeMap<String, u64>,
     /// Complete events without `args`: traced without `DFTRACER_INC_METADATA=1`, so their sizes,
     /// files and hosts are unknown.
-    complete_without_args: u64,
-    problem_count: u64,
+    pub complete_without_args: u64,
+    /// Problems counted.
+    pub problem_count: u64,
 }
 
 fn unit_per_second(unit: &str) -> f64 {
@@ -161,11 +181,15 @@ fn record(fold: &InfoFold, summaries: &[&FileSummary], path: Option<String>) -> 
     }
 }
 
-#[derive(Serialize)]
-struct InfoOutput<'a> {
-    files: Vec<InfoRecord>,
-    total: InfoRecord,
-    problems: Vec<&'a ioscout_read::Problem>,
+/// What `info` says of a set of traces (`{"files": [...], "total": {...}, "problems": [...]}`).
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct InfoOutput<'a> {
+    /// Each file.
+    pub files: Vec<InfoRecord>,
+    /// All of them.
+    pub total: InfoRecord,
+    /// The problems kept (file, line, byte offset).
+    pub problems: Vec<&'a ioscout_read::Problem>,
 }
 
 /// Describes each trace file of `input` and the whole (`{"files": [...], "total": {...},
@@ -201,10 +225,9 @@ pub fn info(input: &Input) -> Result<Outcome> {
         write_record(&mut text, record);
     }
     write_record(&mut text, &total);
-    let value =
-        serde_json::to_value(InfoOutput { files: records, total, problems: report.problems().collect() })
-            .map_err(|error| crate::ServiceError::output("trace information", error))?;
-    Ok(Outcome { value, text, report: Some(report), flagged: false, warnings: Vec::new() })
+    let result = InfoOutput { files: records, total, problems: report.problems().collect() };
+    let outcome = Outcome::typed(&result, text);
+    Ok(Outcome { report: Some(report), ..outcome })
 }
 
 fn list(items: &[String], limit: usize) -> String {

@@ -9,7 +9,6 @@
 //! its measurement quoted. Variants of strategies the advice did not propose are measured too,
 //! so a fix the advice missed shows.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use ioscout_advise::{Advice, Proposal, kb};
@@ -17,11 +16,8 @@ use ioscout_diagnose::darshan::{DarshanContext, DarshanFacts, DrishtiThresholds,
 use ioscout_tune::executor::{Executor, Local, MockSurface};
 use ioscout_tune::optimize::{Candidate, MeasuredVerdict, Paired, candidates, measure};
 use ioscout_tune::spec::Spec;
-use serde::Serialize;
 
 use crate::advise::{AdviseRequest, Computed};
-use crate::table::Table;
-use crate::text::display_path;
 use crate::{Input, Outcome, Result, ServiceError};
 
 /// What to optimise.
@@ -42,109 +38,7 @@ pub struct OptimizeRequest {
     pub preload: Option<PathBuf>,
 }
 
-/// One change measured against the baseline.
-#[derive(Clone, Debug, Serialize)]
-pub struct Measured {
-    /// The variant.
-    pub variant: String,
-    /// The strategies it implements.
-    pub implements: Vec<String>,
-    /// The proposal it measured (its id), when the advice proposed one of its strategies.
-    pub proposal: Option<String>,
-    /// The measurement.
-    pub measurement: Paired,
-}
-
-/// A proposal after measurement.
-#[derive(Clone, Debug, Serialize)]
-pub struct Ranked {
-    /// Rank after measurement.
-    pub rank: usize,
-    /// Rank the advice gave it.
-    pub advised_rank: usize,
-    /// Strategy id.
-    pub id: String,
-    /// Strategy name.
-    pub strategy: String,
-    /// Predicted App Impact, percent (the advice's bound).
-    pub predicted_impact_pct: f64,
-    /// Measured App Impact, percent (1 - 1 / median speedup), when measured.
-    pub measured_impact_pct: Option<f64>,
-    /// Median speedup and its interval, when measured.
-    pub speedup: Option<f64>,
-    /// The interval of the median speedup.
-    pub interval: Option<(f64, f64, f64)>,
-    /// `win`, `regression`, `no_change`, `not_measured`, or `not_expressible` (no variant of the
-    /// spec implements it).
-    pub verdict: &'static str,
-    /// The variant that measured it.
-    pub variant: Option<String>,
-}
-
-/// The traced baseline run against its untraced runs: what the tracer added. App Impact stays a
-/// share of the traced job: the tracer's cost sits in the calls and the short gaps between them,
-/// which the shares of the job scale together (the scenario suite measured this closer to the
-/// untraced outcome than a per-event correction, which the I/O's own variance between runs
-/// confounds: BENCHMARKS.md).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TracerOverhead {
-    /// Wall time of the traced run, seconds.
-    pub traced_wall_s: f64,
-    /// Median wall time of the untraced baseline runs, seconds.
-    pub untraced_wall_s: f64,
-    /// What tracing added, percent of the untraced time (negative: within the runs' noise).
-    pub added_pct: f64,
-    /// Events the busiest process wrote.
-    pub events: u64,
-    /// What tracing added per event, seconds (0 when it added nothing).
-    pub per_event_s: f64,
-}
-
-impl TracerOverhead {
-    /// The overhead of a traced run of `traced_wall_s` whose busiest process wrote `events`
-    /// events, against untraced runs of median `untraced_wall_s`.
-    pub fn new(traced_wall_s: f64, untraced_wall_s: f64, events: u64) -> TracerOverhead {
-        let added = traced_wall_s - untraced_wall_s;
-        TracerOverhead {
-            traced_wall_s,
-            untraced_wall_s,
-            added_pct: if untraced_wall_s > 0.0 { 100.0 * added / untraced_wall_s } else { 0.0 },
-            events,
-            per_event_s: if events > 0 { added.max(0.0) / events as f64 } else { 0.0 },
-        }
-    }
-}
-
-/// The whole result.
-#[derive(Clone, Debug, Serialize)]
-pub struct OptimizeReport {
-    /// The spec.
-    pub spec: PathBuf,
-    /// Where the runs went.
-    pub work_dir: PathBuf,
-    /// The traces the advice came from.
-    pub evidence: PathBuf,
-    /// Pairs per variant.
-    pub pairs: u32,
-    /// The noise margin.
-    pub noise_margin: f64,
-    /// The advice with what was measured: the measured dimensions `applied_measured` with their
-    /// effect, a measured regression ranked last.
-    pub advice: Advice,
-    /// Every measured variant.
-    pub measured: Vec<Measured>,
-    /// The proposals ranked by what was measured.
-    pub ranked: Vec<Ranked>,
-    /// What tracing added to the baseline, when it was traced here (`preload`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tracer: Option<TracerOverhead>,
-    /// Variants of strategies the advice did not propose that measured as wins: fixes it missed.
-    pub missed_wins: Vec<String>,
-    /// The knowledge base written.
-    pub kb: Option<PathBuf>,
-    /// The `opt<n>/` artifacts.
-    pub artifacts: Option<PathBuf>,
-}
+pub use ioscout_tune::optimize::{Measured, OptimizeReport, Ranked, TracerOverhead};
 
 fn bad(error: &dyn std::fmt::Display) -> ServiceError {
     ServiceError::BadRequest(error.to_string())
@@ -447,7 +341,7 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
         serde_json::to_value(&result).map_err(|error| ServiceError::output("the optimize report", error))?;
     let written = artifacts.join("opt_measured.json");
     std::fs::write(&written, format!("{value:#}\n")).map_err(|error| ServiceError::io(&written, error))?;
-    let text = render(&result);
+    let text = ioscout_render::optimize::text(&result);
     let flagged = !result.ranked.iter().any(|ranked| ranked.verdict == "win");
     Ok(Outcome { value, text, report, flagged, warnings })
 }
@@ -647,89 +541,6 @@ fn rank(advice: &Advice, measured: &[Measured]) -> Vec<Ranked> {
         ranked.rank = index + 1;
     }
     ranked
-}
-
-/// What the predicted App Impact is a share of, and what tracing added.
-fn time_base(result: &OptimizeReport) -> String {
-    let job = result.advice.measurements.job_time_s;
-    match &result.tracer {
-        Some(tracer) => format!(
-            "Predicted: a share of the traced job ({job:.3} s); tracing added {:+.0} % (traced run {:.3} s, untraced median {:.3} s; {:.1} us per event over {} events of the busiest process)",
-            tracer.added_pct,
-            tracer.traced_wall_s,
-            tracer.untraced_wall_s,
-            tracer.per_event_s * 1e6,
-            tracer.events
-        ),
-        None => format!(
-            "Predicted: a share of the traced job ({job:.3} s, from the spec's traces; --preload traces the baseline here and says what tracing added)"
-        ),
-    }
-}
-
-fn render(result: &OptimizeReport) -> String {
-    let mut out = format!(
-        "Evidence: {} · {} pairs per variant, baseline and variant alternated · noise margin {:.0} %\n\n",
-        display_path(&result.evidence),
-        result.pairs,
-        result.noise_margin * 100.0
-    );
-    let mut table = Table::new(
-        "Proposals, ranked by what was measured",
-        &["#", "Advised", "Strategy", "Predicted", "Measured", "Speedup (interval)", "Verdict"],
-        &[true, true, false, true, true, false, false],
-    );
-    for ranked in &result.ranked {
-        table.row(vec![
-            ranked.rank.to_string(),
-            ranked.advised_rank.to_string(),
-            ranked.id.clone(),
-            format!("{:.1} %", ranked.predicted_impact_pct),
-            ranked.measured_impact_pct.map_or_else(|| "-".to_string(), |impact| format!("{impact:.1} %")),
-            match (ranked.speedup, ranked.interval) {
-                (Some(speedup), Some((low, high, _))) => format!("{speedup:.2}x ({low:.2}-{high:.2})"),
-                (Some(speedup), None) => format!("{speedup:.2}x"),
-                _ => "-".to_string(),
-            },
-            ranked.verdict.to_string(),
-        ]);
-    }
-    if result.ranked.is_empty() {
-        out.push_str("No proposals: the advice found nothing to change, so nothing was measured.\n");
-    } else {
-        out.push_str(&table.render());
-        let _ = writeln!(out, "{}", time_base(result));
-    }
-    let others: Vec<&Measured> = result.measured.iter().filter(|found| found.proposal.is_none()).collect();
-    if !others.is_empty() {
-        out.push_str("\nVariants of strategies the advice did not propose\n");
-        for found in others {
-            let _ = writeln!(
-                out,
-                "  {} ({}): {}{}",
-                found.variant,
-                found.implements.join(", "),
-                found
-                    .measurement
-                    .median
-                    .map_or_else(|| "not measured".to_string(), |median| format!("{median:.2}x, ")),
-                found.measurement.verdict.name()
-            );
-        }
-    }
-    for found in result.measured.iter().filter(|found| !found.measurement.failures.is_empty()) {
-        let _ = writeln!(out, "  {}: {}", found.variant, found.measurement.failures.join("; "));
-    }
-    if !result.missed_wins.is_empty() {
-        let _ = writeln!(out, "\nMissed by the advice (measured wins): {}", result.missed_wins.join(", "));
-    }
-    if let Some(kb) = &result.kb {
-        let _ = writeln!(out, "\nKnowledge base: {}", display_path(kb));
-    }
-    if let Some(artifacts) = &result.artifacts {
-        let _ = writeln!(out, "Artifacts: {}", display_path(artifacts));
-    }
-    out
 }
 
 #[cfg(test)]

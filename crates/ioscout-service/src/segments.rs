@@ -35,7 +35,7 @@ use ioscout_query::Predicate;
 use ioscout_query::aggregate::{GroupFold, GroupSpec, Groups};
 use ioscout_read::Fold;
 
-use crate::text::{count_of, display_path, thousands};
+use crate::text::{count_of, display_path};
 use crate::view::{Emitter, Output, Sink, ViewFold, ViewFormat};
 use crate::{Outcome, Result, ServiceError};
 
@@ -60,38 +60,7 @@ impl SegmentReport {
     }
 }
 
-/// The DXT segments of one log.
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct LogSegments {
-    /// The log as given.
-    pub log: String,
-    /// Per DXT module in the log.
-    pub modules: Vec<ModuleSegments>,
-    /// What could not be read (damaged regions, dropped records, segments left out).
-    pub problems: Vec<String>,
-}
-
-/// The segments of one DXT module of a log.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct ModuleSegments {
-    /// `DXT_POSIX` or `DXT_MPIIO`.
-    pub module: String,
-    /// Records (one file on one rank).
-    pub records: u64,
-    /// Read segments.
-    pub reads: u64,
-    /// Write segments.
-    pub writes: u64,
-    /// Bytes of the read segments.
-    pub read_bytes: u64,
-    /// Bytes of the write segments.
-    pub write_bytes: u64,
-    /// Segments left out as impossible (a negative length, a time that is not a number, an end
-    /// before the start).
-    pub left_out: u64,
-    /// The module's region could not be read whole: its segments are those read.
-    pub damaged: bool,
-}
+pub use ioscout_darshan::dxt::{LogSegments, ModuleSegments};
 
 /// A module's event category: `DXT_POSIX` → `POSIX`.
 fn category(module: &str) -> &str {
@@ -438,7 +407,7 @@ pub fn query(
 }
 
 /// The segments of each log per DXT module, and every log's records per module: `count LOG`.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct SegmentCount {
     /// `darshan`.
     pub kind: &'static str,
@@ -470,52 +439,10 @@ pub fn count(logs: &[PathBuf], partial: bool) -> Result<Outcome> {
         total.left_out += module.left_out;
         total.damaged |= module.damaged;
     }
-    let text = count_text(&report.logs, &total);
+    let text = ioscout_render::darshan::segment_count_text(&report.logs, &total);
     let warnings: Vec<String> = report.problems().collect();
-    let value = SegmentCount { kind: "darshan", problem_count: warnings.len(), logs: report.logs, total };
-    let value =
-        serde_json::to_value(value).map_err(|error| ServiceError::output("the segment count", error))?;
-    let mut outcome = Outcome::new(value, text);
+    let result = SegmentCount { kind: "darshan", problem_count: warnings.len(), logs: report.logs, total };
+    let mut outcome = Outcome::typed(&result, text);
     outcome.warnings = warnings;
     Ok(outcome)
-}
-
-/// The table of `count LOG...`.
-fn count_text(logs: &[LogSegments], total: &ModuleSegments) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<44} {:>10} {:>12} {:>12} {:>12} {:>12} {:>12}",
-        "log / DXT module", "records", "reads", "writes", "read MiB", "written MiB", "left out"
-    );
-    let mib = |bytes: u64| format!("{:.1}", bytes as f64 / (1024.0 * 1024.0));
-    let row = |out: &mut String, label: &str, module: &ModuleSegments| {
-        let _ = writeln!(
-            out,
-            "{:<44} {:>10} {:>12} {:>12} {:>12} {:>12} {:>12}",
-            label,
-            thousands(module.records),
-            thousands(module.reads),
-            thousands(module.writes),
-            mib(module.read_bytes),
-            mib(module.write_bytes),
-            thousands(module.left_out)
-        );
-    };
-    for log in logs {
-        let _ = writeln!(out, "{}", log.log);
-        if log.modules.is_empty() {
-            let _ =
-                writeln!(out, "  no DXT module: Darshan recorded no segments (DXT_ENABLE_IO_TRACE was off)");
-        }
-        for module in &log.modules {
-            let damaged = if module.damaged { " (damaged)" } else { "" };
-            row(&mut out, &format!("  {}{damaged}", module.module), module);
-        }
-    }
-    if logs.len() > 1 {
-        row(&mut out, &format!("total ({})", count_of(logs.len() as u64, "log", "logs")), total);
-    }
-    out
 }

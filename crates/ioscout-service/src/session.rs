@@ -145,7 +145,7 @@ pub struct TraceEntry {
     pub layers: Option<Vec<LayerLine>>,
     /// DFAnalyzer's JSON of the analysis (`query_type` detailed).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub analysis: Option<serde_json::Value>,
+    pub analysis: Option<ioscout_analysis::output::DfanalyzerOutput>,
     /// Each layer's share of time hidden behind compute (`query_type` `timeline_overlap`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub overlap_fraction: Option<serde_json::Map<String, serde_json::Value>>,
@@ -382,7 +382,7 @@ fn trace_entry(
     };
     match detail {
         Detail::Summary => entry.layers = Some(layers(analysis)),
-        Detail::Detailed => entry.analysis = Some(ioscout_analysis::output::dfanalyzer_json(analysis)),
+        Detail::Detailed => entry.analysis = Some(ioscout_analysis::output::dfanalyzer(analysis)),
         Detail::TimelineOverlap => {
             entry.overlap_fraction = Some(
                 layers(analysis)

@@ -9,7 +9,9 @@
 //! Sits after advice: the service turns proposals into [`Candidate`]s and hands them here.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
+use ioscout_advise::Advice;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -226,6 +228,110 @@ pub fn measure(
         }
     }
     paired(measured, spec.maximize(), spec.objective.noise_margin, failures)
+}
+
+/// One change measured against the baseline.
+#[derive(Clone, Debug, Serialize)]
+pub struct Measured {
+    /// The variant.
+    pub variant: String,
+    /// The strategies it implements.
+    pub implements: Vec<String>,
+    /// The proposal it measured (its id), when the advice proposed one of its strategies.
+    pub proposal: Option<String>,
+    /// The measurement.
+    pub measurement: Paired,
+}
+
+/// A proposal after measurement.
+#[derive(Clone, Debug, Serialize)]
+pub struct Ranked {
+    /// Rank after measurement.
+    pub rank: usize,
+    /// Rank the advice gave it.
+    pub advised_rank: usize,
+    /// Strategy id.
+    pub id: String,
+    /// Strategy name.
+    pub strategy: String,
+    /// Predicted App Impact, percent (the advice's bound).
+    pub predicted_impact_pct: f64,
+    /// Measured App Impact, percent (1 - 1 / median speedup), when measured.
+    pub measured_impact_pct: Option<f64>,
+    /// Median speedup and its interval, when measured.
+    pub speedup: Option<f64>,
+    /// The interval of the median speedup.
+    pub interval: Option<(f64, f64, f64)>,
+    /// `win`, `regression`, `no_change`, `not_measured`, or `not_expressible` (no variant of the
+    /// spec implements it).
+    pub verdict: &'static str,
+    /// The variant that measured it.
+    pub variant: Option<String>,
+}
+
+/// The traced baseline run against its untraced runs: what the tracer added. App Impact stays a
+/// share of the traced job: the tracer's cost sits in the calls and the short gaps between them,
+/// which the shares of the job scale together (the scenario suite measured this closer to the
+/// untraced outcome than a per-event correction, which the I/O's own variance between runs
+/// confounds: BENCHMARKS.md).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TracerOverhead {
+    /// Wall time of the traced run, seconds.
+    pub traced_wall_s: f64,
+    /// Median wall time of the untraced baseline runs, seconds.
+    pub untraced_wall_s: f64,
+    /// What tracing added, percent of the untraced time (negative: within the runs' noise).
+    pub added_pct: f64,
+    /// Events the busiest process wrote.
+    pub events: u64,
+    /// What tracing added per event, seconds (0 when it added nothing).
+    pub per_event_s: f64,
+}
+
+impl TracerOverhead {
+    /// The overhead of a traced run of `traced_wall_s` whose busiest process wrote `events`
+    /// events, against untraced runs of median `untraced_wall_s`.
+    pub fn new(traced_wall_s: f64, untraced_wall_s: f64, events: u64) -> TracerOverhead {
+        let added = traced_wall_s - untraced_wall_s;
+        TracerOverhead {
+            traced_wall_s,
+            untraced_wall_s,
+            added_pct: if untraced_wall_s > 0.0 { 100.0 * added / untraced_wall_s } else { 0.0 },
+            events,
+            per_event_s: if events > 0 { added.max(0.0) / events as f64 } else { 0.0 },
+        }
+    }
+}
+
+/// The whole result.
+#[derive(Clone, Debug, Serialize)]
+pub struct OptimizeReport {
+    /// The spec.
+    pub spec: PathBuf,
+    /// Where the runs went.
+    pub work_dir: PathBuf,
+    /// The traces the advice came from.
+    pub evidence: PathBuf,
+    /// Pairs per variant.
+    pub pairs: u32,
+    /// The noise margin.
+    pub noise_margin: f64,
+    /// The advice with what was measured: the measured dimensions `applied_measured` with their
+    /// effect, a measured regression ranked last.
+    pub advice: Advice,
+    /// Every measured variant.
+    pub measured: Vec<Measured>,
+    /// The proposals ranked by what was measured.
+    pub ranked: Vec<Ranked>,
+    /// What tracing added to the baseline, when it was traced here (`preload`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tracer: Option<TracerOverhead>,
+    /// Variants of strategies the advice did not propose that measured as wins: fixes it missed.
+    pub missed_wins: Vec<String>,
+    /// The knowledge base written.
+    pub kb: Option<PathBuf>,
+    /// The `opt<n>/` artifacts.
+    pub artifacts: Option<PathBuf>,
 }
 
 #[cfg(test)]
