@@ -186,5 +186,17 @@ diff -r -q "$work/rebuilt-old" "$work/rebuilt-new" > /dev/null 2>&1 \
   && cmp -s "$work/organized-old/provenance.json" "$work/organized-new/provenance.json" \
   || { differ=$((differ + 1)); echo "DIFFERS: organize's provenance or reconstruct's files"; }
 
+# The run-directory artifacts advise writes (opt<n>/: the context, each layer's results, the L2
+# environment).
+for index in old new; do
+  bin=$old
+  [ "$index" = new ] && bin=$new
+  rm -rf "$work/run-$index"
+  "$bin" advise testdata/sample --run-dir "$work/run-$index" > /dev/null 2>&1
+  "$bin" advise testdata/darshan/mpi-io-test-x86_64-3.1.3.darshan --run-dir "$work/run-$index" > /dev/null 2>&1
+done
+compared=$((compared + 1))
+diff -r "$work/run-old" "$work/run-new" > /dev/null 2>&1 && [ -f "$work/run-new/opt2/opt_l2_results.json" ] \
+  || { differ=$((differ + 1)); echo "DIFFERS: advise --run-dir artifacts"; diff -r "$work/run-old" "$work/run-new" | head -6; }
 echo "same-output: $compared outputs compared, $differ differ"
 [ "$differ" -eq 0 ]

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::Advice;
 
@@ -37,6 +37,55 @@ fn iterations(run_directory: &Path) -> Vec<(u32, PathBuf)> {
     found
 }
 
+/// `optimization_context.json`: the metric optimised, the file system, the bottlenecks found, the
+/// papers the proposals cite, the checklist and what the advice was computed from.
+#[derive(Serialize)]
+struct Context<'a> {
+    metric: ioscout_diagnose::Dimension,
+    filesystem: &'a crate::Detection,
+    bottlenecks: Vec<Bottleneck<'a>>,
+    papers: Vec<&'a crate::CitationRef>,
+    checklist: &'a [crate::ChecklistItem],
+    measurements: &'a crate::Measurements,
+}
+
+/// A finding with a score above zero.
+#[derive(Serialize)]
+struct Bottleneck<'a> {
+    code: &'a str,
+    score: f64,
+    label: &'a str,
+}
+
+/// `opt_l<n>_results.json`: the proposals of one layer, and for L2 the environment file.
+#[derive(Serialize)]
+struct LayerResults<'a> {
+    proposals: Vec<ProposedChange<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    env_file: Option<&'static str>,
+}
+
+/// One proposal as the pipeline records it before it is measured.
+#[derive(Serialize)]
+struct ProposedChange<'a> {
+    strategy: &'a str,
+    name: &'a str,
+    status: &'static str,
+    change: &'a str,
+    rollback: &'a str,
+    privilege: crate::Privilege,
+    app_impact_pct: f64,
+    system_impact_pct: f64,
+    citation: &'a crate::CitationRef,
+    files_modified: [String; 0],
+}
+
+/// Writes `value` as pretty JSON, with a final newline, to `path`.
+fn write_json(path: &Path, value: &impl Serialize) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
+    std::fs::write(path, text + "\n")
+}
+
 /// Writes the artifacts of `advice` (optimising `metric`) into a new `opt<n>/` of `run_directory`
 /// and returns its path.
 pub fn write(
@@ -47,46 +96,47 @@ pub fn write(
     let next = iterations(run_directory).last().map_or(1, |(number, _)| number + 1);
     let directory = run_directory.join(format!("opt{next}"));
     std::fs::create_dir_all(&directory)?;
-    let bottlenecks: Vec<serde_json::Value> = advice
+    let bottlenecks: Vec<Bottleneck<'_>> = advice
         .findings
         .iter()
         .filter(|(_, score, _)| *score > 0.0)
-        .map(|(code, score, label)| json!({"code": code, "score": score, "label": label}))
+        .map(|(code, score, label)| Bottleneck { code, score: *score, label })
         .collect();
     let mut papers: Vec<&crate::CitationRef> =
         advice.proposals.iter().map(|proposal| &proposal.citation).collect();
     papers.dedup_by(|a, b| a.title == b.title);
-    let context = json!({
-        "metric": metric,
-        "filesystem": advice.filesystem,
-        "bottlenecks": bottlenecks,
-        "papers": papers,
-        "checklist": advice.checklist,
-        "measurements": advice.measurements,
-    });
-    let layer = |name: &str| -> Vec<serde_json::Value> {
-        advice
+    let context = Context {
+        metric,
+        filesystem: &advice.filesystem,
+        bottlenecks,
+        papers,
+        checklist: &advice.checklist,
+        measurements: &advice.measurements,
+    };
+    let layer = |name: &str, env_file: Option<&'static str>| LayerResults {
+        proposals: advice
             .proposals
             .iter()
             .filter(|proposal| proposal.layer == name)
-            .map(|proposal| {
-                json!({
-                    "strategy": proposal.id, "name": proposal.strategy, "status": "proposed",
-                    "change": proposal.change, "rollback": proposal.rollback, "privilege": proposal.privilege,
-                    "app_impact_pct": proposal.app_impact_pct, "system_impact_pct": proposal.system_impact_pct,
-                    "citation": proposal.citation, "files_modified": [],
-                })
+            .map(|proposal| ProposedChange {
+                strategy: &proposal.id,
+                name: &proposal.strategy,
+                status: "proposed",
+                change: &proposal.change,
+                rollback: &proposal.rollback,
+                privilege: proposal.privilege,
+                app_impact_pct: proposal.app_impact_pct,
+                system_impact_pct: proposal.system_impact_pct,
+                citation: &proposal.citation,
+                files_modified: [],
             })
-            .collect()
+            .collect(),
+        env_file,
     };
-    let write_json = |name: &str, value: &serde_json::Value| -> std::io::Result<()> {
-        let text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
-        std::fs::write(directory.join(name), text + "\n")
-    };
-    write_json("optimization_context.json", &context)?;
-    write_json("opt_l1_results.json", &json!({"proposals": layer("L1")}))?;
-    write_json("opt_l2_results.json", &json!({"proposals": layer("L2"), "env_file": "opt_l2_env.sh"}))?;
-    write_json("opt_l3_results.json", &json!({"proposals": layer("L3")}))?;
+    write_json(&directory.join("optimization_context.json"), &context)?;
+    write_json(&directory.join("opt_l1_results.json"), &layer("L1", None))?;
+    write_json(&directory.join("opt_l2_results.json"), &layer("L2", Some("opt_l2_env.sh")))?;
+    write_json(&directory.join("opt_l3_results.json"), &layer("L3", None))?;
     let mut env = String::from("# L2 settings of the proposals; source before each run (ioscout advise)\n");
     for proposal in advice.proposals.iter().filter(|proposal| proposal.layer == "L2") {
         if let Some(settings) = proposal.change.strip_prefix("env: ") {

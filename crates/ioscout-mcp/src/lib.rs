@@ -317,7 +317,8 @@ fn registry() -> Vec<Entry> {
             "Matching events of a trace as JSON objects (host and file names resolved), reading only the chunks the sidecar index cannot rule out; or aggregates with group_by. Of a Darshan log: its DXT segments as events (name read/write, cat POSIX/MPIIO, pid the rank, ts/dur in microseconds since the job started, args.offset, args.ret the bytes; where also takes rank, op, module, start, end, offset, length).",
             true,
             query,
-        ),
+        )
+        .returns::<tools::QueryResult>(),
         entry(
             "explain_rule",
             "One diagnosis rule's documentation: what it detects, why it hurts I/O, evidence, thresholds, change, when the change does not apply, references. Without a code: every rule.",
@@ -407,13 +408,15 @@ fn registry() -> Vec<Entry> {
             "Write the self-contained HTML report of a trace (layer breakdown, per-process compute/I-O timeline, bandwidth and operations over time, bytes by directory and process, transfer sizes, findings, proposals) to a file under a root. Of a Darshan log: its job summary (I/O cost per module, operations, access sizes, files, striping, DXT heatmaps and drill-down, findings, proposals); file restricts it to one file's records.",
             false,
             report,
-        ),
+        )
+        .returns::<tools::PageWritten>(),
         entry(
             "export",
             "Write a trace's events, or a Darshan log's DXT segments (optionally filtered with a where expression), to a Parquet file or a Chrome trace-event JSON for Perfetto, under a root.",
             false,
             export,
-        ),
+        )
+        .returns::<tools::Exported>(),
         entry(
             "index",
             "Build or refresh the sidecar index of a trace directory under a root (chunk table, statistics, bloom filters), so later queries read only the chunks they need. Returns the directories indexed and the scan report.",

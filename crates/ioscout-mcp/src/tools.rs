@@ -479,15 +479,38 @@ pub fn query(context: &Context, params: QueryParams) -> Result<Outcome, ToolErro
         text.push_str(&row.to_string());
         text.push('\n');
     }
-    let value = serde_json::json!({
-        "status": "ok",
-        "count": report.rows.len(),
-        "limit_reached": report.rows.len() as u64 >= limit,
-        "rows": report.rows,
-        "notes": report.notes,
-        "problem_count": report.scan.problem_count(),
-    });
-    Ok(Outcome::new(value, text))
+    let result = QueryResult {
+        status: "ok",
+        count: report.rows.len(),
+        limit_reached: report.rows.len() as u64 >= limit,
+        problem_count: report.scan.problem_count(),
+        rows: report.rows,
+        notes: report.notes,
+        problems: None,
+    };
+    Ok(Outcome::typed(&result, text))
+}
+
+/// What `query` returns: the matching rows (or groups), and what was not read.
+#[derive(Debug, serde::Serialize, JsonSchema)]
+pub struct QueryResult {
+    /// Always `ok`.
+    pub status: &'static str,
+    /// Rows returned.
+    pub count: usize,
+    /// Whether the limit was reached (more rows may match).
+    pub limit_reached: bool,
+    /// The rows: events as JSON objects (host and file names resolved), or one object per group
+    /// with its aggregates.
+    pub rows: Vec<serde_json::Value>,
+    /// What the caller should know about how the rows were read (indexes used, files read whole).
+    pub notes: Vec<String>,
+    /// Problems counted (lines not decoded, files or regions not read).
+    pub problem_count: u64,
+    /// A Darshan log's problems, each with its log (absent for traces, whose problems are in
+    /// `scan`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problems: Option<Vec<String>>,
 }
 
 /// The answer of `query` over a Darshan log's DXT segments: the rows, and the logs' problems.
@@ -502,16 +525,16 @@ fn segment_rows(
         text.push('\n');
     }
     let problems: Vec<String> = report.problems().collect();
-    let value = serde_json::json!({
-        "status": "ok",
-        "count": rows.len(),
-        "limit_reached": rows.len() as u64 >= limit,
-        "rows": rows,
-        "notes": report.notes,
-        "problem_count": problems.len(),
-        "problems": problems,
-    });
-    Outcome::new(value, text)
+    let result = QueryResult {
+        status: "ok",
+        count: rows.len(),
+        limit_reached: rows.len() as u64 >= limit,
+        rows,
+        notes: report.notes,
+        problem_count: problems.len() as u64,
+        problems: Some(problems),
+    };
+    Outcome::typed(&result, text)
 }
 
 /// `explain_rule`.
@@ -693,18 +716,51 @@ fn wrote_page(
 ) -> Result<Outcome, ToolError> {
     std::fs::write(output, html)
         .map_err(|error| ToolError::Failed(format!("{}: {error}", output.display())))?;
-    let mut value = serde_json::json!({
-        "status": "ok",
-        "report": output.display().to_string(),
-        "charts": charts,
-        "findings": findings,
-        "bytes": html.len(),
-    });
-    if !problems.is_empty() {
-        value["problems"] = serde_json::json!(problems);
-    }
+    let result = PageWritten {
+        status: "ok",
+        report: output.display().to_string(),
+        charts,
+        findings,
+        bytes: html.len(),
+        problems: problems.to_vec(),
+    };
     let text = format!("wrote {} ({charts} charts, {findings} findings)", output.display());
-    Ok(Outcome::new(value, text))
+    Ok(Outcome::typed(&result, text))
+}
+
+/// What `report` returns: where the page went and what it holds.
+#[derive(Debug, serde::Serialize, JsonSchema)]
+pub struct PageWritten {
+    /// Always `ok`.
+    pub status: &'static str,
+    /// The page written.
+    pub report: String,
+    /// Charts drawn.
+    pub charts: usize,
+    /// Findings shown.
+    pub findings: usize,
+    /// The page's size in bytes.
+    pub bytes: usize,
+    /// What could not be read of a Darshan log (absent when everything was).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+}
+
+/// What `export` returns: the file written and what was not read.
+#[derive(Debug, serde::Serialize, JsonSchema)]
+pub struct Exported {
+    /// Always `ok`.
+    pub status: &'static str,
+    /// The file written.
+    pub file: String,
+    /// How the events were read (indexes used, files read whole).
+    pub notes: Vec<String>,
+    /// Problems counted.
+    pub problem_count: u64,
+    /// A Darshan log's problems, each with its log (absent for traces, whose problems are in
+    /// `scan`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problems: Option<Vec<String>>,
 }
 
 /// `export`: events to a Parquet or Chrome trace-event file under a root.
@@ -733,23 +789,24 @@ pub fn export(context: &Context, params: ExportParams) -> Result<Outcome, ToolEr
                 let _ = std::fs::remove_file(&output);
             })?;
         let problems: Vec<String> = report.problems().collect();
-        let value = serde_json::json!({
-            "status": "ok",
-            "file": output.display().to_string(),
-            "notes": report.notes,
-            "problem_count": problems.len(),
-            "problems": problems,
-        });
-        return Ok(Outcome::new(value, format!("wrote {}", output.display())));
+        let result = Exported {
+            status: "ok",
+            file: output.display().to_string(),
+            notes: report.notes,
+            problem_count: problems.len() as u64,
+            problems: Some(problems),
+        };
+        return Ok(Outcome::typed(&result, format!("wrote {}", output.display())));
     }
     let report = ioscout_service::query::query(&input, &request, Box::new(file))?;
-    let value = serde_json::json!({
-        "status": "ok",
-        "file": output.display().to_string(),
-        "notes": report.notes,
-        "problem_count": report.scan.problem_count(),
-    });
-    Ok(Outcome::new(value, format!("wrote {}", output.display())))
+    let result = Exported {
+        status: "ok",
+        file: output.display().to_string(),
+        problem_count: report.scan.problem_count(),
+        notes: report.notes,
+        problems: None,
+    };
+    Ok(Outcome::typed(&result, format!("wrote {}", output.display())))
 }
 
 /// `index`: builds or refreshes the index of a trace directory under a root (written beside

@@ -269,6 +269,19 @@ fn typed_tools_return_what_their_output_schemas_say() {
         ("darshan_summary", json!({"trace_path": at("darshan/mpi-io-test-x86_64-3.1.3.darshan")})),
         ("darshan_summary", json!({"trace_path": at("sample")})),
         ("darshan_summary", json!({"log": at("darshan"), "group_by": "exe"})),
+        ("query", json!({"trace_path": at("sample"), "limit": 5})),
+        ("query", json!({"trace_path": at("sample"), "group_by": "name", "agg": "count"})),
+        ("query", json!({"trace_path": at("darshan/mpi-io-test-x86_64-3.1.3.darshan"), "limit": 5})),
+        ("report", json!({"trace_path": at("sample"), "output": at("report.html")})),
+        (
+            "report",
+            json!({"trace_path": at("darshan/mpi-io-test-x86_64-3.1.3.darshan"), "output": at("log.html")}),
+        ),
+        ("export", json!({"trace_path": at("sample"), "format": "parquet", "output": at("events.parquet")})),
+        (
+            "export",
+            json!({"trace_path": at("darshan/mpi-io-test-x86_64-3.1.3.darshan"), "format": "chrome-json", "output": at("segments.json")}),
+        ),
         (
             "comparator",
             json!({"baseline": "testdata/validation/dlio_read_threads_1", "variant": "testdata/validation/dlio_read_threads_4"}),

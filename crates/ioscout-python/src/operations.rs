@@ -214,6 +214,24 @@ pub(crate) fn compare(py: Python<'_>, request: String, html: Option<PathBuf>) ->
     })
 }
 
+/// What `report` returns to Python: the page written, its size, charts and findings, and the
+/// scan.
+#[derive(serde::Serialize)]
+struct PageWritten {
+    path: String,
+    bytes: usize,
+    charts: usize,
+    findings: usize,
+    scan: ioscout_service::scan::ScanSection,
+}
+
+/// The groups of a query with `group_by`: the columns and one row per group.
+#[derive(serde::Serialize)]
+struct Groups {
+    columns: Vec<String>,
+    rows: Vec<serde_json::Value>,
+}
+
 /// Writes the HTML report of `paths` to `out`; returns what it holds as JSON.
 #[pyfunction]
 #[pyo3(signature = (paths, out, request, strict=false, threads=0, progress=None))]
@@ -232,14 +250,16 @@ pub(crate) fn report(
         let mut warnings = Vec::new();
         checked(&page.scan, scan, &mut warnings)?;
         std::fs::write(&out, &page.html).map_err(|error| ServiceError::io(&out, error))?;
-        let summary = serde_json::json!({
-            "path": out.display().to_string(),
-            "bytes": page.html.len(),
-            "charts": page.charts,
-            "findings": page.findings,
-            "scan": ioscout_service::scan_json(&page.scan),
-        });
-        Ok((summary.to_string(), warnings))
+        let summary = PageWritten {
+            path: out.display().to_string(),
+            bytes: page.html.len(),
+            charts: page.charts,
+            findings: page.findings,
+            scan: ioscout_service::scan::ScanSection::of(&page.scan),
+        };
+        let summary = serde_json::to_string(&summary)
+            .map_err(|error| ServiceError::output("the report's summary", error))?;
+        Ok((summary, warnings))
     })
 }
 
@@ -287,8 +307,10 @@ pub(crate) fn query(
         checked(&report.scan, scan, &mut warnings)?;
         let scan_json = ioscout_service::scan_json(&report.scan).to_string();
         if grouped {
-            let groups = serde_json::json!({"columns": columns, "rows": report.rows});
-            return Ok((None, Some(groups.to_string()), notes, warnings, scan_json));
+            let groups = Groups { columns, rows: report.rows };
+            let groups = serde_json::to_string(&groups)
+                .map_err(|error| Failure::new(Kind::Other, format!("the groups: {error}")))?;
+            return Ok((None, Some(groups), notes, warnings, scan_json));
         }
         let batches = std::mem::take(
             &mut *collected.lock().map_err(|_| Failure::new(Kind::Other, "the batch list is poisoned"))?,

@@ -29,6 +29,7 @@
 //! ```
 
 pub mod cluster;
+pub mod describe;
 pub mod event;
 pub mod fields;
 pub mod gzip;

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use ioscout_advise::{Advice, Proposal, kb};
 use ioscout_diagnose::darshan::{DarshanContext, DarshanFacts, DrishtiThresholds, Module};
 use ioscout_tune::executor::{Executor, Local, MockSurface};
-use ioscout_tune::optimize::{Candidate, MeasuredVerdict, Paired, candidates, measure};
+use ioscout_tune::optimize::{Candidate, MeasuredVerdict, Paired, RankedVerdict, candidates, measure};
 use ioscout_tune::spec::Spec;
 
 use crate::advise::{AdviseRequest, Computed};
@@ -342,7 +342,7 @@ pub fn optimize(request: &OptimizeRequest) -> Result<Outcome> {
     let written = artifacts.join("opt_measured.json");
     std::fs::write(&written, format!("{value:#}\n")).map_err(|error| ServiceError::io(&written, error))?;
     let text = ioscout_render::optimize::text(&result);
-    let flagged = !result.ranked.iter().any(|ranked| ranked.verdict == "win");
+    let flagged = !result.ranked.iter().any(|ranked| ranked.verdict == RankedVerdict::Win);
     Ok(Outcome { value, text, report, flagged, warnings })
 }
 
@@ -510,7 +510,8 @@ fn rank(advice: &Advice, measured: &[Measured]) -> Vec<Ranked> {
                     let key = |found: &Measured| found.measurement.median.unwrap_or(0.0);
                     key(a).total_cmp(&key(b))
                 });
-            let verdict = best.map_or("not_expressible", |found| found.measurement.verdict.name());
+            let verdict =
+                best.map_or(RankedVerdict::NotExpressible, |found| found.measurement.verdict.into());
             Ranked {
                 rank: 0,
                 advised_rank: proposal.rank,
@@ -525,14 +526,8 @@ fn rank(advice: &Advice, measured: &[Measured]) -> Vec<Ranked> {
             }
         })
         .collect();
-    let class = |verdict: &str| match verdict {
-        "win" => 0,
-        "not_expressible" | "not_measured" => 1,
-        "no_change" => 2,
-        _ => 3,
-    };
     ranked.sort_by(|a, b| {
-        class(a.verdict).cmp(&class(b.verdict)).then_with(|| {
+        a.verdict.class().cmp(&b.verdict.class()).then_with(|| {
             let impact = |ranked: &Ranked| ranked.measured_impact_pct.unwrap_or(ranked.predicted_impact_pct);
             impact(b).total_cmp(&impact(a))
         })

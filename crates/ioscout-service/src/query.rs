@@ -5,7 +5,6 @@
 //! pruned by the predicate); with no usable index the files are scanned in full. The surviving
 //! chunks are decoded in parallel and printed in file order.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use ioscout_query::Predicate;
@@ -199,105 +198,7 @@ pub(crate) fn print_groups(
             .map(|row| serde_json::Value::Object(columns.iter().cloned().zip(row).collect()))
             .collect());
     }
-    write_groups(spec, groups, format, out).map_err(|error| ServiceError::write("groups", error))?;
+    ioscout_render::groups::write(&spec.columns(), &groups.rows(spec), spec.keys.len(), format, out)
+        .map_err(|error| ServiceError::write("groups", error))?;
     Ok(Vec::new())
-}
-
-fn write_groups(
-    spec: &GroupSpec,
-    groups: &Groups,
-    format: Option<ViewFormat>,
-    out: &mut Sink,
-) -> std::io::Result<()> {
-    let columns = spec.columns();
-    let rows = groups.rows(spec);
-    let mut stdout = std::io::BufWriter::new(out);
-    let cell = |value: &serde_json::Value| match value {
-        serde_json::Value::String(text) => text.clone(),
-        serde_json::Value::Null => String::new(),
-        serde_json::Value::Number(number) => match number.as_f64() {
-            Some(float) if number.is_f64() => format!("{float:.3}"),
-            _ => number.to_string(),
-        },
-        other => other.to_string(),
-    };
-    match format {
-        Some(ViewFormat::Jsonl) => {
-            for row in &rows {
-                let object: serde_json::Map<String, serde_json::Value> =
-                    columns.iter().cloned().zip(row.iter().cloned()).collect();
-                serde_json::to_writer(&mut stdout, &object).map_err(std::io::Error::other)?;
-                writeln!(stdout)?;
-            }
-        }
-        Some(ViewFormat::Parquet | ViewFormat::Chrome | ViewFormat::Values | ViewFormat::Arrow) => {
-            return Err(std::io::Error::other("--group-by prints a table, JSON lines or CSV; not Parquet"));
-        }
-        Some(ViewFormat::Csv) => {
-            writeln!(stdout, "{}", columns.join(","))?;
-            for row in &rows {
-                let cells: Vec<String> = row
-                    .iter()
-                    .map(|value| {
-                        let text = cell(value);
-                        if text.contains([',', '"', '\n']) {
-                            format!("\"{}\"", text.replace('"', "\"\""))
-                        } else {
-                            text
-                        }
-                    })
-                    .collect();
-                writeln!(stdout, "{}", cells.join(","))?;
-            }
-        }
-        None => {
-            let cells: Vec<Vec<String>> = rows.iter().map(|row| row.iter().map(cell).collect()).collect();
-            let widths: Vec<usize> = columns
-                .iter()
-                .enumerate()
-                .map(|(index, column)| {
-                    cells.iter().map(|row| row[index].len()).chain([column.len()]).max().unwrap_or(0)
-                })
-                .collect();
-            let keys = spec.keys.len();
-            // Wider than the terminal: the fitted table (headings wrapped first, then the
-            // widest key column wrapped or moved below its row). A pipe gets the plain layout.
-            let natural = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
-            if ioscout_render::text::width().is_some_and(|limit| natural > limit) {
-                let headers: Vec<&str> = columns.iter().map(String::as_str).collect();
-                let right: Vec<bool> = (0..columns.len()).map(|index| index >= keys).collect();
-                let mut table = ioscout_render::table::Table::new(
-                    &format!("{} groups", ioscout_render::text::thousands(cells.len() as u64)),
-                    &headers,
-                    &right,
-                );
-                for row in cells {
-                    table.row(row);
-                }
-                stdout.write_all(table.render().as_bytes())?;
-                stdout.flush()?;
-                return Ok(());
-            }
-            let line = |out: &mut dyn Write, values: &[String]| -> std::io::Result<()> {
-                for (index, value) in values.iter().enumerate() {
-                    let width = widths[index];
-                    if index > 0 {
-                        write!(out, "  ")?;
-                    }
-                    if index < keys {
-                        write!(out, "{value:<width$}")?;
-                    } else {
-                        write!(out, "{value:>width$}")?;
-                    }
-                }
-                writeln!(out)
-            };
-            line(&mut stdout, &columns)?;
-            for row in &cells {
-                line(&mut stdout, row)?;
-            }
-        }
-    }
-    stdout.flush()?;
-    Ok(())
 }

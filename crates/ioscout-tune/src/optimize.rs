@@ -44,6 +44,64 @@ impl MeasuredVerdict {
     }
 }
 
+/// What became of a proposal after measurement: its measurement's verdict, or
+/// `not_expressible` when no variant of the spec implements it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RankedVerdict {
+    /// Measured as a win.
+    Win,
+    /// Measured as a regression.
+    Regression,
+    /// Measured, within the noise.
+    NoChange,
+    /// Too few pairs succeeded to measure.
+    NotMeasured,
+    /// No variant of the spec implements it.
+    NotExpressible,
+}
+
+impl RankedVerdict {
+    /// Its name, as in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            RankedVerdict::Win => "win",
+            RankedVerdict::Regression => "regression",
+            RankedVerdict::NoChange => "no_change",
+            RankedVerdict::NotMeasured => "not_measured",
+            RankedVerdict::NotExpressible => "not_expressible",
+        }
+    }
+
+    /// Where it ranks: wins first, then what could not be measured, then no change, then
+    /// regressions.
+    pub fn class(self) -> u8 {
+        match self {
+            RankedVerdict::Win => 0,
+            RankedVerdict::NotExpressible | RankedVerdict::NotMeasured => 1,
+            RankedVerdict::NoChange => 2,
+            RankedVerdict::Regression => 3,
+        }
+    }
+}
+
+impl From<MeasuredVerdict> for RankedVerdict {
+    fn from(verdict: MeasuredVerdict) -> RankedVerdict {
+        match verdict {
+            MeasuredVerdict::Win => RankedVerdict::Win,
+            MeasuredVerdict::Regression => RankedVerdict::Regression,
+            MeasuredVerdict::NoChange => RankedVerdict::NoChange,
+            MeasuredVerdict::NotMeasured => RankedVerdict::NotMeasured,
+        }
+    }
+}
+
+impl std::fmt::Display for RankedVerdict {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.name())
+    }
+}
+
 /// A measured change: the pairs, their ratios (greater than 1: the variant is better), the median
 /// and its interval.
 #[derive(Clone, Debug, Serialize)]
@@ -262,9 +320,8 @@ pub struct Ranked {
     pub speedup: Option<f64>,
     /// The interval of the median speedup.
     pub interval: Option<(f64, f64, f64)>,
-    /// `win`, `regression`, `no_change`, `not_measured`, or `not_expressible` (no variant of the
-    /// spec implements it).
-    pub verdict: &'static str,
+    /// What the measurement concluded, or that no variant of the spec implements it.
+    pub verdict: RankedVerdict,
     /// The variant that measured it.
     pub variant: Option<String>,
 }
