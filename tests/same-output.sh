@@ -198,5 +198,12 @@ done
 compared=$((compared + 1))
 diff -r "$work/run-old" "$work/run-new" > /dev/null 2>&1 && [ -f "$work/run-new/opt2/opt_l2_results.json" ] \
   || { differ=$((differ + 1)); echo "DIFFERS: advise --run-dir artifacts"; diff -r "$work/run-old" "$work/run-new" | head -6; }
+# tune on its mock surface, each strategy (and one it does not know), text and JSON.
+for strategy in ofat grid random tpe nonesuch; do
+  same "tune $strategy" tune --no-kb --strategy "$strategy" examples/tune/mock.toml
+  same "tune --json $strategy" tune --no-kb --json --strategy "$strategy" examples/tune/mock.toml
+done
+rm -rf examples/tune/tune-runs examples/tune/*-runs
+
 echo "same-output: $compared outputs compared, $differ differ"
 [ "$differ" -eq 0 ]

@@ -455,8 +455,74 @@ fn citation_of(catalog: &Catalog, strategy: &Strategy) -> CitationRef {
     )
 }
 
-/// Knowledge-base results of this workload, by strategy id: (verdict, delta %, citation).
-pub type Measured = std::collections::BTreeMap<String, (String, Option<f64>, String)>;
+/// How a strategy measured before on this system and workload: the knowledge base's verdict, or
+/// that `ioscout optimize` could not measure it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Better.
+    Win,
+    /// Within the noise.
+    NoChange,
+    /// Worse (or the application regressed).
+    Regression,
+    /// Not decidable from the values recorded.
+    Unknown,
+    /// Too few runs succeeded to measure.
+    NotMeasured,
+}
+
+impl Outcome {
+    /// Its name, as the knowledge base and optimize write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Win => "win",
+            Outcome::NoChange => "no_change",
+            Outcome::Regression => "regression",
+            Outcome::Unknown => "unknown",
+            Outcome::NotMeasured => "not_measured",
+        }
+    }
+
+    /// Which speaks for a dimension first: a win, then no change, then the rest.
+    fn precedence(self) -> u8 {
+        match self {
+            Outcome::Win => 0,
+            Outcome::NoChange => 1,
+            Outcome::Regression | Outcome::Unknown | Outcome::NotMeasured => 2,
+        }
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.name())
+    }
+}
+
+impl From<kb::Verdict> for Outcome {
+    fn from(verdict: kb::Verdict) -> Outcome {
+        match verdict {
+            kb::Verdict::Win => Outcome::Win,
+            kb::Verdict::NoChange => Outcome::NoChange,
+            kb::Verdict::Regression => Outcome::Regression,
+            kb::Verdict::Unknown => Outcome::Unknown,
+        }
+    }
+}
+
+/// A strategy's earlier measurement: its outcome, the change in percent, the citation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prior {
+    /// How it measured.
+    pub outcome: Outcome,
+    /// The change, percent (`None` when not computable).
+    pub delta_pct: Option<f64>,
+    /// What it cites.
+    pub citation: String,
+}
+
+/// Earlier measurements on this system and workload, by strategy id.
+pub type Measured = std::collections::BTreeMap<String, Prior>;
 
 /// Whether a strategy that answers rule `code` answers `finding`: its own code, or, for the
 /// detector's finding of a pattern no rule explained, the IOSage rule of that pattern.
@@ -579,10 +645,11 @@ fn rank(proposals: &mut [Proposal], bounds: &mut [Proposal], measured: &Measured
     // A strategy measured as a regression on this system and workload goes below the rest, with
     // its measurement quoted (the knowledge base's non-degradation guard).
     for proposal in proposals.iter_mut() {
-        if let Some((verdict, delta, _)) =
-            measured.get(&proposal.id).filter(|(verdict, _, _)| verdict == "regression")
-        {
-            let delta = delta.map_or_else(|| "not computable".to_string(), |delta| format!("{delta:+.1} %"));
+        if let Some(prior) = measured.get(&proposal.id).filter(|prior| prior.outcome == Outcome::Regression) {
+            let verdict = prior.outcome;
+            let delta = prior
+                .delta_pct
+                .map_or_else(|| "not computable".to_string(), |delta| format!("{delta:+.1} %"));
             proposal.basis = format!(
                 "{}; measured before on this system and workload: {verdict}, {delta}: ranked last",
                 proposal.basis
@@ -590,7 +657,7 @@ fn rank(proposals: &mut [Proposal], bounds: &mut [Proposal], measured: &Measured
         }
     }
     let regressed = |proposal: &Proposal| {
-        measured.get(&proposal.id).is_some_and(|(verdict, _, _)| verdict == "regression")
+        measured.get(&proposal.id).is_some_and(|prior| prior.outcome == Outcome::Regression)
     };
     proposals.sort_by_key(regressed);
     for (index, proposal) in proposals.iter_mut().enumerate() {
@@ -633,18 +700,14 @@ fn checklist(
             // no change before a regression, then the larger effect); the others are counted.
             let mut in_measured: Vec<_> =
                 measured.iter().filter(|(id, _)| in_dimension.iter().any(|strategy| &strategy.id == *id)).collect();
-            let outcome_rank = |verdict: &str| match verdict {
-                "win" => 0,
-                "no_change" => 1,
-                _ => 2,
-            };
-            in_measured.sort_by(|(_, (a, a_delta, _)), (_, (b, b_delta, _))| {
-                outcome_rank(a)
-                    .cmp(&outcome_rank(b))
-                    .then_with(|| b_delta.unwrap_or(f64::MIN).total_cmp(&a_delta.unwrap_or(f64::MIN)))
+            in_measured.sort_by(|(_, a), (_, b)| {
+                a.outcome.precedence().cmp(&b.outcome.precedence()).then_with(|| {
+                    b.delta_pct.unwrap_or(f64::MIN).total_cmp(&a.delta_pct.unwrap_or(f64::MIN))
+                })
             });
-            if let Some((id, (verdict, delta, citation))) = in_measured.first() {
-                let delta = delta.map_or_else(|| "not computable".to_string(), |delta| format!("{delta:+.1} %"));
+            if let Some((id, Prior { outcome: verdict, delta_pct, citation })) = in_measured.first() {
+                let delta =
+                    delta_pct.map_or_else(|| "not computable".to_string(), |delta| format!("{delta:+.1} %"));
                 let others = match in_measured.len() - 1 {
                     0 => String::new(),
                     1 => "; 1 other strategy of this dimension measured".to_string(),
@@ -911,7 +974,9 @@ mod tests {
         let first = fresh.proposals.first().map(|proposal| proposal.id.clone()).unwrap_or_default();
         assert!(fresh.proposals.len() > 1, "{:?}", fresh.proposals);
         let mut measured = Measured::new();
-        measured.insert(first.clone(), ("regression".into(), Some(-40.0), "drishti22".into()));
+        let prior =
+            |outcome, delta_pct, citation: &str| Prior { outcome, delta_pct, citation: citation.into() };
+        measured.insert(first.clone(), prior(Outcome::Regression, Some(-40.0), "drishti22"));
         let advice =
             advise(&catalog, measured_run(&["P06", "IOS-FILE-STRATEGY"]), on(FsType::Lustre), &measured);
         let last = advice.proposals.last().unwrap_or_else(|| panic!("no proposals"));
@@ -940,12 +1005,14 @@ mod tests {
     fn a_measured_result_marks_its_dimension_applied() {
         let catalog = Catalog::bundled().unwrap_or_else(|error| panic!("{error}"));
         let mut measured = Measured::new();
-        measured.insert("l1-buffer-small-writes".into(), ("win".into(), Some(23.0), "drishti22".into()));
+        let prior =
+            |outcome, delta_pct, citation: &str| Prior { outcome, delta_pct, citation: citation.into() };
+        measured.insert("l1-buffer-small-writes".into(), prior(Outcome::Win, Some(23.0), "drishti22"));
         let advice = advise(&catalog, measured_run(&["P06"]), on(FsType::Lustre), &measured);
         assert_eq!(advice.checklist[0].verdict, Verdict::AppliedMeasured);
         // A second strategy of the same dimension measured as no change (and first by name): the
         // win still speaks for the dimension, and the other is counted.
-        measured.insert("l1-buffer-small-reads".into(), ("no_change".into(), Some(1.0), "hermes18".into()));
+        measured.insert("l1-buffer-small-reads".into(), prior(Outcome::NoChange, Some(1.0), "hermes18"));
         let advice = advise(&catalog, measured_run(&["P06"]), on(FsType::Lustre), &measured);
         let reason = &advice.checklist[0].reason;
         assert!(

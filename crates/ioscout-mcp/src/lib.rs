@@ -429,13 +429,15 @@ fn registry() -> Vec<Entry> {
             "Run a TOML tuning spec that lies under a root: search its parameter space (ofat, grid, random or tpe) within the budget, validate the best configuration, record every evaluation in the knowledge base. Returns the best parameters, every evaluation and the history.",
             false,
             tune,
-        ),
+        )
+        .returns::<ioscout_tune::Report>(),
         entry(
             "optimize",
             "Run the optimisation loop of a TOML spec with an [optimize] section that lies under a root: diagnose and advise the baseline (from its traces, or one run under DFTracer's preload library), measure every proposal the spec expresses as a variant against the baseline in at least 5 alternated pairs, keep as wins only those whose interval of pair speedups lies above 1 plus the noise margin, record every measurement in the knowledge base. Returns the advice, every measurement, the proposals ranked by what was measured, and the fixes the advice missed.",
             false,
             optimize,
-        ),
+        )
+        .returns::<ioscout_tune::optimize::OptimizeReport>(),
         entry(
             "search_arxiv",
             "Not available: ioscout is offline. Use session_search_optimization_context or rag_search.",

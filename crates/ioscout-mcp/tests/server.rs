@@ -232,6 +232,14 @@ fn typed_tools_return_what_their_output_schemas_say() {
     std::fs::create_dir_all(base.join("run/opt1")).unwrap_or_else(|error| panic!("{error}"));
     std::fs::write(base.join("run/optimization_context.json"), "{}\n")
         .unwrap_or_else(|error| panic!("{error}"));
+    // The mock specs, beside the copies (the optimize spec's traces are `../../testdata/...`,
+    // which from here is the repository's).
+    for (from, to) in
+        [("examples/tune/mock.toml", "tune.toml"), ("examples/optimize/mock.toml", "optimize.toml")]
+    {
+        std::fs::copy(repository().join(from), base.join(to))
+            .unwrap_or_else(|error| panic!("{from}: {error}"));
+    }
     let at = |relative: &str| base.join(relative).to_string_lossy().into_owned();
     let entry = json!({"before": 10, "after": 8, "change": "larger transfers", "citation": "session:test",
         "metric": "io_time_s", "scope": "software", "bottleneck": "small reads", "workload": "unet3d", "system": "lustre"});
@@ -269,6 +277,8 @@ fn typed_tools_return_what_their_output_schemas_say() {
         ("darshan_summary", json!({"trace_path": at("darshan/mpi-io-test-x86_64-3.1.3.darshan")})),
         ("darshan_summary", json!({"trace_path": at("sample")})),
         ("darshan_summary", json!({"log": at("darshan"), "group_by": "exe"})),
+        ("tune", json!({"spec": at("tune.toml"), "strategy": "grid", "budget": 4})),
+        ("optimize", json!({"spec": at("optimize.toml")})),
         ("query", json!({"trace_path": at("sample"), "limit": 5})),
         ("query", json!({"trace_path": at("sample"), "group_by": "name", "agg": "count"})),
         ("query", json!({"trace_path": at("darshan/mpi-io-test-x86_64-3.1.3.darshan"), "limit": 5})),

@@ -489,6 +489,7 @@ pub fn reconstruct(organized: &Path, output: &Path) -> Result<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ioscout_testkit::Random;
 
     fn decompressed(path: &Path) -> Vec<u8> {
         let mut bytes = Vec::new();
@@ -498,26 +499,14 @@ mod tests {
         bytes
     }
 
-    /// A small deterministic generator (xorshift) for the property test.
-    struct Random(u64);
-
-    impl Random {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-    }
-
     fn trace(random: &mut Random) -> Vec<u8> {
         let mut text = Vec::new();
-        if random.next().is_multiple_of(2) {
+        if random.next_value().is_multiple_of(2) {
             text.extend_from_slice(b"[\n");
         }
-        let lines = random.next() % 200;
+        let lines = random.next_value() % 200;
         for index in 0..lines {
-            let line = match random.next() % 7 {
+            let line = match random.next_value() % 7 {
                 0 => format!(r#"{{"id":{index},"name":"read","cat":"POSIX","pid":1,"tid":1,"ts":{index},"dur":3,"ph":"X","args":{{"ret":4096}}}}"#),
                 1 => format!(r#"{{"id":{index},"name":"compute","cat":"ai_framework","pid":2,"tid":2,"ts":{index},"dur":9,"ph":"X"}}"#),
                 2 => r#"{"id":0,"name":"FH","cat":"dftracer","pid":1,"tid":1,"ph":"M","args":{"name":"/d/f","value":"1"}}"#.to_string(),
@@ -527,8 +516,8 @@ mod tests {
                 _ => format!(r#"{{"id":{index},"name":"open64","cat":"POSIX","pid":1,"tid":1,"ts":{index},"dur":2,"ph":"X"}}"#),
             };
             text.extend_from_slice(line.as_bytes());
-            if index + 1 < lines || !random.next().is_multiple_of(3) {
-                text.extend_from_slice(if random.next().is_multiple_of(10) { b"\r\n" } else { b"\n" });
+            if index + 1 < lines || !random.next_value().is_multiple_of(3) {
+                text.extend_from_slice(if random.next_value().is_multiple_of(10) { b"\r\n" } else { b"\n" });
             }
         }
         text
@@ -543,7 +532,7 @@ mod tests {
             let traces = root.join("traces/sub");
             std::fs::create_dir_all(&traces).unwrap_or_else(|error| panic!("{error}"));
             let mut originals = Vec::new();
-            for file in 0..=(random.next() % 3) {
+            for file in 0..=(random.next_value() % 3) {
                 let bytes = trace(&mut random);
                 let (name, stored) = if file % 2 == 0 {
                     let mut encoder = GzEncoder::new(Vec::new(), Compression::fast());

@@ -37,6 +37,7 @@ pub mod rows;
 pub mod svg;
 pub mod table;
 pub mod text;
+pub mod tune;
 
 /// Why an output could not be written.
 #[derive(Debug, thiserror::Error)]

@@ -157,11 +157,11 @@ pub fn compute(input: &Input, request: &AdviseRequest) -> Result<Computed> {
         warnings.extend(warnings_of(path, &skipped));
         for found in kb::lookup(&entries, request.system.as_deref(), request.workload.as_deref(), None) {
             if let Some(strategy) = &found.entry.input.strategy {
-                measured.entry(strategy.clone()).or_insert((
-                    found.entry.verdict.name().to_string(),
-                    found.entry.delta_pct,
-                    found.entry.input.citation.clone(),
-                ));
+                measured.entry(strategy.clone()).or_insert(ioscout_advise::Prior {
+                    outcome: found.entry.verdict.into(),
+                    delta_pct: found.entry.delta_pct,
+                    citation: found.entry.input.citation.clone(),
+                });
             }
         }
     }

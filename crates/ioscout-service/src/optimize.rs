@@ -422,11 +422,17 @@ fn measured_by_strategy(advice: &Advice, measured: &[Measured]) -> ioscout_advis
             .find(|proposal| proposal.id == strategy)
             .map(|proposal| proposal.citation.title.clone())
             .unwrap_or_default();
-        measured_by_strategy.entry(strategy).or_insert((
-            measurement.verdict.name().replace("no_change", "no change"),
-            effect,
+        let outcome = match measurement.verdict {
+            MeasuredVerdict::Win => ioscout_advise::Outcome::Win,
+            MeasuredVerdict::NoChange => ioscout_advise::Outcome::NoChange,
+            MeasuredVerdict::Regression => ioscout_advise::Outcome::Regression,
+            MeasuredVerdict::NotMeasured => ioscout_advise::Outcome::NotMeasured,
+        };
+        measured_by_strategy.entry(strategy).or_insert(ioscout_advise::Prior {
+            outcome,
+            delta_pct: effect,
             citation,
-        ));
+        });
     }
     measured_by_strategy
 }

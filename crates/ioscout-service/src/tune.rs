@@ -49,8 +49,6 @@ pub fn tune(request: &TuneRequest) -> Result<Outcome> {
     let options = TuneOptions { kb, ..request.options.clone() };
     let executor: &dyn Executor = if spec.objective.source == "mock" { &MockSurface } else { &Local };
     let report = ioscout_tune::tune(&spec, executor, &options).map_err(|error| bad(&error))?;
-    let value =
-        serde_json::to_value(&report).map_err(|error| ServiceError::output("the tuning report", error))?;
     let flagged = report.best.is_none();
-    Ok(Outcome { value, text: report.render(), report: None, flagged, warnings: Vec::new() })
+    Ok(Outcome { flagged, ..Outcome::typed(&report, ioscout_render::tune::text(&report)) })
 }

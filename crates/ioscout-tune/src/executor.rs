@@ -17,6 +17,7 @@ use crate::spec::{Spec, render};
 
 /// How an evaluation ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Measured.
@@ -29,6 +30,7 @@ pub enum Status {
 
 /// One measured run.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Evaluation {
     /// The objective's raw value (not oriented).
     pub value: Option<f64>,

@@ -70,6 +70,7 @@ pub enum TuneError {
 
 /// One evaluation in the report.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Record {
     /// Order of evaluation, from 0.
     pub index: usize,
@@ -88,6 +89,7 @@ pub struct Record {
 
 /// The best configuration found.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Best {
     /// Its parameters.
     pub params: BTreeMap<String, Value>,
@@ -97,6 +99,7 @@ pub struct Best {
 
 /// One step of subset selection.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SubsetStep {
     /// Size tried.
     pub size: u64,
@@ -110,6 +113,7 @@ pub struct SubsetStep {
 
 /// The subset chosen.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SubsetChoice {
     /// The size tuned on.
     pub size: u64,
@@ -123,6 +127,7 @@ pub struct SubsetChoice {
 
 /// The full-size check of the best configuration.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Validation {
     /// Baseline objective at full size.
     pub baseline: Option<f64>,
@@ -138,6 +143,7 @@ pub struct Validation {
 
 /// The effect of a parameter that changes what the application does.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct DiagnosticBound {
     /// The parameter.
     pub parameter: String,
@@ -152,6 +158,7 @@ pub struct DiagnosticBound {
 
 /// Everything a tuning run did.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Report {
     /// The spec's name.
     pub name: String,
@@ -545,89 +552,4 @@ fn record_in_kb(
         ioscout_advise::kb::append(path, &entry)?;
     }
     Ok(())
-}
-
-impl Report {
-    /// The report as text: the best configuration, the subset, the validation, every evaluation.
-    pub fn render(&self) -> String {
-        use std::fmt::Write as _;
-        let mut out = format!(
-            "Tuning {} with {} ({}): {} search evaluations ({} in all) of a {}-configuration grid\n",
-            self.name,
-            self.strategy,
-            self.objective,
-            self.evaluations,
-            self.total_evaluations,
-            self.grid_size
-        );
-        if let Some(subset) = &self.subset {
-            let _ = writeln!(
-                out,
-                "Subset: size {} of {} (fidelity {})",
-                subset.size,
-                subset.full,
-                subset.fidelity.map_or_else(|| "-".into(), |value| format!("{value:.3}"))
-            );
-        }
-        match (&self.best, self.baseline_score) {
-            (Some(best), baseline) => {
-                let params: Vec<String> =
-                    best.params.iter().map(|(name, value)| format!("{name}={}", render(value))).collect();
-                let _ = writeln!(
-                    out,
-                    "Best: {} -> {:.4} (baseline {})",
-                    params.join(" "),
-                    best.score,
-                    baseline.map_or_else(|| "failed".into(), |value| format!("{value:.4}"))
-                );
-            }
-            (None, _) => out.push_str("Best: none (every evaluation failed)\n"),
-        }
-        if let Some(validation) = &self.validation {
-            let number = |value: Option<f64>, suffix: &str| {
-                value.map_or_else(|| "-".into(), |value| format!("{value:.3}{suffix}"))
-            };
-            let _ = writeln!(
-                out,
-                "Validation at full size: baseline {} best {}, speedup {} (subset {}), tuning fidelity {}",
-                number(validation.baseline, ""),
-                number(validation.best, ""),
-                number(validation.speedup_full, "x"),
-                number(validation.speedup_subset, "x"),
-                number(validation.tuning_fidelity, "")
-            );
-        }
-        for bound in &self.diagnostic_bounds {
-            let _ = writeln!(
-                out,
-                "Diagnostic bound (changes what the application does; not recommended): {}={} -> {:.4} ({:+.1} % against its default)",
-                bound.parameter,
-                render(&bound.value),
-                bound.score,
-                bound.gain_pct
-            );
-        }
-        out.push_str("\n  #  phase       size  status     objective  seconds  parameters\n");
-        for record in &self.history {
-            let params: Vec<String> =
-                record.params.iter().map(|(name, value)| format!("{name}={}", render(value))).collect();
-            let _ = writeln!(
-                out,
-                "{:>3}  {:<10} {:>5}  {:<9} {:>10} {:>8.1}  {}{}",
-                record.index,
-                record.phase,
-                record.size.map_or_else(|| "-".into(), |size| size.to_string()),
-                format!("{:?}", record.evaluation.status).to_lowercase(),
-                record.score.map_or_else(|| "-".into(), |score| format!("{score:.4}")),
-                record.evaluation.seconds,
-                params.join(" "),
-                if record.evaluation.message.is_empty() {
-                    String::new()
-                } else {
-                    format!("  ({})", record.evaluation.message)
-                }
-            );
-        }
-        out
-    }
 }

@@ -20,6 +20,7 @@ use crate::spec::Spec;
 
 /// What a measurement concluded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum MeasuredVerdict {
     /// The interval of the pair ratios lies above 1 plus the noise margin.
@@ -47,6 +48,7 @@ impl MeasuredVerdict {
 /// What became of a proposal after measurement: its measurement's verdict, or
 /// `not_expressible` when no variant of the spec implements it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RankedVerdict {
     /// Measured as a win.
@@ -105,6 +107,7 @@ impl std::fmt::Display for RankedVerdict {
 /// A measured change: the pairs, their ratios (greater than 1: the variant is better), the median
 /// and its interval.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Paired {
     /// The objective of the baseline and of the variant in each pair, raw (not oriented).
     pub pairs: Vec<(f64, f64)>,
@@ -187,6 +190,7 @@ pub fn paired(pairs: Vec<(f64, f64)>, maximize: bool, margin: f64, failures: Vec
 
 /// A change the spec can express, to be measured: a variant of the workload.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Candidate {
     /// Its name in reports.
     pub name: String,
@@ -290,6 +294,7 @@ pub fn measure(
 
 /// One change measured against the baseline.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Measured {
     /// The variant.
     pub variant: String,
@@ -303,6 +308,7 @@ pub struct Measured {
 
 /// A proposal after measurement.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Ranked {
     /// Rank after measurement.
     pub rank: usize,
@@ -332,6 +338,7 @@ pub struct Ranked {
 /// untraced outcome than a per-event correction, which the I/O's own variance between runs
 /// confounds: BENCHMARKS.md).
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct TracerOverhead {
     /// Wall time of the traced run, seconds.
     pub traced_wall_s: f64,
@@ -362,6 +369,7 @@ impl TracerOverhead {
 
 /// The whole result.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct OptimizeReport {
     /// The spec.
     pub spec: PathBuf,

@@ -28,6 +28,7 @@ pub trait Strategy {
 
 /// A search strategy, as the command line and the MCP `tune` tool name it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum StrategyName {
     /// One factor at a time, greedy ([`Ofat`]).
