@@ -340,7 +340,9 @@ pub fn analyze(
 /// [`analyze`] with another fold filled by the same second pass: `make` builds one per unit of
 /// file `index` and `consume` receives each, filled, in file order, with the number of the file's
 /// lines before its unit ([`ioscout_read::UnitSpan::line_base`]). A later stage (the Darshan
-/// records derived from the trace) so costs no pass of its own.
+/// records derived from the trace) so costs no pass of its own. `consume` is dropped as soon as
+/// the scan ends, before the views are computed: a consumer that hands the folds to a thread of
+/// its own learns there that no more will come, and finishes while the views are computed.
 pub fn analyze_with<R, M, C>(
     scanner: &Scanner,
     files: &[TraceFile],
@@ -372,6 +374,7 @@ where
             ControlFlow::Continue(())
         },
     );
+    drop(consume);
     report.set_extents(name_hosts(extents, &plan.prepared));
     Ok((plan.finish(options, total), report))
 }

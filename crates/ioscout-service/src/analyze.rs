@@ -108,9 +108,18 @@ pub fn run_with_records(
     run_with_replay(input, options, ioscout_evidence::Replay::default())
 }
 
+/// How many filled units wait for the replay at most: the scan's merge waits when the replay is
+/// this far behind, so that units waiting (each holding its packed calls) do not pile up in memory.
+const REPLAY_QUEUE: usize = 8;
+
 /// [`run_with_records`] with the records replayed by `replay` (one that keeps a sample of the
 /// calls, [`ioscout_evidence::Replay::sampling`], for the report; not kept in a job of several
 /// ranks).
+///
+/// The replay runs on a thread of its own: the scan's merge hands it each filled unit, in file
+/// order, through a bounded queue ([`REPLAY_QUEUE`]), and it finishes the records
+/// ([`ioscout_evidence::finish`]) while the analysis computes its views. The records are the
+/// same as those of a replay on the calling thread (the same units in the same order).
 pub fn run_with_replay(
     input: &Input,
     options: &AnalysisOptions,
@@ -126,21 +135,37 @@ pub fn run_with_replay(
         return Err(input.no_traces(&input_problems));
     }
     let buffers = replay.buffers();
-    let (analysis, report) = ioscout_analysis::analyze_with(
-        &crate::evidence::scanner(input),
-        &files,
-        &input_problems,
-        options,
-        |_| buffers.fold(),
-        |index, fold, line_base| {
-            let path = files.get(index).map_or(std::path::Path::new(""), |file| file.path.as_path());
-            replay.consume(index, path, fold, line_base);
-        },
-    )?;
+    let source = crate::evidence::source_of(input);
+    let (analyzed, derived) = std::thread::scope(|scope| {
+        let (sender, receiver) =
+            std::sync::mpsc::sync_channel::<(usize, ioscout_evidence::EvidenceFold, u64)>(REPLAY_QUEUE);
+        let files = &files;
+        let source = &source;
+        let replayer = scope.spawn(move || {
+            for (index, fold, line_base) in receiver {
+                let path = files.get(index).map_or(std::path::Path::new(""), |file| file.path.as_path());
+                replay.consume(index, path, fold, line_base);
+            }
+            ioscout_evidence::finish(replay, files, source)
+        });
+        let analyzed = ioscout_analysis::analyze_with(
+            &crate::evidence::scanner(input),
+            files,
+            &input_problems,
+            options,
+            |_| buffers.fold(),
+            // A send fails only when the replay has stopped, which its join below reports.
+            move |index, fold, line_base| {
+                let _ = sender.send((index, fold, line_base));
+            },
+        );
+        let derived = replayer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (analyzed, derived)
+    });
+    let (analysis, report) = analyzed?;
     if analysis.raw.total_event_count == 0 {
         return Err(input.no_events(files.len(), &report));
     }
-    let derived = ioscout_evidence::finish(replay, &files, &crate::evidence::source_of(input));
     Ok((analysis, report, files.len(), derived))
 }
 

@@ -6,8 +6,8 @@
 //! [`Scanner::scan`] is the reader's main entry point. It plans [`Unit`]s: runs of gzip members of
 //! about [`ScanOptions::unit_bytes`] compressed bytes (found from header candidates, see
 //! [`crate::gzip`]), line-aligned byte ranges of plain files, and a single unit for a one-member gzip
-//! file. Units are decoded in parallel (rayon) in windows, so memory stays bounded whatever the
-//! trace size: each worker streams its range through a 256 KiB inflate buffer and a line splitter
+//! file. Units are decoded in parallel (rayon), a bounded number ahead of the merge, so memory stays
+//! bounded whatever the trace size: each worker streams its range through a 256 KiB inflate buffer and a line splitter
 //! and feeds every event to a fresh [`Fold`].
 //!
 //! Results are merged in file order on the calling thread:
@@ -160,11 +160,9 @@ impl Scanner {
         let windows = windows(&units, threads, self.options.unit_bytes, self.options.window_units_per_thread);
         let mut merges: Vec<FileMerge<F>> = (0..open_files.len()).map(|_| FileMerge::default()).collect();
         let mut current: Option<usize> = None;
-        let decode = |batch: &[Unit]| self.decode_window(batch, &open_files, threads, pool, make);
-        let mut next = windows.first().map(|batch| decode(batch));
-        for (index, batch) in windows.iter().enumerate() {
-            let decoded = next.take().unwrap_or_default();
-            let following = windows.get(index + 1);
+        if let Some(pool) = pool
+            && pool.current_thread_index().is_none()
+        {
             let mut window = WindowMerge {
                 threads,
                 merges: &mut merges,
@@ -172,6 +170,134 @@ impl Scanner {
                 current: &mut current,
                 open_files: &open_files,
             };
+            if self.stream(&windows, pool, &mut window, make, consume).is_break() {
+                report.stopped = true;
+            }
+        } else {
+            self.scan_windows(
+                &windows,
+                &open_files,
+                &mut merges,
+                &mut current,
+                &mut report,
+                first_file,
+                make,
+                consume,
+                threads,
+                pool,
+            );
+        }
+        if !report.stopped
+            && let Some(previous) = current
+            && self
+                .finish_file(previous, &mut merges, &mut report.files[first_file + previous], consume)
+                .is_break()
+        {
+            report.stopped = true;
+        }
+        report
+    }
+
+    /// Decodes and merges the units of `windows` in order, with workers that decode units as they
+    /// are merged: at most [`ScanOptions::window_units_per_thread`] units per worker (and at least
+    /// two) are decoded ahead of the merge, so memory stays bounded, and no worker waits for the
+    /// slowest unit of a window (nor the merge for a whole window). A unit alone in its window
+    /// that can be split ([`Scanner::splittable`]) is split as it is merged, as by
+    /// [`Scanner::scan_windows`]. `pool` must not be the calling thread's pool (this thread waits
+    /// for its workers without working).
+    fn stream<F, M, C>(
+        &self,
+        windows: &[&[Unit]],
+        pool: &rayon::ThreadPool,
+        window: &mut WindowMerge<'_, F>,
+        make: &M,
+        consume: &mut C,
+    ) -> ControlFlow<()>
+    where
+        F: Fold,
+        M: Fn(usize) -> F + Sync,
+        C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>,
+    {
+        let threads = window.threads;
+        let open_files = window.open_files;
+        // Each unit in order, and whether it is split as it is merged.
+        let order: Vec<(&Unit, bool)> = windows
+            .iter()
+            .flat_map(|batch| {
+                let split = matches!(batch, [unit] if self.splittable(&open_files[unit.file], unit, threads));
+                batch.iter().map(move |unit| (unit, split))
+            })
+            .collect();
+        let ahead = (self.options.window_units_per_thread.max(2) as usize).saturating_mul(threads.max(1));
+        // A unit's result, or the panic of its worker (re-raised here: a lost result would leave
+        // this thread waiting forever).
+        let (sender, receiver) = std::sync::mpsc::channel::<(usize, std::thread::Result<UnitResult<F>>)>();
+        pool.in_place_scope(|scope| {
+            let spawn = |position: usize| {
+                let Some(&(unit, false)) = order.get(position) else { return };
+                let sender = sender.clone();
+                scope.spawn(move |_| {
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        self.decode_unit(&open_files[unit.file], unit, unit.start != 0, make(unit.file))
+                    }));
+                    let _ = sender.send((position, result));
+                });
+            };
+            (0..ahead.min(order.len())).for_each(spawn);
+            let mut ready: std::collections::BTreeMap<usize, UnitResult<F>> =
+                std::collections::BTreeMap::new();
+            for (position, &(unit, split)) in order.iter().enumerate() {
+                let decoded = if split {
+                    Decoded::Split(pool)
+                } else {
+                    loop {
+                        if let Some(result) = ready.remove(&position) {
+                            break Decoded::Whole(Box::new(result));
+                        }
+                        match receiver.recv() {
+                            Ok((at, Ok(result))) => {
+                                ready.insert(at, result);
+                            }
+                            Ok((_, Err(panic))) => std::panic::resume_unwind(panic),
+                            // Not reached: this thread holds a sender.
+                            Err(_) => return ControlFlow::Break(()),
+                        }
+                    }
+                };
+                spawn(position + ahead);
+                self.merge_one(unit, decoded, window, make, consume)?;
+            }
+            ControlFlow::Continue(())
+        })
+    }
+
+    /// Decodes `windows` one after the other (the next on the pool while this thread merges one)
+    /// and merges them in order.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_windows<F, M, C>(
+        &self,
+        windows: &[&[Unit]],
+        open_files: &[OpenFile],
+        merges: &mut [FileMerge<F>],
+        current: &mut Option<usize>,
+        report: &mut ScanReport,
+        first_file: usize,
+        make: &M,
+        consume: &mut C,
+        threads: usize,
+        pool: Option<&rayon::ThreadPool>,
+    ) where
+        F: Fold,
+        M: Fn(usize) -> F + Sync,
+        C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>,
+    {
+        let decode = |batch: &[Unit]| self.decode_window(batch, open_files, threads, pool, make);
+        let mut next = windows.first().map(|batch| decode(batch));
+        for (index, batch) in windows.iter().enumerate() {
+            let decoded = next.take().unwrap_or_default();
+            let following = windows.get(index + 1);
+            let mut window =
+                WindowMerge { threads, merges, files: &mut report.files[first_file..], current, open_files };
             // The next window is decoded on the pool while this one is merged on this thread, so
             // the workers do not wait for the merge (nor the merge for them).
             let mut prefetched = None;
@@ -188,15 +314,6 @@ impl Scanner {
             }
             next = prefetched.or_else(|| following.map(|batch| decode(batch)));
         }
-        if !report.stopped
-            && let Some(previous) = current
-            && self
-                .finish_file(previous, &mut merges, &mut report.files[first_file + previous], consume)
-                .is_break()
-        {
-            report.stopped = true;
-        }
-        report
     }
 
     /// Decodes the units of one window in parallel (or leaves a lone splittable unit to be split
@@ -245,32 +362,49 @@ impl Scanner {
         M: Fn(usize) -> F + Sync,
         C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>,
     {
-        let threads = window.threads;
         for (unit, decoded) in batch.iter().zip(decoded) {
-            if self.options.cancelled() {
-                return ControlFlow::Break(());
-            }
-            if *window.current != Some(unit.file) {
-                if let Some(previous) = *window.current {
-                    self.finish_file(previous, window.merges, &mut window.files[previous], consume)?;
-                }
-                *window.current = Some(unit.file);
-            }
-            let summary = &mut window.files[unit.file];
-            let open = &window.open_files[unit.file];
-            let merge = &mut window.merges[unit.file];
-            let flow = match decoded {
-                Decoded::Whole(result) => self.merge_unit(open, unit, *result, merge, summary, make, consume),
-                Decoded::Split(pool) => {
-                    self.decode_split(open, unit, pool, threads, merge, summary, make, consume)
-                }
-            };
-            if let Some(progress) = &self.options.progress {
-                (progress.0)(unit.end - unit.start);
-            }
-            flow?;
+            self.merge_one(unit, decoded, window, make, consume)?;
         }
         ControlFlow::Continue(())
+    }
+
+    /// Merges one decoded unit: finishes the previous file when the unit starts another, and
+    /// merges (or splits and merges) the unit.
+    fn merge_one<F, M, C>(
+        &self,
+        unit: &Unit,
+        decoded: Decoded<'_, F>,
+        window: &mut WindowMerge<'_, F>,
+        make: &M,
+        consume: &mut C,
+    ) -> ControlFlow<()>
+    where
+        F: Fold,
+        M: Fn(usize) -> F + Sync,
+        C: FnMut(usize, F, UnitSpan) -> ControlFlow<()>,
+    {
+        if self.options.cancelled() {
+            return ControlFlow::Break(());
+        }
+        if *window.current != Some(unit.file) {
+            if let Some(previous) = *window.current {
+                self.finish_file(previous, window.merges, &mut window.files[previous], consume)?;
+            }
+            *window.current = Some(unit.file);
+        }
+        let summary = &mut window.files[unit.file];
+        let open = &window.open_files[unit.file];
+        let merge = &mut window.merges[unit.file];
+        let flow = match decoded {
+            Decoded::Whole(result) => self.merge_unit(open, unit, *result, merge, summary, make, consume),
+            Decoded::Split(pool) => {
+                self.decode_split(open, unit, pool, window.threads, merge, summary, make, consume)
+            }
+        };
+        if let Some(progress) = &self.options.progress {
+            (progress.0)(unit.end - unit.start);
+        }
+        flow
     }
 
     /// Decodes only `chunks` (as an index records them) of `files`, in parallel, and hands each

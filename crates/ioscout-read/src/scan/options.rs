@@ -23,9 +23,10 @@ pub struct ScanOptions {
     /// `part_bytes / 16` bytes long is inflated by one thread while the other workers parse its
     /// output in parts of about this many decompressed bytes (0: never).
     pub part_bytes: usize,
-    /// Units per worker thread decoded in one window before their folds are handed over in
-    /// order (8 by default). Folds that hold much per event (the replayed calls of the derived
-    /// Darshan records) ask for fewer, which bounds the memory of the folds in flight.
+    /// Units per worker thread decoded ahead of the ordered merge (8 by default; at least 2),
+    /// and the windows' byte budget when the scan decodes in windows (without a pool of its own).
+    /// Folds that hold much per event (the replayed calls of the derived Darshan records) ask
+    /// for fewer, which bounds the memory of the folds in flight.
     pub window_units_per_thread: u64,
 }
 
