@@ -15,7 +15,7 @@
 //! [`CallTreeBuilder::flush`]; the report flushes after each trace file (DFTracer writes one file
 //! per process), so memory grows with the largest file, not with the trace.
 
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// One node: a name under a path.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -87,7 +87,7 @@ struct Interval {
 pub struct Names {
     /// The names, by number.
     pub names: Vec<String>,
-    index: HashMap<String, u32>,
+    index: FxHashMap<Box<str>, u32>,
 }
 
 impl Names {
@@ -98,7 +98,7 @@ impl Names {
         }
         let index = self.names.len() as u32;
         self.names.push(name.to_string());
-        self.index.insert(name.to_string(), index);
+        self.index.insert(name.into(), index);
         index
     }
 }
@@ -107,9 +107,9 @@ impl Names {
 #[derive(Debug, Default)]
 pub struct CallTreeBuilder {
     names: Names,
-    pending: HashMap<(i64, i64), Vec<Interval>>,
-    threads: std::collections::HashSet<(i64, i64)>,
-    children: HashMap<(Option<u32>, u32), u32>,
+    pending: FxHashMap<(i64, i64), Vec<Interval>>,
+    threads: FxHashSet<(i64, i64)>,
+    children: FxHashMap<(Option<u32>, u32), u32>,
     tree: CallTree,
 }
 

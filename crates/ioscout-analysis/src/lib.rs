@@ -343,40 +343,89 @@ pub fn analyze(
 /// records derived from the trace) so costs no pass of its own. `consume` is dropped as soon as
 /// the scan ends, before the views are computed: a consumer that hands the folds to a thread of
 /// its own learns there that no more will come, and finishes while the views are computed.
+///
+/// A fold that needs what the first pass learns (the time origin and end, the hash tables) is
+/// built from [`plan`]'s [`Planned::prepared`] and filled by [`Planned::second_pass`].
 pub fn analyze_with<R, M, C>(
     scanner: &Scanner,
     files: &[TraceFile],
     input_problems: &[InputProblem],
     options: &AnalysisOptions,
     make: M,
-    mut consume: C,
+    consume: C,
 ) -> Result<(Analysis, ScanReport), AnalysisError>
 where
     R: ioscout_read::Fold,
     M: Fn(usize) -> R + Sync,
     C: FnMut(usize, R, u64),
 {
+    Ok(plan(scanner, files, options)?.second_pass(scanner, files, input_problems, make, consume))
+}
+
+/// An analysis whose first pass is done: what the second pass reads ([`Planned::prepared`]: the
+/// hash tables, the time origin and the end of the last event) is known before the second pass
+/// starts, so a later stage can build folds that need it and have them filled by the second pass
+/// ([`Planned::second_pass`]) instead of a pass of its own.
+#[derive(Debug)]
+pub struct Planned {
+    plan: Plan,
+    options: AnalysisOptions,
+    extents: Vec<(std::path::PathBuf, Extent)>,
+}
+
+/// The first pass of [`analyze`] over `files`, and the plan of the second.
+pub fn plan(
+    scanner: &Scanner,
+    files: &[TraceFile],
+    options: &AnalysisOptions,
+) -> Result<Planned, AnalysisError> {
     let candidates = check_options(options)?;
     let (prepass, extents) = first_pass(scanner, files, &candidates);
     let plan = Plan::new(options, &candidates, prepass);
-    let mut total: Option<AnalysisFold<'_>> = None;
-    let mut report = scanner.scan(
-        files,
-        input_problems,
-        |index| ioscout_read::Both { first: plan.fold(), second: make(index) },
-        |index, both, span| {
-            let ioscout_read::Both { first: fold, second: rider } = both;
-            match total.as_mut() {
-                Some(total) => total.merge(fold),
-                None => total = Some(fold),
-            }
-            consume(index, rider, span.line_base);
-            ControlFlow::Continue(())
-        },
-    );
-    drop(consume);
-    report.set_extents(name_hosts(extents, &plan.prepared));
-    Ok((plan.finish(options, total), report))
+    Ok(Planned { plan, options: options.clone(), extents })
+}
+
+impl Planned {
+    /// What the first pass learnt, as the second pass reads it.
+    pub fn prepared(&self) -> &Prepared {
+        &self.plan.prepared
+    }
+
+    /// The second pass over `files` (the files [`plan`] was given) and the views, with another
+    /// fold filled by the same pass, as [`analyze_with`] says. The report is the second pass's.
+    pub fn second_pass<R, M, C>(
+        &self,
+        scanner: &Scanner,
+        files: &[TraceFile],
+        input_problems: &[InputProblem],
+        make: M,
+        mut consume: C,
+    ) -> (Analysis, ScanReport)
+    where
+        R: ioscout_read::Fold,
+        M: Fn(usize) -> R + Sync,
+        C: FnMut(usize, R, u64),
+    {
+        let plan = &self.plan;
+        let mut total: Option<AnalysisFold<'_>> = None;
+        let mut report = scanner.scan(
+            files,
+            input_problems,
+            |index| ioscout_read::Both { first: plan.fold(), second: make(index) },
+            |index, both, span| {
+                let ioscout_read::Both { first: fold, second: rider } = both;
+                match total.as_mut() {
+                    Some(total) => total.merge(fold),
+                    None => total = Some(fold),
+                }
+                consume(index, rider, span.line_base);
+                ControlFlow::Continue(())
+            },
+        );
+        drop(consume);
+        report.set_extents(name_hosts(self.extents.clone(), &plan.prepared));
+        (plan.finish(&self.options, total), report)
+    }
 }
 
 /// What one rank sends after its first pass: per scanned file, its index, partial and tables.

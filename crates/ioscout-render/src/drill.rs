@@ -185,6 +185,8 @@ pub struct Drill<'d> {
 /// Writes `values` as a JSON array, `decimals` places, zeros short.
 fn numbers(out: &mut String, values: impl Iterator<Item = f64>, decimals: usize) {
     out.push('[');
+    // One buffer for every number's digits.
+    let mut digits = String::new();
     for (index, value) in values.enumerate() {
         if index > 0 {
             out.push(',');
@@ -194,8 +196,9 @@ fn numbers(out: &mut String, values: impl Iterator<Item = f64>, decimals: usize)
         } else if decimals == 0 {
             let _ = write!(out, "{}", value.round() as i64);
         } else {
-            let text = format!("{value:.decimals$}");
-            let text = text.trim_end_matches('0').trim_end_matches('.');
+            digits.clear();
+            let _ = write!(digits, "{value:.decimals$}");
+            let text = digits.trim_end_matches('0').trim_end_matches('.');
             out.push_str(if text.is_empty() || text == "-" { "0" } else { text });
         }
     }

@@ -123,7 +123,7 @@ const REPLAY_QUEUE: usize = 8;
 pub fn run_with_replay(
     input: &Input,
     options: &AnalysisOptions,
-    mut replay: ioscout_evidence::Replay,
+    replay: ioscout_evidence::Replay,
 ) -> Result<(Analysis, ioscout_read::ScanReport, usize, ioscout_evidence::Derived)> {
     if input.cluster.is_some() {
         let (analysis, report, count) = run(input, options)?;
@@ -134,12 +134,46 @@ pub fn run_with_replay(
     if files.is_empty() {
         return Err(input.no_traces(&input_problems));
     }
+    let scanner = crate::evidence::scanner(input);
+    let planned = ioscout_analysis::plan(&scanner, &files, options)?;
+    let (analysis, report, derived) = second_pass_with_replay(
+        input,
+        &scanner,
+        (&files, &input_problems),
+        &planned,
+        replay,
+        |_| ioscout_read::NoFold,
+        |_, _, _| {},
+    );
+    if analysis.raw.total_event_count == 0 {
+        return Err(input.no_events(files.len(), &report));
+    }
+    Ok((analysis, report, files.len(), derived))
+}
+
+/// The second pass of `planned` over `files` (with the problems met finding them), the records
+/// replayed by `replay` on a thread of its own (see [`run_with_replay`]), and another fold filled
+/// by the same pass: `make` builds one per unit of a file, `consume` receives each, filled, in
+/// file order (as [`ioscout_analysis::analyze_with`] says).
+pub(crate) fn second_pass_with_replay<R, M, C>(
+    input: &Input,
+    scanner: &ioscout_read::Scanner,
+    (files, input_problems): (&[ioscout_read::TraceFile], &[ioscout_read::InputProblem]),
+    planned: &ioscout_analysis::Planned,
+    mut replay: ioscout_evidence::Replay,
+    make: M,
+    mut consume: C,
+) -> (Analysis, ioscout_read::ScanReport, ioscout_evidence::Derived)
+where
+    R: ioscout_read::Fold,
+    M: Fn(usize) -> R + Sync,
+    C: FnMut(usize, R, u64),
+{
     let buffers = replay.buffers();
     let source = crate::evidence::source_of(input);
-    let (analyzed, derived) = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let (sender, receiver) =
             std::sync::mpsc::sync_channel::<(usize, ioscout_evidence::EvidenceFold, u64)>(REPLAY_QUEUE);
-        let files = &files;
         let source = &source;
         let replayer = scope.spawn(move || {
             for (index, fold, line_base) in receiver {
@@ -148,25 +182,21 @@ pub fn run_with_replay(
             }
             ioscout_evidence::finish(replay, files, source)
         });
-        let analyzed = ioscout_analysis::analyze_with(
-            &crate::evidence::scanner(input),
+        let (analysis, report) = planned.second_pass(
+            scanner,
             files,
-            &input_problems,
-            options,
-            |_| buffers.fold(),
+            input_problems,
+            |index| ioscout_read::Both { first: buffers.fold(), second: make(index) },
             // A send fails only when the replay has stopped, which its join below reports.
-            move |index, fold, line_base| {
-                let _ = sender.send((index, fold, line_base));
+            move |index, both, line_base| {
+                let ioscout_read::Both { first: evidence, second: rider } = both;
+                let _ = sender.send((index, evidence, line_base));
+                consume(index, rider, line_base);
             },
         );
         let derived = replayer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (analyzed, derived)
-    });
-    let (analysis, report) = analyzed?;
-    if analysis.raw.total_event_count == 0 {
-        return Err(input.no_events(files.len(), &report));
-    }
-    Ok((analysis, report, files.len(), derived))
+        (analysis, report, derived)
+    })
 }
 
 /// Analyses `input`: DFAnalyzer's JSON as the value, the summary and breakdown tables as text.

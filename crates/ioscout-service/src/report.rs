@@ -3,12 +3,14 @@
 //! directory; the page itself is drawn by [`ioscout_render::html`].
 
 use std::collections::HashMap;
+
+use rustc_hash::FxHashMap;
 use std::ops::ControlFlow;
 
 use ioscout_analysis::{Analysis, AnalysisOptions, OverlapMode, ViewType};
-use ioscout_model::{Event, HashTables, Phase};
-use ioscout_read::event::Args;
-use ioscout_read::{Fold, ProcessKey};
+use ioscout_model::{Event, HashTables, Phase, RawValue};
+use ioscout_read::fields::{EventFields, KeyArgs};
+use ioscout_read::{Decode, Fold, Phases, ProcessKey};
 use ioscout_render::darshan_page::DetectedPatterns;
 use ioscout_render::drill::Bins;
 use ioscout_render::html::{Activity, Page};
@@ -62,10 +64,12 @@ struct ReportFold<'t> {
     first_ts: i64,
     bin_us: f64,
     bins: usize,
-    busy: HashMap<(u32, i64), Vec<(f64, f64)>>,
-    bytes: HashMap<(String, (u32, i64)), u64>,
+    busy: FxHashMap<(u32, i64), Vec<(f64, f64)>>,
+    /// Bytes by (directory, process), the directories numbered by `directories`.
+    bytes: FxHashMap<(u32, (u32, i64)), u64>,
+    directories: Directories,
     drill_bin_us: f64,
-    drill: HashMap<(u32, i64), Bins>,
+    drill: FxHashMap<(u32, i64), Bins>,
     /// Host tokens met, numbered in the keys above.
     hosts: Vec<String>,
     last_host: Option<u32>,
@@ -76,9 +80,58 @@ struct ReportFold<'t> {
     names: ioscout_analysis::calltree::Names,
 }
 
+/// The directories of the files a unit's reads and writes name, numbered, each file's found once.
+#[derive(Debug, Default)]
+struct Directories {
+    /// The directories, by number.
+    names: Vec<String>,
+    numbers: FxHashMap<String, u32>,
+    /// Directory numbers by inline `fname`, and by `fhash` token.
+    by_name: FxHashMap<Box<str>, u32>,
+    by_hash: FxHashMap<Box<str>, u32>,
+    /// The directory of events that name no file.
+    unknown: Option<u32>,
+}
+
+impl Directories {
+    /// The number of the directory of the file `args` name (`fname`, else `fhash` named by
+    /// `tables`, else `(unknown file)`).
+    fn of(&mut self, args: &KeyArgs<'_>, tables: &HashTables) -> u32 {
+        let (text, inline) = match (&args.fname, &args.fhash) {
+            (Some(RawValue::Str(name)), _) => (Some(name.as_ref()), true),
+            (_, Some(RawValue::Str(token))) => (Some(token.as_ref()), false),
+            (_, Some(RawValue::Number(token))) => (Some(*token), false),
+            _ => (None, false),
+        };
+        let known = match text {
+            Some(text) if inline => self.by_name.get(text),
+            Some(text) => self.by_hash.get(text),
+            None => self.unknown.as_ref(),
+        };
+        if let Some(number) = known {
+            return *number;
+        }
+        let file = file_of(args, tables).unwrap_or_else(|| "(unknown file)".into());
+        let directory = std::path::Path::new(&file)
+            .parent()
+            .map_or_else(|| file.clone(), |parent| parent.display().to_string());
+        let next = self.names.len() as u32;
+        let number = *self.numbers.entry(directory).or_insert_with_key(|directory| {
+            self.names.push(directory.clone());
+            next
+        });
+        match text {
+            Some(text) if inline => self.by_name.insert(text.into(), number),
+            Some(text) => self.by_hash.insert(text.into(), number),
+            None => self.unknown.replace(number),
+        };
+        number
+    }
+}
+
 fn is_io(category: &str) -> bool {
-    let lower = category.to_ascii_lowercase();
-    lower.starts_with("posix") || lower.starts_with("stdio")
+    let head = category.as_bytes().get(..5).unwrap_or_default();
+    head.eq_ignore_ascii_case(b"posix") || head.eq_ignore_ascii_case(b"stdio")
 }
 
 fn is_compute(category: &str, name: &str) -> bool {
@@ -101,23 +154,23 @@ fn spread(start: f64, duration: f64, bin_us: f64, bins: usize, mut add: impl FnM
     }
 }
 
-/// The host token of an event (its `hhash`, else its inline `hostname`; empty when neither),
-/// read without parsing `args` where DFTracer writes it first.
-fn host_token<'e>(event: &'e Event<'_>) -> std::borrow::Cow<'e, str> {
-    let Some(args) = event.args else { return "".into() };
-    if let Some(rest) = args.strip_prefix("{\"hhash\":\"")
-        && let Some(end) = rest.find('"')
-        && !rest[..end].contains('\\')
-    {
-        return rest[..end].into();
-    }
-    let parsed = Args::of(event);
-    let value = parsed.get("hhash").or_else(|| parsed.get("hostname"));
-    match value {
-        Some(ioscout_model::RawValue::Str(text)) => text.to_string().into(),
-        Some(ioscout_model::RawValue::Number(text)) => text.to_string().into(),
+/// The host token of an event (its `hhash`, else its inline `hostname`; empty when neither).
+fn host_token<'f>(args: &'f KeyArgs<'_>) -> std::borrow::Cow<'f, str> {
+    match args.hhash.as_ref().or(args.hostname.as_ref()) {
+        Some(RawValue::Str(text)) => text.as_ref().into(),
+        Some(RawValue::Number(text)) => (*text).into(),
         _ => "".into(),
     }
+}
+
+/// The file an event names: its inline `fname`, else its `fhash` named by `tables` (the token
+/// itself when no table names it).
+fn file_of(args: &KeyArgs<'_>, tables: &HashTables) -> Option<String> {
+    if let Some(RawValue::Str(name)) = &args.fname {
+        return Some(name.to_string());
+    }
+    let token = args.fhash.as_ref()?.as_hash_token()?;
+    Some(tables.files.get(&token).cloned().unwrap_or(token.0))
 }
 
 impl ReportFold<'_> {
@@ -139,12 +192,29 @@ impl ReportFold<'_> {
 
 impl Fold for ReportFold<'_> {
     fn event(&mut self, event: &Event<'_>) {
-        if event.phase != Some(Phase::Complete) {
+        if let Some(fields) = EventFields::from_event(event) {
+            self.complete(&fields);
+        }
+    }
+
+    fn decode(&self) -> Decode {
+        Decode::Fields(Phases::of(&[Phase::Complete]))
+    }
+
+    fn fields(&mut self, fields: &EventFields<'_>) {
+        self.complete(fields);
+    }
+}
+
+impl ReportFold<'_> {
+    /// Adds what one complete event says (any other is left out).
+    fn complete(&mut self, event: &EventFields<'_>) {
+        if event.phase != Phase::Complete {
             return;
         }
         let (Some(pid), Some(ts), Some(dur)) = (event.pid, event.ts, event.dur) else { return };
-        let category = event.cat.as_deref().unwrap_or("");
-        let name = event.name.as_deref().unwrap_or("");
+        let category = event.cat.unwrap_or("");
+        let name = event.name.unwrap_or("");
         if self.nest && !category.eq_ignore_ascii_case("dftracer") {
             let name = self.names.number(name);
             self.nested.push((pid, event.tid.unwrap_or(0), ts, dur, name));
@@ -154,7 +224,7 @@ impl Fold for ReportFold<'_> {
             return;
         }
         let offset = (ts - self.first_ts).max(0) as f64;
-        let process = (self.host(&host_token(event)), pid);
+        let process = (self.host(&host_token(&event.args)), pid);
         let cells = self.busy.entry(process).or_insert_with(|| vec![(0.0, 0.0); self.bins]);
         spread(offset, dur as f64, self.bin_us, self.bins, |bin, seconds| {
             if io {
@@ -178,17 +248,13 @@ impl Fold for ReportFold<'_> {
         let is_posix = kind.is_some_and(|kind| !kind.is_stdio());
         let bin = ((offset / self.drill_bin_us) as usize).min(DRILL_BINS - 1);
         let size = if name.contains("read") || name.contains("write") {
-            let args = Args::of(event);
-            let size = ["ret", "size", "size_sum"]
-                .iter()
-                .find_map(|key| args.get(key).and_then(ioscout_model::RawValue::as_i64))
+            let args = &event.args;
+            let size = [&args.ret, &args.size, &args.size_sum]
+                .into_iter()
+                .find_map(|value| value.as_ref().and_then(RawValue::as_i64))
                 .filter(|size| *size > 0);
             if let Some(size) = size {
-                let file = ioscout_read::resolve_file(&args, self.tables)
-                    .map_or_else(|| "(unknown file)".into(), std::borrow::Cow::into_owned);
-                let directory = std::path::Path::new(&file)
-                    .parent()
-                    .map_or_else(|| file.clone(), |parent| parent.display().to_string());
+                let directory = self.directories.of(args, self.tables);
                 *self.bytes.entry((directory, process)).or_default() += size as u64;
             }
             size
@@ -244,11 +310,15 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
         overlap: OverlapMode::Exact,
         ..AnalysisOptions::default()
     };
-    let (analysis, scan, file_count, derived) = crate::analyze::run_with_replay(
-        input,
-        &options,
-        ioscout_evidence::Replay::sampling(SAMPLE_UNIFORM, SAMPLE_SLOWEST),
-    )?;
+    let replay = ioscout_evidence::Replay::sampling(SAMPLE_UNIFORM, SAMPLE_SLOWEST);
+    let Passes { analysis, scan, file_count, derived, activity, fine } = if input.cluster.is_some() {
+        // A job of several ranks analyses apart from the page's pass.
+        let (analysis, scan, file_count, derived) = crate::analyze::run_with_replay(input, &options, replay)?;
+        let (activity, fine) = activity(input, &analysis)?;
+        Passes { analysis, scan, file_count, derived, activity, fine }
+    } else {
+        one_pass(input, &options, replay)?
+    };
     let (findings, advice, _) = findings_and_advice(ioscout_advise::Measurements::from_analysis(
         &analysis,
         ioscout_diagnose::Parameters::default(),
@@ -267,7 +337,6 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
             crate::coverage_detail(&coverage)
         )
     });
-    let (activity, fine) = activity(input, &analysis)?;
     let (processes, rank_zero) = drill_processes(&fine, &derived, request.max_processes);
     let rank_zero_absent = rank_zero.is_none().then(|| rank_zero_absence(&fine, &derived));
     let mut total = Bins::new(DRILL_BINS);
@@ -304,6 +373,45 @@ pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
     Ok(HtmlReport { html, charts, findings: findings.len(), scan })
 }
 
+/// What the passes over a trace give the page.
+struct Passes {
+    analysis: Analysis,
+    scan: ioscout_read::ScanReport,
+    file_count: usize,
+    derived: ioscout_evidence::Derived,
+    activity: Activity,
+    fine: Fine,
+}
+
+/// The analysis, the derived records and the page's timeline, heatmap and drill-down, from one
+/// second pass: the page's fold rides on the analysis' pass, built from what its first pass
+/// learnt (the time origin and end, the hash tables).
+fn one_pass(input: &Input, options: &AnalysisOptions, replay: ioscout_evidence::Replay) -> Result<Passes> {
+    let (files, problems) = input.discover()?;
+    if files.is_empty() {
+        return Err(input.no_traces(&problems));
+    }
+    let scanner = crate::evidence::scanner(input);
+    let planned = ioscout_analysis::plan(&scanner, &files, options)?;
+    let prepared = planned.prepared();
+    let shape = Shape::of(prepared.first_ts, prepared.last_end);
+    let mut gather = Gather::new(shape.bins);
+    let (analysis, scan, derived) = crate::analyze::second_pass_with_replay(
+        input,
+        &scanner,
+        (&files, &problems),
+        &planned,
+        replay,
+        |_| shape.fold(&prepared.tables),
+        |file, fold, _| gather.absorb(file, fold, &prepared.tables),
+    );
+    if analysis.raw.total_event_count == 0 {
+        return Err(input.no_events(files.len(), &scan));
+    }
+    let (activity, fine) = gather.finish(&shape);
+    Ok(Passes { analysis, scan, file_count: files.len(), derived, activity, fine })
+}
+
 /// What the drill-down's pass adds to the timeline and heatmap data.
 struct Fine {
     bin_us: f64,
@@ -311,58 +419,113 @@ struct Fine {
     tree: ioscout_analysis::calltree::CallTree,
 }
 
-/// The timeline, heatmap and drill-down pass.
-fn activity(input: &Input, analysis: &Analysis) -> Result<(Activity, Fine)> {
-    let (files, problems) = input.discover()?;
-    let scanner = input.scanner();
-    let metadata = scanner.metadata(&files);
-    let job_us = (analysis.raw.last_end - analysis.raw.first_ts).max(1) as f64;
-    // The timeline's bins are its own (not the analysis' time granularity, which leaves a job
-    // of a few seconds with a few bins), at least a microsecond wide.
-    let bins = TIMELINE_BINS.min(job_us.ceil() as usize).max(1);
-    let bin_us = job_us / bins as f64;
-    let drill_bin_us = job_us / DRILL_BINS as f64;
-    let mut busy: HashMap<ProcessKey, Vec<(f64, f64)>> = HashMap::new();
-    let mut bytes: HashMap<(String, ProcessKey), u64> = HashMap::new();
-    let mut by_process: HashMap<ProcessKey, Bins> = HashMap::new();
-    let mut tree = ioscout_analysis::calltree::CallTreeBuilder::default();
-    let mut last_file = None;
-    scanner.scan(
-        &files,
-        &problems,
-        |_| ReportFold {
-            tables: &metadata.tables,
-            first_ts: analysis.raw.first_ts,
-            bin_us,
-            bins,
-            busy: HashMap::new(),
-            bytes: HashMap::new(),
-            drill_bin_us,
-            drill: HashMap::new(),
+/// The time origin and the bins of the page's charts of a trace.
+struct Shape {
+    first_ts: i64,
+    bins: usize,
+    bin_us: f64,
+    drill_bin_us: f64,
+}
+
+impl Shape {
+    /// The charts of a trace whose events start at `first_ts` and end by `last_end` (µs).
+    fn of(first_ts: i64, last_end: i64) -> Shape {
+        let job_us = (last_end - first_ts).max(1) as f64;
+        // The timeline's bins are its own (not the analysis' time granularity, which leaves a
+        // job of a few seconds with a few bins), at least a microsecond wide.
+        let bins = TIMELINE_BINS.min(job_us.ceil() as usize).max(1);
+        Shape { first_ts, bins, bin_us: job_us / bins as f64, drill_bin_us: job_us / DRILL_BINS as f64 }
+    }
+
+    /// An empty fold of one unit, naming files by `tables`.
+    fn fold<'t>(&self, tables: &'t HashTables) -> ReportFold<'t> {
+        ReportFold {
+            tables,
+            first_ts: self.first_ts,
+            bin_us: self.bin_us,
+            bins: self.bins,
+            busy: FxHashMap::default(),
+            bytes: FxHashMap::default(),
+            directories: Directories::default(),
+            drill_bin_us: self.drill_bin_us,
+            drill: FxHashMap::default(),
             hosts: Vec::new(),
             last_host: None,
             nested: Vec::new(),
             nest: true,
             names: ioscout_analysis::calltree::Names::default(),
-        },
-        |file, mut fold, _| {
-            let nested = std::mem::take(&mut fold.nested);
-            let names = std::mem::take(&mut fold.names);
-            absorb(&fold, &metadata.tables, bins, &mut busy, &mut bytes, &mut by_process);
-            // Units come in file order: a file's threads are walked once its last unit is in.
-            if last_file.is_some_and(|last| last != file) {
-                tree.flush();
-            }
-            last_file = Some(file);
-            let names: Vec<u32> = names.names.iter().map(|name| tree.name(name)).collect();
-            for (pid, tid, start, duration, name) in nested {
-                tree.add(pid, tid, start, duration, names[name as usize]);
-            }
+        }
+    }
+}
+
+/// The page's sums over the units, taken in file order.
+struct Gather {
+    bins: usize,
+    busy: HashMap<ProcessKey, Vec<(f64, f64)>>,
+    bytes: HashMap<(String, ProcessKey), u64>,
+    by_process: HashMap<ProcessKey, Bins>,
+    tree: ioscout_analysis::calltree::CallTreeBuilder,
+    last_file: Option<usize>,
+}
+
+impl Gather {
+    fn new(bins: usize) -> Gather {
+        Gather {
+            bins,
+            busy: HashMap::new(),
+            bytes: HashMap::new(),
+            by_process: HashMap::new(),
+            tree: ioscout_analysis::calltree::CallTreeBuilder::default(),
+            last_file: None,
+        }
+    }
+
+    /// Adds the fold of a unit of file `file`, its hosts named by `tables`.
+    fn absorb(&mut self, file: usize, mut fold: ReportFold<'_>, tables: &HashTables) {
+        let nested = std::mem::take(&mut fold.nested);
+        let names = std::mem::take(&mut fold.names);
+        absorb(&fold, tables, self.bins, &mut self.busy, &mut self.bytes, &mut self.by_process);
+        // Units come in file order: a file's threads are walked once its last unit is in.
+        if self.last_file.is_some_and(|last| last != file) {
+            self.tree.flush();
+        }
+        self.last_file = Some(file);
+        let names: Vec<u32> = names.names.iter().map(|name| self.tree.name(name)).collect();
+        for (pid, tid, start, duration, name) in nested {
+            self.tree.add(pid, tid, start, duration, names[name as usize]);
+        }
+    }
+
+    fn finish(self, shape: &Shape) -> (Activity, Fine) {
+        let activity = Activity {
+            busy: self.busy,
+            bytes: self.bytes,
+            bin_us: shape.bin_us,
+            origin: "the first event",
+            by_rank: false,
+        };
+        (activity, Fine { bin_us: shape.drill_bin_us, by_process: self.by_process, tree: self.tree.finish() })
+    }
+}
+
+/// The timeline, heatmap and drill-down pass of its own (for a job of several ranks, whose
+/// analysis is shared among them).
+fn activity(input: &Input, analysis: &Analysis) -> Result<(Activity, Fine)> {
+    let (files, problems) = input.discover()?;
+    let scanner = input.scanner();
+    let metadata = scanner.metadata(&files);
+    let shape = Shape::of(analysis.raw.first_ts, analysis.raw.last_end);
+    let mut gather = Gather::new(shape.bins);
+    scanner.scan(
+        &files,
+        &problems,
+        |_| shape.fold(&metadata.tables),
+        |file, fold, _| {
+            gather.absorb(file, fold, &metadata.tables);
             ControlFlow::Continue(())
         },
     );
-    let activity = Activity { busy, bytes, bin_us, origin: "the first event", by_rank: false };
-    Ok((activity, Fine { bin_us: drill_bin_us, by_process, tree: tree.finish() }))
+    Ok(gather.finish(&shape))
 }
 
 /// Adds what one fold gathered to the page's per-process sums, its hosts named by `tables`.
@@ -384,7 +547,8 @@ fn absorb(
         }
     }
     for ((directory, process), value) in &fold.bytes {
-        *bytes.entry((directory.clone(), key(*process))).or_default() += value;
+        let directory = fold.directories.names[*directory as usize].clone();
+        *bytes.entry((directory, key(*process))).or_default() += value;
     }
     for (process, fine) in &fold.drill {
         by_process.entry(key(*process)).or_insert_with(|| Bins::new(DRILL_BINS)).add(fine);
@@ -433,10 +597,11 @@ impl DxtViews {
             first_ts: 0,
             bin_us,
             bins,
-            busy: HashMap::new(),
-            bytes: HashMap::new(),
+            busy: FxHashMap::default(),
+            bytes: FxHashMap::default(),
+            directories: Directories::default(),
             drill_bin_us: job_us / DRILL_BINS as f64,
-            drill: HashMap::new(),
+            drill: FxHashMap::default(),
             hosts: Vec::new(),
             last_host: None,
             nested: Vec::new(),
