@@ -1,6 +1,7 @@
 //! The HTML report (`ioscout report`): the analysis, the derived records, the diagnosis and the
-//! advice of the inputs, and one more pass for the per-process timeline and the bytes by
-//! directory; the page itself is drawn by [`ioscout_render::html`].
+//! advice of the inputs, with the per-process timeline, the bytes by directory and the
+//! drill-down gathered by a fold that rides on the analysis' second pass (a pass of its own in a
+//! job of several ranks); the page itself is drawn by [`ioscout_render::html`].
 
 use std::collections::HashMap;
 
