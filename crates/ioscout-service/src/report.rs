@@ -4,8 +4,6 @@
 //! job of several ranks); the page itself is drawn by [`ioscout_render::html`].
 
 use std::collections::HashMap;
-
-use rustc_hash::FxHashMap;
 use std::ops::ControlFlow;
 
 use ioscout_analysis::{Analysis, AnalysisOptions, OverlapMode, ViewType};
@@ -15,6 +13,7 @@ use ioscout_read::{Decode, Fold, Phases, ProcessKey};
 use ioscout_render::darshan_page::DetectedPatterns;
 use ioscout_render::drill::Bins;
 use ioscout_render::html::{Activity, Page};
+use rustc_hash::FxHashMap;
 
 use crate::{Input, Result};
 
@@ -431,7 +430,11 @@ struct Shape {
 impl Shape {
     /// The charts of a trace whose events start at `first_ts` and end by `last_end` (µs).
     fn of(first_ts: i64, last_end: i64) -> Shape {
-        let job_us = (last_end - first_ts).max(1) as f64;
+        Shape::spanning(first_ts, (last_end - first_ts).max(1) as f64)
+    }
+
+    /// The charts of a job of `job_us` µs (at least 1) from `first_ts`.
+    fn spanning(first_ts: i64, job_us: f64) -> Shape {
         // The timeline's bins are its own (not the analysis' time granularity, which leaves a
         // job of a few seconds with a few bins), at least a microsecond wide.
         let bins = TIMELINE_BINS.min(job_us.ceil() as usize).max(1);
@@ -590,25 +593,10 @@ impl DxtViews {
         let run_us = log.run_time() * 1e6;
         let job_us =
             if run_us.is_finite() { run_us.max(last_end_us as f64) } else { last_end_us as f64 }.max(1.0);
-        let bins = TIMELINE_BINS.min(job_us.ceil() as usize).max(1);
-        let bin_us = job_us / bins as f64;
+        let shape = Shape::spanning(0, job_us);
         let tables = HashTables::default();
-        let mut fold = ReportFold {
-            tables: &tables,
-            first_ts: 0,
-            bin_us,
-            bins,
-            busy: FxHashMap::default(),
-            bytes: FxHashMap::default(),
-            directories: Directories::default(),
-            drill_bin_us: job_us / DRILL_BINS as f64,
-            drill: FxHashMap::default(),
-            hosts: Vec::new(),
-            last_host: None,
-            nested: Vec::new(),
-            nest: false,
-            names: ioscout_analysis::calltree::Names::default(),
-        };
+        // Segments do not nest: no call tree.
+        let mut fold = ReportFold { nest: false, ..shape.fold(&tables) };
         let mut sample = crate::segments::PosixSample::new(log, SAMPLE_UNIFORM, SAMPLE_SLOWEST);
         let _ = crate::segments::for_each_event_of(
             log,
@@ -620,11 +608,12 @@ impl DxtViews {
             |record| sample.record(record),
         );
         let (mut busy, mut bytes, mut by_process) = (HashMap::new(), HashMap::new(), HashMap::new());
-        absorb(&fold, &tables, bins, &mut busy, &mut bytes, &mut by_process);
+        absorb(&fold, &tables, shape.bins, &mut busy, &mut bytes, &mut by_process);
         let sample = sample.finish();
-        let activity = Activity { busy, bytes, bin_us, origin: "the job's start", by_rank: true };
+        let activity =
+            Activity { busy, bytes, bin_us: shape.bin_us, origin: "the job's start", by_rank: true };
         let fine = Fine {
-            bin_us: job_us / DRILL_BINS as f64,
+            bin_us: shape.drill_bin_us,
             by_process,
             tree: ioscout_analysis::calltree::CallTree::default(),
         };
