@@ -285,6 +285,10 @@ impl PrepassCache {
     /// Records the partial of `path` and the hash tables `fold` learned from it (ignored when its
     /// directory has no index).
     pub fn put(&mut self, path: &Path, fold: &PrepassFold<'_>, names: &[&str]) {
+        // Checked before the partial and the tables are copied: most traces have no index.
+        if !self.traces.contains_key(path) {
+            return;
+        }
         self.put_partial(path, PrepassPartial::of(fold, names), &Tables::of(&fold.metadata.tables));
     }
 

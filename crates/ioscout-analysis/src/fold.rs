@@ -238,6 +238,13 @@ pub struct FileFacts {
     pub ignored: bool,
 }
 
+impl FileFacts {
+    /// The facts of `path`.
+    pub fn of(path: &str) -> FileFacts {
+        FileFacts { flags: path_flags(path), ignored: ignored_path(path) }
+    }
+}
+
 /// One process (`app#host#pid#tid`) of a fold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ProcessKey {
@@ -343,8 +350,7 @@ impl<'a> AnalysisFold<'a> {
     fn file(&mut self, token: &str) -> u32 {
         let (id, new) = self.files.intern(token);
         if new {
-            let path = self.prepared.file_path(token);
-            self.file_facts.push(FileFacts { flags: path_flags(&path), ignored: ignored_path(&path) });
+            self.file_facts.push(self.prepared.file_facts(token));
         }
         id
     }

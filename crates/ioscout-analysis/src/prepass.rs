@@ -26,6 +26,7 @@ use ioscout_read::{Decode, Fold, TraceMetadata};
 use memchr::memmem;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::fold::FileFacts;
 use crate::overlap::IntervalUnion;
 use crate::preset::Preset;
 use crate::row::{Classifier, class_key};
@@ -507,6 +508,9 @@ pub struct Prepared {
     pub compute: Vec<IntervalUnion>,
     /// Epoch intervals of each process tree with any, in start order.
     pub epochs: Vec<Vec<(i64, i64)>>,
+    /// The facts of every path the file table names, by file token (found once here, not once
+    /// per unit that meets the file).
+    file_facts: FxHashMap<Box<str>, FileFacts>,
 }
 
 impl Prepared {
@@ -531,7 +535,14 @@ impl Prepared {
             group_index: FxHashMap::default(),
             compute: Vec::new(),
             epochs: Vec::new(),
+            file_facts: FxHashMap::default(),
         };
+        prepared.file_facts = prepared
+            .tables
+            .files
+            .iter()
+            .map(|(token, path)| (Box::from(token.0.as_str()), FileFacts::of(path)))
+            .collect();
         let mut group_compute: Vec<Vec<(i64, i64)>> = Vec::new();
         let mut group_epochs: Vec<Vec<(i64, i64)>> = Vec::new();
         for (is_compute, source) in [(true, compute), (false, epochs)] {
@@ -653,6 +664,12 @@ impl Prepared {
             None if token.is_empty() => "unknown".into(),
             None => token.to_string(),
         }
+    }
+
+    /// The facts of the path of a file token (of the token itself when no table names it, as
+    /// [`Prepared::file_path`] resolves it).
+    pub fn file_facts(&self, token: &str) -> FileFacts {
+        self.file_facts.get(token).copied().unwrap_or_else(|| FileFacts::of(token))
     }
 
     /// The resolved path of a file token.

@@ -155,12 +155,19 @@ pub struct EvidenceFold {
     line: LinePosition,
     /// The kind of each interned name as a POSIX and as a STDIO call, once matched.
     kinds: Vec<[Option<OpKind>; 2]>,
+    /// The replay was given the trace's metadata ([`Replay::knowing`]): metadata lines are left
+    /// to the scanner, which validates and counts them without decoding them.
+    metadata_known: bool,
 }
 
 /// The op chunks of replayed units, handed to new units: a scan reuses chunks instead of
-/// mapping fresh memory for every unit (which cost more than the replay itself).
+/// mapping fresh memory for every unit (which cost more than the replay itself). It also says
+/// whether the folds it makes gather metadata ([`Replay::knowing`]).
 #[derive(Clone, Debug, Default)]
-pub struct Buffers(std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>);
+pub struct Buffers {
+    free: std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>,
+    metadata_known: bool,
+}
 
 /// How many free chunks are kept for reuse (8 MB; beyond that a chunk is dropped, as without
 /// reuse).
@@ -169,16 +176,20 @@ const KEEP_CHUNKS: usize = 128;
 impl Buffers {
     /// A fold for a new unit, taking its chunks from here.
     pub fn fold(&self) -> EvidenceFold {
-        EvidenceFold { buffers: self.clone(), ..EvidenceFold::default() }
+        EvidenceFold { buffers: self.clone(), metadata_known: self.metadata_known, ..EvidenceFold::default() }
     }
 
     /// An empty chunk: a free one, else a new one.
     fn chunk(&self) -> Vec<u8> {
-        self.0.lock().ok().and_then(|mut free| free.pop()).unwrap_or_else(|| Vec::with_capacity(CHUNK_BYTES))
+        self.free
+            .lock()
+            .ok()
+            .and_then(|mut free| free.pop())
+            .unwrap_or_else(|| Vec::with_capacity(CHUNK_BYTES))
     }
 
     fn give_back(&self, chunks: Vec<Vec<u8>>) {
-        let Ok(mut free) = self.0.lock() else { return };
+        let Ok(mut free) = self.free.lock() else { return };
         // A unit's unused first chunk has no room: it is not worth keeping.
         for mut chunk in chunks.into_iter().filter(|chunk| chunk.capacity() >= CHUNK_BYTES) {
             if free.len() >= KEEP_CHUNKS {
@@ -209,7 +220,9 @@ const KEEP_UNUSABLE: usize = 20;
 impl Fold for EvidenceFold {
     fn event(&mut self, event: &Event<'_>) {
         if event.phase == Some(Phase::Metadata) {
-            self.metadata.observe(event);
+            if !self.metadata_known {
+                self.metadata.observe(event);
+            }
             return;
         }
         if let Some(fields) = EventFields::from_event(event) {
@@ -218,7 +231,11 @@ impl Fold for EvidenceFold {
     }
 
     fn decode(&self) -> Decode {
-        Decode::Fields(Phases::of(&[Phase::Complete, Phase::Metadata]))
+        if self.metadata_known {
+            Decode::Fields(Phases::of(&[Phase::Complete]))
+        } else {
+            Decode::Fields(Phases::of(&[Phase::Complete, Phase::Metadata]))
+        }
     }
 
     fn line_position(&mut self, position: LinePosition) {
@@ -373,6 +390,16 @@ impl Replay {
         self.buffers.clone()
     }
 
+    /// This replay, given the metadata of every trace it will replay (what a first pass over the
+    /// same traces gathered, merged in file order, as the replay would merge it): the folds of
+    /// [`Replay::buffers`] made afterwards leave metadata lines undecoded.
+    #[must_use]
+    pub fn knowing(mut self, metadata: TraceMetadata) -> Replay {
+        self.metadata = metadata;
+        self.buffers.metadata_known = true;
+        self
+    }
+
     /// Replays the ops of one unit of trace file `trace` (named `path`), whose lines follow line
     /// `line_base` of the file ([`ioscout_read::UnitSpan::line_base`]).
     pub fn consume(&mut self, trace: usize, path: &std::path::Path, fold: EvidenceFold, line_base: u64) {
@@ -392,6 +419,7 @@ impl Replay {
             kinds: _,
             buffers: _,
             previous: _,
+            metadata_known: _,
         } = fold;
         for command in commands {
             if !self.commands.contains(&command) {

@@ -160,7 +160,7 @@ pub(crate) fn second_pass_with_replay<R, M, C>(
     scanner: &ioscout_read::Scanner,
     (files, input_problems): (&[ioscout_read::TraceFile], &[ioscout_read::InputProblem]),
     planned: &ioscout_analysis::Planned,
-    mut replay: ioscout_evidence::Replay,
+    replay: ioscout_evidence::Replay,
     make: M,
     mut consume: C,
 ) -> (Analysis, ioscout_read::ScanReport, ioscout_evidence::Derived)
@@ -169,6 +169,8 @@ where
     M: Fn(usize) -> R + Sync,
     C: FnMut(usize, R, u64),
 {
+    // The first pass read every metadata line of the same files: the second leaves them undecoded.
+    let mut replay = replay.knowing(planned.prepared().metadata.clone());
     let buffers = replay.buffers();
     let source = crate::evidence::source_of(input);
     std::thread::scope(|scope| {
