@@ -300,6 +300,9 @@ pub struct AnalysisFold<'a> {
     pub file_classes: rustc_hash::FxHashSet<(u32, u32)>,
     /// The (file, class) pair put in `file_classes` last.
     last_file_class: Option<(u32, u32)>,
+    /// Per process tree, where its compute union was last measured
+    /// ([`crate::overlap::IntervalUnion::covered_near`]).
+    overlap_hints: Vec<usize>,
 }
 
 impl std::fmt::Debug for AnalysisFold<'_> {
@@ -344,6 +347,7 @@ impl<'a> AnalysisFold<'a> {
             sizes: FxHashMap::default(),
             file_classes: rustc_hash::FxHashSet::default(),
             last_file_class: None,
+            overlap_hints: Vec::new(),
         }
     }
 
@@ -414,7 +418,14 @@ impl<'a> AnalysisFold<'a> {
         );
         let group = self.groups[process as usize];
         let uncovered = (self.exact && class.asynchronous).then(|| {
-            let covered = prepared.covered(group, ts, ts.saturating_add(duration));
+            let covered = group.map_or(0, |group| {
+                let index = group as usize;
+                if self.overlap_hints.len() <= index {
+                    self.overlap_hints.resize(index + 1, 0);
+                }
+                let hint = &mut self.overlap_hints[index];
+                prepared.covered_near(hint, Some(group), ts, ts.saturating_add(duration))
+            });
             (duration - covered).max(0) as u64
         });
         let bin = match self.binning {

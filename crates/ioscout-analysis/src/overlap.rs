@@ -42,10 +42,33 @@ impl IntervalUnion {
 
     /// The length of `[start, end)` that the union covers.
     pub fn covered(&self, start: i64, end: i64) -> i64 {
+        let mut hint = 0;
+        self.covered_near(&mut hint, start, end)
+    }
+
+    /// [`IntervalUnion::covered`], starting from `hint`: where the interval measured before on
+    /// this union began to count (a process's rows come roughly in time order, so the next one
+    /// usually begins at the same interval or the one after it). The hint is checked, not
+    /// trusted: a wrong one costs the binary search, never a wrong answer. It is updated.
+    pub fn covered_near(&self, hint: &mut usize, start: i64, end: i64) -> i64 {
         if end <= start {
             return 0;
         }
-        let mut index = self.intervals.partition_point(|(_, interval_end)| *interval_end <= start);
+        // The first interval that ends after `start`: `index` is it when every interval before
+        // it ends by `start` and it (if any) ends after.
+        let first = |index: usize| {
+            index <= self.intervals.len()
+                && (index == 0 || self.intervals[index - 1].1 <= start)
+                && self.intervals.get(index).is_none_or(|(_, interval_end)| *interval_end > start)
+        };
+        let mut index = if first(*hint) {
+            *hint
+        } else if first(*hint + 1) {
+            *hint + 1
+        } else {
+            self.intervals.partition_point(|(_, interval_end)| *interval_end <= start)
+        };
+        *hint = index;
         let mut covered = 0;
         while let Some(&(interval_start, interval_end)) = self.intervals.get(index) {
             if interval_start >= end {
@@ -87,6 +110,26 @@ mod tests {
                 .filter(|unit| intervals.iter().any(|(interval_start, interval_end)| interval_start <= unit && unit < interval_end))
                 .count() as i64;
             prop_assert_eq!(union.covered(start, end), expected);
+        }
+
+        /// Whatever the hint, the measure is the one of the search; the hint it leaves then
+        /// answers the same interval again.
+        #[test]
+        fn covered_near_answers_as_covered_from_any_hint(
+            intervals in proptest::collection::vec((0i64..60, 0i64..12), 0..12),
+            probes in proptest::collection::vec((0i64..70, 0i64..30), 1..8),
+            hint in 0usize..20,
+        ) {
+            let intervals: Vec<(i64, i64)> = intervals.into_iter().map(|(start, length)| (start, start + length)).collect();
+            let union = IntervalUnion::new(intervals);
+            let mut near = hint;
+            for (start, length) in probes {
+                let (start, end) = (start, start + length);
+                prop_assert_eq!(union.covered_near(&mut near, start, end), union.covered(start, end));
+                let mut again = near;
+                prop_assert_eq!(union.covered_near(&mut again, start, end), union.covered(start, end));
+                prop_assert_eq!(again, near);
+            }
         }
     }
 }

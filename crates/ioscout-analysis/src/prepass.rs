@@ -604,7 +604,16 @@ impl Prepared {
 
     /// The time of `[start, end)` covered by the compute of `group`.
     pub fn covered(&self, group: Option<u32>, start: i64, end: i64) -> i64 {
-        group.and_then(|group| self.compute.get(group as usize)).map_or(0, |union| union.covered(start, end))
+        let mut hint = 0;
+        self.covered_near(&mut hint, group, start, end)
+    }
+
+    /// [`Prepared::covered`] from a hint kept by the caller for `group`
+    /// ([`IntervalUnion::covered_near`]).
+    pub fn covered_near(&self, hint: &mut usize, group: Option<u32>, start: i64, end: i64) -> i64 {
+        group
+            .and_then(|group| self.compute.get(group as usize))
+            .map_or(0, |union| union.covered_near(hint, start, end))
     }
 
     /// Whether what a second pass folded over this context, from events that all ended by its

@@ -187,6 +187,16 @@ pub(crate) fn class_key(key: &mut Vec<u8>, category: &[u8], name: &[u8]) {
     key.extend_from_slice(name);
 }
 
+/// Whether `key` is the [`class_key`] of (`category`, `name`), compared in place (a repeat of
+/// the last row's call costs no copy).
+fn is_class_key(key: &[u8], category: &[u8], name: &[u8]) -> bool {
+    let length = category.len().to_le_bytes();
+    key.len() == length.len() + category.len() + name.len()
+        && key.starts_with(&length)
+        && key[length.len()..length.len() + category.len()] == *category
+        && key[length.len() + category.len()..] == *name
+}
+
 /// No class yet.
 const UNSET: u32 = u32::MAX;
 
@@ -213,13 +223,13 @@ impl<'p> Classifier<'p> {
     /// `flags`.
     pub fn classify(&mut self, category: &str, name: &str, flags: u8) -> u32 {
         let flags = flags & 15;
-        class_key(&mut self.key, category.as_bytes(), name.as_bytes());
-        if self.last.0 == self.key {
+        if is_class_key(&self.last.0, category.as_bytes(), name.as_bytes()) {
             let known = self.last.1[usize::from(flags)];
             if known != UNSET {
                 return known;
             }
         }
+        class_key(&mut self.key, category.as_bytes(), name.as_bytes());
         let ids = match self.cache.get_mut(self.key.as_slice()) {
             Some(ids) => ids,
             None => self.cache.entry(self.key.as_slice().into()).or_insert([UNSET; 16]),
@@ -288,7 +298,25 @@ fn compute_class(preset: &Preset, slot_layers: &[SlotTest], category: &str, name
 mod tests {
     use std::collections::BTreeSet;
 
+    use proptest::prelude::*;
+
     use super::*;
+
+    proptest! {
+        /// The in-place comparison says what building the key and comparing it says, however
+        /// the bytes split between category and name.
+        #[test]
+        fn a_key_is_recognised_in_place_exactly(
+            category in "[ab]{0,3}", name in "[ab]{0,3}", other_category in "[ab]{0,3}", other_name in "[ab]{0,3}",
+        ) {
+            let mut key = Vec::new();
+            class_key(&mut key, category.as_bytes(), name.as_bytes());
+            let mut other = Vec::new();
+            class_key(&mut other, other_category.as_bytes(), other_name.as_bytes());
+            prop_assert_eq!(is_class_key(&key, other_category.as_bytes(), other_name.as_bytes()), key == other);
+            prop_assert!(is_class_key(&key, category.as_bytes(), name.as_bytes()));
+        }
+    }
 
     #[test]
     fn posix_rows_gain_path_suffixes_in_order() {
