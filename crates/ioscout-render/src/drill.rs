@@ -180,6 +180,9 @@ pub struct Drill<'d> {
     pub accesses: Option<&'d AccessSample>,
     /// The call tree of the nested events.
     pub tree: &'d CallTree,
+    /// The data as [`data_json`] writes it, when written ahead (the report writes it on a thread
+    /// of its own while the page's findings are made); written by [`section`] when `None`.
+    pub data: Option<String>,
 }
 
 /// Writes `values` as a JSON array, `decimals` places, zeros short.
@@ -191,15 +194,80 @@ fn numbers(out: &mut String, values: impl Iterator<Item = f64>, decimals: usize)
         if index > 0 {
             out.push(',');
         }
-        if value == 0.0 || !value.is_finite() {
+        number(out, &mut digits, value, decimals);
+    }
+    out.push(']');
+}
+
+/// Writes `value` with `decimals` places, zeros short (`digits` is scratch space).
+fn number(out: &mut String, digits: &mut String, value: f64, decimals: usize) {
+    if value == 0.0 || !value.is_finite() {
+        out.push('0');
+    } else if decimals == 0 {
+        push_integer(out, value.round() as i64);
+    } else {
+        digits.clear();
+        let _ = write!(digits, "{value:.decimals$}");
+        let text = digits.trim_end_matches('0').trim_end_matches('.');
+        out.push_str(if text.is_empty() || text == "-" { "0" } else { text });
+    }
+}
+
+/// Writes `value` as `Display` writes it, without the formatting machinery (the drill-down's
+/// data holds some hundred thousand integers).
+fn push_integer(out: &mut String, value: i64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = value.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if value < 0 {
+        out.push('-');
+    }
+    out.extend(digits[at..].iter().map(|&digit| char::from(digit)));
+}
+
+/// Microseconds written as seconds, exactly as [`numbers`] writes `micros / 1e6` with six
+/// places. A whole number of microseconds below 10^15 is written from its digits: its quotient
+/// by 10^6 is within half a unit in the last place of it, less than half a millionth, so six
+/// places round it back to those digits. Any other value goes through [`number`].
+fn seconds_of_micros(out: &mut String, values: impl Iterator<Item = f64>) {
+    out.push('[');
+    let mut digits = String::new();
+    for (index, micros) in values.enumerate() {
+        if index > 0 {
+            out.push(',');
+        }
+        if micros.fract() != 0.0 || micros.abs() >= 1e15 {
+            number(out, &mut digits, micros / 1e6, 6);
+            continue;
+        }
+        let whole = micros as i64;
+        if whole == 0 {
             out.push('0');
-        } else if decimals == 0 {
-            let _ = write!(out, "{}", value.round() as i64);
-        } else {
-            digits.clear();
-            let _ = write!(digits, "{value:.decimals$}");
-            let text = digits.trim_end_matches('0').trim_end_matches('.');
-            out.push_str(if text.is_empty() || text == "-" { "0" } else { text });
+            continue;
+        }
+        if whole < 0 {
+            out.push('-');
+        }
+        let magnitude = whole.unsigned_abs();
+        push_integer(out, (magnitude / 1_000_000) as i64);
+        let mut fraction = magnitude % 1_000_000;
+        if fraction > 0 {
+            let mut places = [b'0'; 6];
+            for place in places.iter_mut().rev() {
+                *place = b'0' + (fraction % 10) as u8;
+                fraction /= 10;
+            }
+            let kept = places.iter().rposition(|&place| place != b'0').map_or(0, |last| last + 1);
+            out.push('.');
+            out.extend(places[..kept].iter().map(|&place| char::from(place)));
         }
     }
     out.push(']');
@@ -288,9 +356,9 @@ pub fn data_json(drill: &Drill<'_>) -> String {
             out.push_str(&string(path));
         }
         out.push_str("],\"t\":");
-        numbers(&mut out, points.iter().map(|access| (access.start_us - origin) as f64 / 1e6), 6);
+        seconds_of_micros(&mut out, points.iter().map(|access| (access.start_us - origin) as f64));
         out.push_str(",\"d\":");
-        numbers(&mut out, points.iter().map(|access| access.duration_us as f64 / 1e6), 6);
+        seconds_of_micros(&mut out, points.iter().map(|access| access.duration_us as f64));
         for (key, values) in [
             ("p", points.iter().map(|access| access.pid as f64).collect::<Vec<_>>()),
             ("f", points.iter().map(|access| f64::from(access.file)).collect()),
@@ -321,9 +389,9 @@ pub fn data_json(drill: &Drill<'_>) -> String {
     out.push_str(",\"p\":");
     numbers(&mut out, nodes.iter().map(|(parent, _)| parent.map_or(-1.0, f64::from)), 0);
     out.push_str(",\"i\":");
-    numbers(&mut out, nodes.iter().map(|(_, node)| node.inclusive_us / 1e6), 6);
+    seconds_of_micros(&mut out, nodes.iter().map(|(_, node)| node.inclusive_us));
     out.push_str(",\"e\":");
-    numbers(&mut out, nodes.iter().map(|(_, node)| node.exclusive_us / 1e6), 6);
+    seconds_of_micros(&mut out, nodes.iter().map(|(_, node)| node.exclusive_us));
     out.push_str(",\"c\":");
     numbers(&mut out, nodes.iter().map(|(_, node)| node.count as f64), 0);
     out.push_str("}}");
@@ -507,10 +575,87 @@ pub fn section(html: &mut String, drill: &Drill<'_>) -> usize {
         html.push_str("<h3>Call tree (first 60 lines, most inclusive time first)</h3>\n");
         crate::html::table(html, &["Event", "Inclusive (s)", "Exclusive (s)", "Count"], &rows);
     }
+    let data = match &drill.data {
+        Some(data) => std::borrow::Cow::Borrowed(data.as_str()),
+        None => std::borrow::Cow::Owned(data_json(drill)),
+    };
     let _ = writeln!(
         html,
-        "<script type=\"application/json\" id=\"drill-data\">{}</script>\n<pre id=\"drill-check\" hidden></pre>\n<script>{SCRIPT}</script>",
-        data_json(drill)
+        "<script type=\"application/json\" id=\"drill-data\">{data}</script>\n<pre id=\"drill-check\" hidden></pre>\n<script>{SCRIPT}</script>"
     );
     figures
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn through_numbers(values: &[f64], decimals: usize) -> String {
+        let mut out = String::new();
+        numbers(&mut out, values.iter().copied(), decimals);
+        out
+    }
+
+    #[test]
+    fn integers_are_written_as_display_writes_them() {
+        for value in [0, 1, -1, 9, 10, -10, 1_234_567, i64::MAX, i64::MIN, i64::MIN + 1] {
+            let mut out = String::new();
+            push_integer(&mut out, value);
+            assert_eq!(out, value.to_string());
+        }
+    }
+
+    #[test]
+    fn seconds_of_micros_at_the_edges_are_those_of_the_division() {
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            999_999.0,
+            1_000_000.0,
+            1_000_001.0,
+            -2_500_000.0,
+            0.5,
+            1.5e-3,
+            999_999_999_999_999.0,
+            1e15,
+            -1e15,
+            1e18,
+            f64::NAN,
+            f64::INFINITY,
+            123_456_789_012.0,
+        ];
+        for micros in values {
+            let mut out = String::new();
+            seconds_of_micros(&mut out, std::iter::once(micros));
+            assert_eq!(out, through_numbers(&[micros / 1e6], 6), "{micros}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn integers_match_display(value in any::<i64>()) {
+            let mut out = String::new();
+            push_integer(&mut out, value);
+            prop_assert_eq!(out, value.to_string());
+        }
+
+        /// Whole microseconds written from their digits are what six places of the quotient
+        /// give, over the whole range that path takes; fractions go through the division.
+        #[test]
+        fn seconds_of_micros_match_the_division(
+            whole in -999_999_999_999_999i64..1_000_000_000_000_000,
+            small in -5_000_000i64..5_000_000,
+            fraction in 0.0f64..1.0,
+        ) {
+            let values = [whole as f64, small as f64, small as f64 + fraction];
+            let mut out = String::new();
+            seconds_of_micros(&mut out, values.iter().copied());
+            let divided: Vec<f64> = values.iter().map(|micros| micros / 1e6).collect();
+            prop_assert_eq!(out, through_numbers(&divided, 6));
+        }
+    }
 }
