@@ -391,7 +391,8 @@ impl Replay {
     }
 
     /// This replay, given the metadata of every trace it will replay (what a first pass over the
-    /// same traces gathered, merged in file order, as the replay would merge it): the folds of
+    /// same traces gathered: its hash tables are content-derived, so they are the ones the replay
+    /// would gather, and its process ranks and names come from the same lines): the folds of
     /// [`Replay::buffers`] made afterwards leave metadata lines undecoded.
     #[must_use]
     pub fn knowing(mut self, metadata: TraceMetadata) -> Replay {

@@ -423,6 +423,7 @@ fn one_pass(input: &Input, options: &AnalysisOptions, replay: ioscout_evidence::
 /// What the drill-down's pass adds to the timeline and heatmap data.
 struct Fine {
     bin_us: f64,
+    /// In key order: sums over the processes add them in the same order every run.
     by_process: BTreeMap<ProcessKey, Bins>,
     tree: ioscout_analysis::calltree::CallTree,
 }
