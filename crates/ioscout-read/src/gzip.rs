@@ -60,6 +60,9 @@ fn inflate_one_shot(file: &File, member_offset: u64, member_end: u64, sink: &mut
             compressed: Vec::new(),
             output: Vec::new(),
         });
+        // Exactly what is needed: growing by doubling would keep up to twice the largest member
+        // for each thread, for the rest of the scan.
+        state.compressed.reserve_exact(compressed_length.saturating_sub(state.compressed.len()));
         state.compressed.resize(compressed_length, 0);
         if read_fully_at(file, &mut state.compressed, member_offset).ok() != Some(compressed_length) {
             return false;
@@ -74,6 +77,7 @@ fn inflate_one_shot(file: &File, member_offset: u64, member_end: u64, sink: &mut
         }
         let length = expected_length as usize;
         if state.output.len() < length {
+            state.output.reserve_exact(length - state.output.len());
             state.output.resize(length, 0);
         }
         // The output must be exactly the trailer's length, and the CRC of the output the
