@@ -42,7 +42,9 @@ pub use gzip::Resume;
 pub use input::{
     Compression, InputProblem, Snapshot, TraceFile, Waited, Watch, discover, snapshot, wait_for_change,
 };
-pub use metadata::{MetadataFold, ProcessInfo, TraceMetadata, resolve_file, resolve_host};
+pub use metadata::{
+    MetadataFold, ProcessInfo, TraceMetadata, resolve_file, resolve_file_of_keys, resolve_host,
+};
 pub use scan::{
     Both, Decode, FileSummary, Fold, LinePosition, NoFold, Phases, Problem, ProblemKind, ScanOptions,
     ScanReport, Scanner, UnitSpan,

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use ioscout_model::{Event, HashTables, MetadataKind, Phase, RawValue};
 
 use crate::event::{Args, metadata_entry};
+use crate::fields::KeyArgs;
 use crate::scan::{Decode, Fold, Phases};
 
 /// What process metadata says about one process.
@@ -123,7 +124,7 @@ impl crate::Scanner {
 }
 
 fn lookup<'a>(
-    value: Option<&RawValue<'a>>,
+    value: Option<&RawValue<'_>>,
     table: &'a std::collections::HashMap<ioscout_model::HashToken, String>,
 ) -> Option<Cow<'a, str>> {
     let token = value?.as_hash_token()?;
@@ -145,10 +146,23 @@ pub fn resolve_host<'a>(args: &Args<'a>, tables: &'a HashTables) -> Option<Cow<'
 /// The file of an event: its `fhash` resolved through FH, else the inline `fname`, else the raw
 /// hash token.
 pub fn resolve_file<'a>(args: &Args<'a>, tables: &'a HashTables) -> Option<Cow<'a, str>> {
-    if let Some(RawValue::Str(name)) = args.get("fname") {
+    file_from(args.get("fname"), args.get("fhash"), tables)
+}
+
+/// [`resolve_file`] from the key arguments of decoded fields ([`KeyArgs`]).
+pub fn resolve_file_of_keys<'a>(args: &KeyArgs<'_>, tables: &'a HashTables) -> Option<Cow<'a, str>> {
+    file_from(args.fname.as_ref(), args.fhash.as_ref(), tables)
+}
+
+fn file_from<'a>(
+    fname: Option<&RawValue<'_>>,
+    fhash: Option<&RawValue<'_>>,
+    tables: &'a HashTables,
+) -> Option<Cow<'a, str>> {
+    if let Some(RawValue::Str(name)) = fname {
         return Some(Cow::Owned(name.to_string()));
     }
-    lookup(args.get("fhash"), &tables.files)
+    lookup(fhash, &tables.files)
 }
 
 #[cfg(test)]

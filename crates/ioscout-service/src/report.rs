@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
 
+use ioscout_analysis::prepass::host_token;
 use ioscout_analysis::{Analysis, AnalysisOptions, OverlapMode, ViewType};
 use ioscout_model::{Event, HashTables, Phase, RawValue};
 use ioscout_read::fields::{EventFields, KeyArgs};
@@ -111,7 +112,8 @@ impl Directories {
         if let Some(number) = known {
             return *number;
         }
-        let file = file_of(args, tables).unwrap_or_else(|| "(unknown file)".into());
+        let file = ioscout_read::resolve_file_of_keys(args, tables)
+            .map_or_else(|| "(unknown file)".into(), std::borrow::Cow::into_owned);
         let directory = std::path::Path::new(&file)
             .parent()
             .map_or_else(|| file.clone(), |parent| parent.display().to_string());
@@ -152,25 +154,6 @@ fn spread(start: f64, duration: f64, bin_us: f64, bins: usize, mut add: impl FnM
         }
         start = bin_end;
     }
-}
-
-/// The host token of an event (its `hhash`, else its inline `hostname`; empty when neither).
-fn host_token<'f>(args: &'f KeyArgs<'_>) -> std::borrow::Cow<'f, str> {
-    match args.hhash.as_ref().or(args.hostname.as_ref()) {
-        Some(RawValue::Str(text)) => text.as_ref().into(),
-        Some(RawValue::Number(text)) => (*text).into(),
-        _ => "".into(),
-    }
-}
-
-/// The file an event names: its inline `fname`, else its `fhash` named by `tables` (the token
-/// itself when no table names it).
-fn file_of(args: &KeyArgs<'_>, tables: &HashTables) -> Option<String> {
-    if let Some(RawValue::Str(name)) = &args.fname {
-        return Some(name.to_string());
-    }
-    let token = args.fhash.as_ref()?.as_hash_token()?;
-    Some(tables.files.get(&token).cloned().unwrap_or(token.0))
 }
 
 impl ReportFold<'_> {
@@ -224,7 +207,7 @@ impl ReportFold<'_> {
             return;
         }
         let offset = (ts - self.first_ts).max(0) as f64;
-        let process = (self.host(&host_token(&event.args)), pid);
+        let process = (self.host(host_token(&event.args).unwrap_or_default()), pid);
         let cells = self.busy.entry(process).or_insert_with(|| vec![(0.0, 0.0); self.bins]);
         spread(offset, dur as f64, self.bin_us, self.bins, |bin, seconds| {
             if io {
