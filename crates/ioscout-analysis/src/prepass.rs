@@ -29,7 +29,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::fold::FileFacts;
 use crate::overlap::IntervalUnion;
 use crate::preset::Preset;
-use crate::row::{Classifier, class_key};
+use crate::row::{Classifier, PairMemo};
 
 /// The text of a hash or name value (string or number), without allocating.
 pub fn token<'a>(value: Option<&'a RawValue<'_>>) -> Option<&'a str> {
@@ -74,14 +74,9 @@ pub struct PrepassFold<'p> {
     compute: Vec<IntervalsByProcess>,
     epochs: Vec<IntervalsByProcess>,
     last_category: Vec<u8>,
-    /// The (category, name) [`PrepassFold::interval_row`] answered last, and its answer.
-    last_interval_row: (Vec<u8>, Vec<u8>, bool),
-    /// Every answer of [`PrepassFold::interval_row`], by the classifiers' key of the pair
-    /// ([`crate::row::class_key`]; one lookup per line where the candidates' classifiers would
-    /// take one each).
-    interval_rows: FxHashMap<Box<[u8]>, bool>,
-    /// The key of the lookup, reused.
-    interval_key: Vec<u8>,
+    /// Every answer of [`PrepassFold::interval_row`], by (category, name) (one lookup per line
+    /// where the candidates' classifiers would take one each).
+    interval_rows: PairMemo<bool>,
     keys: Keys,
 }
 
@@ -146,7 +141,8 @@ fn string<'a>(head: &'a [u8], key: &memmem::Finder<'_>) -> Option<&'a [u8]> {
 /// The host token of a skimmed line, read where DFTracer writes it (the first key of `args`):
 /// the token's bytes, empty when the line names no host, `None` when the skim cannot tell
 /// (a host key elsewhere in `args`, a value it does not read plainly), and the line is decoded.
-fn skim_host<'a>(line: &'a [u8], args_at: Option<usize>, keys: &Keys) -> Option<&'a [u8]> {
+/// `escaped` is false when the line holds no backslash at all (its strings need no check then).
+fn skim_host<'a>(line: &'a [u8], args_at: Option<usize>, keys: &Keys, escaped: bool) -> Option<&'a [u8]> {
     let Some(at) = args_at else { return Some(b"") };
     let rest = &line[at + keys.args.needle().len()..];
     let trimmed = |bytes: &'a [u8]| {
@@ -158,7 +154,7 @@ fn skim_host<'a>(line: &'a [u8], args_at: Option<usize>, keys: &Keys) -> Option<
         let value = trimmed(trimmed(value).strip_prefix(b":")?);
         return if let Some(text) = value.strip_prefix(b"\"") {
             let end = memchr::memchr(b'"', text)?;
-            (!text[..end].contains(&b'\\')).then_some(&text[..end])
+            (!escaped || !text[..end].contains(&b'\\')).then_some(&text[..end])
         } else {
             let digits = value.iter().take_while(|byte| byte.is_ascii_digit()).count();
             (digits > 0 && value.get(digits).is_some_and(|byte| matches!(byte, b',' | b'}' | b' ')))
@@ -252,31 +248,19 @@ impl<'p> PrepassFold<'p> {
     /// `None` when either is not UTF-8 (every answer is kept, and the last one checked first:
     /// calls come in runs).
     fn interval_row(&mut self, category: &[u8], name: &[u8]) -> Option<bool> {
-        let (last_category, last_name, last_answer) = &self.last_interval_row;
-        if last_category.as_slice() == category && last_name.as_slice() == name {
-            return Some(*last_answer);
+        if let Some(entry) = self.interval_rows.find(category, name) {
+            return Some(*self.interval_rows.value_mut(entry));
         }
-        class_key(&mut self.interval_key, category, name);
-        let answer = if let Some(&answer) = self.interval_rows.get(self.interval_key.as_slice()) {
-            answer
-        } else {
-            let (Ok(category), Ok(name)) = (std::str::from_utf8(category), std::str::from_utf8(name)) else {
-                return None;
-            };
-            let answer = self.classifiers.iter_mut().any(|classifier| {
-                let id = classifier.classify(category, name, 0);
-                let class = classifier.class(id);
-                class.compute || class.epoch
-            });
-            self.interval_rows.insert(self.interval_key.as_slice().into(), answer);
-            answer
+        let (Ok(category_text), Ok(name_text)) = (std::str::from_utf8(category), std::str::from_utf8(name))
+        else {
+            return None;
         };
-        let (last_category, last_name, last_answer) = &mut self.last_interval_row;
-        last_category.clear();
-        last_category.extend_from_slice(category);
-        last_name.clear();
-        last_name.extend_from_slice(name);
-        *last_answer = answer;
+        let answer = self.classifiers.iter_mut().any(|classifier| {
+            let id = classifier.classify(category_text, name_text, 0);
+            let class = classifier.class(id);
+            class.compute || class.epoch
+        });
+        self.interval_rows.add(category, name, answer);
         Some(answer)
     }
 
@@ -417,7 +401,7 @@ fn skim_by_search<'a>(line: &'a [u8], keys: &Keys) -> Skimmed<'a> {
         return Skimmed::Decode;
     };
     let dur = integer(head, &keys.dur).unwrap_or(0);
-    match skim_host(line, args_at, keys) {
+    match skim_host(line, args_at, keys, true) {
         Some(host) => Skimmed::Take { ts, dur, category, name, pid, host },
         None => Skimmed::Decode,
     }
@@ -449,7 +433,9 @@ fn skim_ordered<'a>(line: &'a [u8], keys: &Keys) -> Option<Skimmed<'a>> {
         return None;
     }
     // The line is not checked: a string with a backslash is left to the search, as it skips it.
-    let plain = |text: &'a [u8]| (!text.contains(&b'\\')).then_some(text);
+    // Most lines have none at all, which one search of the line tells.
+    let escaped = memchr::memchr(b'\\', line).is_some();
+    let plain = |text: &'a [u8]| (!escaped || !text.contains(&b'\\')).then_some(text);
     let checked = |part: Option<&'a [u8]>| match part {
         Some(text) => plain(text).map(Some),
         None => Some(None),
@@ -483,7 +469,7 @@ fn skim_ordered<'a>(line: &'a [u8], keys: &Keys) -> Option<Skimmed<'a>> {
     let (Some(ts), Some(category), Some(name), Some(pid)) = (ts, category, name, pid) else {
         return Some(Skimmed::Decode);
     };
-    Some(match skim_host(line, args_at, keys) {
+    Some(match skim_host(line, args_at, keys, escaped) {
         Some(host) => Skimmed::Take { ts, dur, category, name, pid, host },
         None => Skimmed::Decode,
     })

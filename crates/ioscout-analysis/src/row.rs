@@ -16,8 +16,11 @@
 //! [`Classifier`] caches the layer slots of each (category, name, path suffixes) it has seen, so
 //! the per-event cost is a few hash lookups.
 
+use std::hash::Hasher;
+
+use hashbrown::HashTable;
 use ioscout_model::{IoCategory, RawValue, io_category};
-use rustc_hash::FxHashMap;
+use rustc_hash::FxHasher;
 
 use crate::preset::Preset;
 
@@ -167,34 +170,86 @@ pub type ClassKey = (Box<str>, Box<str>, u8);
 pub struct Classifier<'p> {
     preset: &'p Preset,
     slot_layers: Vec<SlotTest>,
-    /// Class ids per (category, name) key ([`class_key`]), one per path-flag value.
-    cache: FxHashMap<Box<[u8]>, [u32; 16]>,
-    /// The key of the last call, reused so that a lookup allocates nothing.
-    key: Vec<u8>,
-    /// The key, path flags and class ids of the last call that was looked up (rows come in runs
-    /// of one call), so that a repeat costs a comparison instead of a hash.
-    last: (Vec<u8>, [u32; 16]),
+    /// Class ids per (category, name), one per path-flag value.
+    cache: PairMemo<[u32; 16]>,
     classes: Vec<Class>,
     keys: Vec<ClassKey>,
 }
 
-/// The lookup key of (`category`, `name`) into `key`: the category's length, the category, the
-/// name. One key, so that a row costs one hash and one comparison.
-pub(crate) fn class_key(key: &mut Vec<u8>, category: &[u8], name: &[u8]) {
-    key.clear();
-    key.extend_from_slice(&category.len().to_le_bytes());
-    key.extend_from_slice(category);
-    key.extend_from_slice(name);
+/// Values by (category, name) pair, found from the two byte strings as the line holds them: no
+/// key is built or copied for a lookup, and a repeat of the last pair found (rows come in runs
+/// of one call) costs two comparisons instead of a hash.
+#[derive(Debug)]
+pub(crate) struct PairMemo<V> {
+    /// Indexes into `entries`, hashed by [`pair_hash`].
+    table: HashTable<u32>,
+    entries: Vec<PairEntry<V>>,
+    /// The entry found or added last.
+    last: Option<u32>,
 }
 
-/// Whether `key` is the [`class_key`] of (`category`, `name`), compared in place (a repeat of
-/// the last row's call costs no copy).
-fn is_class_key(key: &[u8], category: &[u8], name: &[u8]) -> bool {
-    let length = category.len().to_le_bytes();
-    key.len() == length.len() + category.len() + name.len()
-        && key.starts_with(&length)
-        && key[length.len()..length.len() + category.len()] == *category
-        && key[length.len() + category.len()..] == *name
+/// A (category, name) pair and its value.
+type PairEntry<V> = (Box<[u8]>, Box<[u8]>, V);
+
+impl<V> Default for PairMemo<V> {
+    fn default() -> PairMemo<V> {
+        PairMemo { table: HashTable::new(), entries: Vec::new(), last: None }
+    }
+}
+
+/// The hash of a (category, name) pair: the category's length keeps `("ab", "c")` and
+/// `("a", "bc")` apart.
+fn pair_hash(category: &[u8], name: &[u8]) -> u64 {
+    let mut hasher = FxHasher::default();
+    hasher.write_usize(category.len());
+    hasher.write(category);
+    hasher.write(name);
+    hasher.finish()
+}
+
+impl<V> PairMemo<V> {
+    /// The index of the entry for (`category`, `name`), if there is one.
+    #[inline]
+    pub(crate) fn find(&mut self, category: &[u8], name: &[u8]) -> Option<u32> {
+        if let Some(last) = self.last
+            && let Some((known_category, known_name, _)) = self.entries.get(last as usize)
+            && **known_name == *name
+            && **known_category == *category
+        {
+            return Some(last);
+        }
+        let entries = &self.entries;
+        let found = self
+            .table
+            .find(pair_hash(category, name), |&index| {
+                let (known_category, known_name, _) = &entries[index as usize];
+                **known_name == *name && **known_category == *category
+            })
+            .copied();
+        if found.is_some() {
+            self.last = found;
+        }
+        found
+    }
+
+    /// Adds the entry for (`category`, `name`), which [`PairMemo::find`] did not find, and
+    /// returns its index.
+    pub(crate) fn add(&mut self, category: &[u8], name: &[u8], value: V) -> u32 {
+        let index = self.entries.len() as u32;
+        self.entries.push((category.into(), name.into(), value));
+        let entries = &self.entries;
+        self.table.insert_unique(pair_hash(category, name), index, |&known| {
+            let (known_category, known_name, _) = &entries[known as usize];
+            pair_hash(known_category, known_name)
+        });
+        self.last = Some(index);
+        index
+    }
+
+    /// The value of entry `index`.
+    pub(crate) fn value_mut(&mut self, index: u32) -> &mut V {
+        &mut self.entries[index as usize].2
+    }
 }
 
 /// No class yet.
@@ -208,41 +263,25 @@ impl<'p> Classifier<'p> {
             .into_iter()
             .map(|slot| (slot.layer, slot.derived.map(|derived| derived.test)))
             .collect();
-        Classifier {
-            preset,
-            slot_layers,
-            cache: FxHashMap::default(),
-            key: Vec::new(),
-            last: (Vec::new(), [UNSET; 16]),
-            classes: Vec::new(),
-            keys: Vec::new(),
-        }
+        Classifier { preset, slot_layers, cache: PairMemo::default(), classes: Vec::new(), keys: Vec::new() }
     }
 
     /// The class id of a row with raw category `category`, function `name` and path flags
     /// `flags`.
     pub fn classify(&mut self, category: &str, name: &str, flags: u8) -> u32 {
-        let flags = flags & 15;
-        if is_class_key(&self.last.0, category.as_bytes(), name.as_bytes()) {
-            let known = self.last.1[usize::from(flags)];
-            if known != UNSET {
-                return known;
-            }
-        }
-        class_key(&mut self.key, category.as_bytes(), name.as_bytes());
-        let ids = match self.cache.get_mut(self.key.as_slice()) {
-            Some(ids) => ids,
-            None => self.cache.entry(self.key.as_slice().into()).or_insert([UNSET; 16]),
+        let flags = usize::from(flags & 15);
+        let entry = match self.cache.find(category.as_bytes(), name.as_bytes()) {
+            Some(entry) => entry,
+            None => self.cache.add(category.as_bytes(), name.as_bytes(), [UNSET; 16]),
         };
-        let slot = &mut ids[usize::from(flags)];
-        if *slot == UNSET {
-            *slot = self.classes.len() as u32;
-            self.classes.push(compute_class(self.preset, &self.slot_layers, category, name, flags));
-            self.keys.push((category.into(), name.into(), flags));
+        let known = self.cache.value_mut(entry)[flags];
+        if known != UNSET {
+            return known;
         }
-        let id = *slot;
-        self.last.0.clone_from(&self.key);
-        self.last.1 = *ids;
+        let id = self.classes.len() as u32;
+        self.classes.push(compute_class(self.preset, &self.slot_layers, category, name, flags as u8));
+        self.keys.push((category.into(), name.into(), flags as u8));
+        self.cache.value_mut(entry)[flags] = id;
         id
     }
 
@@ -303,18 +342,24 @@ mod tests {
     use super::*;
 
     proptest! {
-        /// The in-place comparison says what building the key and comparing it says, however
-        /// the bytes split between category and name.
+        /// The memo finds what a map keyed by the pair holds, however the bytes split between
+        /// category and name, and whichever pair was found last.
         #[test]
-        fn a_key_is_recognised_in_place_exactly(
-            category in "[ab]{0,3}", name in "[ab]{0,3}", other_category in "[ab]{0,3}", other_name in "[ab]{0,3}",
+        fn the_pair_memo_finds_what_a_map_holds(
+            pairs in proptest::collection::vec(("[ab]{0,3}", "[ab]{0,3}"), 0..40),
         ) {
-            let mut key = Vec::new();
-            class_key(&mut key, category.as_bytes(), name.as_bytes());
-            let mut other = Vec::new();
-            class_key(&mut other, other_category.as_bytes(), other_name.as_bytes());
-            prop_assert_eq!(is_class_key(&key, other_category.as_bytes(), other_name.as_bytes()), key == other);
-            prop_assert!(is_class_key(&key, category.as_bytes(), name.as_bytes()));
+            let mut memo = PairMemo::default();
+            let mut model = std::collections::HashMap::new();
+            for (step, (category, name)) in pairs.iter().enumerate() {
+                let found = memo.find(category.as_bytes(), name.as_bytes());
+                let expected = model.get(&(category.clone(), name.clone())).copied();
+                prop_assert_eq!(found.map(|index| *memo.value_mut(index)), expected);
+                if found.is_none() {
+                    let index = memo.add(category.as_bytes(), name.as_bytes(), step);
+                    prop_assert_eq!(*memo.value_mut(index), step);
+                    model.insert((category.clone(), name.clone()), step);
+                }
+            }
         }
     }
 
