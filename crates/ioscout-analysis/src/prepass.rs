@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 use ioscout_model::{HashTables, Phase, RawValue};
 use ioscout_read::event::{Line, decode_line};
 use ioscout_read::fields::{EventFields, KeyArgs};
-use ioscout_read::json::Ordered;
+use ioscout_read::json::{Ordered, find_plain_quote};
 use ioscout_read::{Decode, Fold, TraceMetadata};
 use memchr::memmem;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -141,10 +141,13 @@ fn string<'a>(head: &'a [u8], key: &memmem::Finder<'_>) -> Option<&'a [u8]> {
 /// The host token of a skimmed line, read where DFTracer writes it (the first key of `args`):
 /// the token's bytes, empty when the line names no host, `None` when the skim cannot tell
 /// (a host key elsewhere in `args`, a value it does not read plainly), and the line is decoded.
-/// `escaped` is false when the line holds no backslash at all (its strings need no check then).
-fn skim_host<'a>(line: &'a [u8], args_at: Option<usize>, keys: &Keys, escaped: bool) -> Option<&'a [u8]> {
+fn skim_host<'a>(line: &'a [u8], args_at: Option<usize>, keys: &Keys) -> Option<&'a [u8]> {
     let Some(at) = args_at else { return Some(b"") };
     let rest = &line[at + keys.args.needle().len()..];
+    // DFTracer's layout first: the host hash is the first key, without spaces.
+    if let Some(text) = rest.strip_prefix(b":{\"hhash\":\"") {
+        return find_plain_quote(text, 0).map(|end| &text[..end]);
+    }
     let trimmed = |bytes: &'a [u8]| {
         let start = bytes.iter().position(|byte| !byte.is_ascii_whitespace()).unwrap_or(bytes.len());
         &bytes[start..]
@@ -153,8 +156,7 @@ fn skim_host<'a>(line: &'a [u8], args_at: Option<usize>, keys: &Keys, escaped: b
     if let Some(value) = trimmed(object).strip_prefix(b"\"hhash\"") {
         let value = trimmed(trimmed(value).strip_prefix(b":")?);
         return if let Some(text) = value.strip_prefix(b"\"") {
-            let end = memchr::memchr(b'"', text)?;
-            (!escaped || !text[..end].contains(&b'\\')).then_some(&text[..end])
+            find_plain_quote(text, 0).map(|end| &text[..end])
         } else {
             let digits = value.iter().take_while(|byte| byte.is_ascii_digit()).count();
             (digits > 0 && value.get(digits).is_some_and(|byte| matches!(byte, b',' | b'}' | b' ')))
@@ -246,11 +248,13 @@ impl<'p> PrepassFold<'p> {
 
     /// Whether any candidate puts a row of this category and name in its compute or epoch layer,
     /// `None` when either is not UTF-8 (every answer is kept, and the last one checked first:
-    /// calls come in runs).
+    /// calls come in runs). A pair met for the first time also adds its category, so a pair
+    /// found needs no look at the categories.
     fn interval_row(&mut self, category: &[u8], name: &[u8]) -> Option<bool> {
         if let Some(entry) = self.interval_rows.find(category, name) {
             return Some(*self.interval_rows.value_mut(entry));
         }
+        self.category(category);
         let (Ok(category_text), Ok(name_text)) = (std::str::from_utf8(category), std::str::from_utf8(name))
         else {
             return None;
@@ -363,7 +367,6 @@ impl Fold for PrepassFold<'_> {
             return self.decode(line);
         }
         self.last_end = max_option(self.last_end, Some(ts.saturating_add(dur.max(0))));
-        self.category(category);
         self.process(host, pid);
     }
 }
@@ -401,7 +404,7 @@ fn skim_by_search<'a>(line: &'a [u8], keys: &Keys) -> Skimmed<'a> {
         return Skimmed::Decode;
     };
     let dur = integer(head, &keys.dur).unwrap_or(0);
-    match skim_host(line, args_at, keys, true) {
+    match skim_host(line, args_at, keys) {
         Some(host) => Skimmed::Take { ts, dur, category, name, pid, host },
         None => Skimmed::Decode,
     }
@@ -432,21 +435,15 @@ fn skim_ordered<'a>(line: &'a [u8], keys: &Keys) -> Option<Skimmed<'a>> {
     if line.first() != Some(&b'{') {
         return None;
     }
-    // The line is not checked: a string with a backslash is left to the search, as it skips it.
-    // Most lines have none at all, which one search of the line tells.
-    let escaped = memchr::memchr(b'\\', line).is_some();
-    let plain = |text: &'a [u8]| (!escaped || !text.contains(&b'\\')).then_some(text);
-    let checked = |part: Option<&'a [u8]>| match part {
-        Some(text) => plain(text).map(Some),
-        None => Some(None),
-    };
+    // The line is not checked: a string with a backslash is left to the search, as it skips it
+    // (each string's end is found by a search that stops at a backslash too).
     let mut cursor = Ordered::new(line);
-    let head = cursor.head()?;
-    let (name, category) = (checked(head.name)?, checked(head.cat)?);
+    let head = cursor.plain_head()?;
+    let (name, category) = (head.name, head.cat);
     let (pid, ts, dur) = (head.pid, head.ts, head.dur.unwrap_or(0));
     let phase_at = cursor.position();
     let phase_is_args = if cursor.step_over(b'"') {
-        plain(cursor.rest_of_string()?)? == b"args"
+        cursor.rest_of_plain_string()? == b"args"
     } else {
         cursor.integer()?;
         false
@@ -469,7 +466,7 @@ fn skim_ordered<'a>(line: &'a [u8], keys: &Keys) -> Option<Skimmed<'a>> {
     let (Some(ts), Some(category), Some(name), Some(pid)) = (ts, category, name, pid) else {
         return Some(Skimmed::Decode);
     };
-    Some(match skim_host(line, args_at, keys, escaped) {
+    Some(match skim_host(line, args_at, keys) {
         Some(host) => Skimmed::Take { ts, dur, category, name, pid, host },
         None => Skimmed::Decode,
     })

@@ -15,6 +15,27 @@ fn main() -> std::io::Result<()> {
     let data = std::fs::read(path)?;
     let lines: Vec<&[u8]> = data.split(|&byte| byte == b'\n').collect();
     let mut out = std::io::stdout().lock();
+    if std::env::args().nth(2).as_deref() == Some("head") {
+        for round in 0..10 {
+            let start = Instant::now();
+            let mut sum = 0i64;
+            for line in &lines {
+                if line.first() == Some(&b'{') {
+                    let mut cursor = ioscout_read::json::Ordered::new(line);
+                    if let Some(head) = cursor.head() {
+                        sum = sum
+                            .wrapping_add(head.ts.unwrap_or(0))
+                            .wrapping_add(head.name.map_or(0, |name| name.len() as i64));
+                    }
+                }
+            }
+            let seconds = start.elapsed().as_secs_f64();
+            let line =
+                format!("round {round}: head {sum} {:.1} ns/line\n", seconds * 1e9 / lines.len() as f64);
+            std::io::Write::write_all(&mut out, line.as_bytes())?;
+        }
+        return Ok(());
+    }
     if std::env::args().nth(2).as_deref() == Some("fields") {
         for round in 0..10 {
             let start = Instant::now();
