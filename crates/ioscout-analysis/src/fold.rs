@@ -414,7 +414,6 @@ impl<'a> AnalysisFold<'a> {
             fields.args.ret.as_ref(),
             fields.args.image_size.as_ref(),
             class,
-            name,
         );
         let group = self.groups[process as usize];
         let uncovered = (self.exact && class.asynchronous).then(|| {

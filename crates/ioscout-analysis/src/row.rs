@@ -122,7 +122,6 @@ pub fn row_size(
     ret: Option<&RawValue<'_>>,
     image_size: Option<&RawValue<'_>>,
     class: &Class,
-    name: &str,
 ) -> Option<u64> {
     if let Some(value) = size_sum {
         return positive(Some(value));
@@ -133,7 +132,7 @@ pub fn row_size(
         }
         return None;
     }
-    if name.contains("open") {
+    if class.opens {
         return None;
     }
     positive(image_size)
@@ -150,6 +149,8 @@ pub struct Class {
     pub category: IoCategory,
     /// The row's name is ignored.
     pub ignored: bool,
+    /// The row's name contains `open` (such a row other than POSIX/STDIO has no size).
+    pub opens: bool,
     /// The row counts in an asynchronous layer.
     pub asynchronous: bool,
     /// The row is in the compute layer.
@@ -180,7 +181,7 @@ pub struct Classifier<'p> {
 /// key is built or copied for a lookup, and a repeat of the last pair found (rows come in runs
 /// of one call) costs two comparisons instead of a hash.
 #[derive(Debug)]
-pub(crate) struct PairMemo<V> {
+pub struct PairMemo<V> {
     /// Indexes into `entries`, hashed by [`pair_hash`].
     table: HashTable<u32>,
     entries: Vec<PairEntry<V>>,
@@ -210,7 +211,7 @@ fn pair_hash(category: &[u8], name: &[u8]) -> u64 {
 impl<V> PairMemo<V> {
     /// The index of the entry for (`category`, `name`), if there is one.
     #[inline]
-    pub(crate) fn find(&mut self, category: &[u8], name: &[u8]) -> Option<u32> {
+    pub fn find(&mut self, category: &[u8], name: &[u8]) -> Option<u32> {
         if let Some(last) = self.last
             && let Some((known_category, known_name, _)) = self.entries.get(last as usize)
             && **known_name == *name
@@ -234,7 +235,7 @@ impl<V> PairMemo<V> {
 
     /// Adds the entry for (`category`, `name`), which [`PairMemo::find`] did not find, and
     /// returns its index.
-    pub(crate) fn add(&mut self, category: &[u8], name: &[u8], value: V) -> u32 {
+    pub fn add(&mut self, category: &[u8], name: &[u8], value: V) -> u32 {
         let index = self.entries.len() as u32;
         self.entries.push((category.into(), name.into(), value));
         let entries = &self.entries;
@@ -247,7 +248,7 @@ impl<V> PairMemo<V> {
     }
 
     /// The value of entry `index`.
-    pub(crate) fn value_mut(&mut self, index: u32) -> &mut V {
+    pub fn value_mut(&mut self, index: u32) -> &mut V {
         &mut self.entries[index as usize].2
     }
 }
@@ -327,6 +328,7 @@ fn compute_class(preset: &Preset, slot_layers: &[SlotTest], category: &str, name
         posix,
         category: io,
         ignored: ignored_name(name),
+        opens: name.contains("open"),
         asynchronous,
         compute: preset.compute.is_some_and(|index| in_layer[index]),
         epoch: preset.epoch.is_some_and(|index| in_layer[index]),
@@ -385,13 +387,13 @@ mod tests {
         let reader = class("reader", "NPZReader.open");
         let sample = class("reader", "NPZReader.get_sample");
         let number = |text| RawValue::Number(text);
-        assert_eq!(row_size(None, Some(&number("4096")), None, &read, "read"), Some(4096));
-        assert_eq!(row_size(None, Some(&number("0")), None, &read, "read"), None);
-        assert_eq!(row_size(None, Some(&number("-1")), None, &read, "read"), None);
-        assert_eq!(row_size(None, Some(&number("8")), None, &lseek, "lseek"), None);
-        assert_eq!(row_size(Some(&number("10")), Some(&number("8")), None, &read, "read"), Some(10));
-        assert_eq!(row_size(None, None, Some(&number("100")), &reader, "NPZReader.open"), None);
-        assert_eq!(row_size(None, None, Some(&number("100")), &sample, "NPZReader.get_sample"), Some(100));
+        assert_eq!(row_size(None, Some(&number("4096")), None, &read), Some(4096));
+        assert_eq!(row_size(None, Some(&number("0")), None, &read), None);
+        assert_eq!(row_size(None, Some(&number("-1")), None, &read), None);
+        assert_eq!(row_size(None, Some(&number("8")), None, &lseek), None);
+        assert_eq!(row_size(Some(&number("10")), Some(&number("8")), None, &read), Some(10));
+        assert_eq!(row_size(None, None, Some(&number("100")), &reader), None);
+        assert_eq!(row_size(None, None, Some(&number("100")), &sample), Some(100));
     }
 
     #[test]

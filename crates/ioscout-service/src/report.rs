@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
 
 use ioscout_analysis::prepass::host_token;
+use ioscout_analysis::row::PairMemo;
 use ioscout_analysis::{Analysis, AnalysisOptions, OverlapMode, ViewType};
 use ioscout_model::{Event, HashTables, Phase, RawValue};
 use ioscout_read::fields::{EventFields, KeyArgs};
@@ -79,6 +80,24 @@ struct ReportFold<'t> {
     nested: Vec<(i64, i64, i64, i64, u32)>,
     nest: bool,
     names: ioscout_analysis::calltree::Names,
+    /// What the page makes of each (category, name) pair met, found once per pair.
+    facts: PairMemo<RowFacts>,
+}
+
+/// What the page makes of the rows of one (category, name) pair.
+#[derive(Clone, Copy, Debug)]
+struct RowFacts {
+    /// The name's number in the call tree, when the fold nests rows and the row is not
+    /// DFTracer's own.
+    nested_name: Option<u32>,
+    /// A POSIX or STDIO call.
+    io: bool,
+    /// Compute ([`is_compute`]).
+    compute: bool,
+    /// The call's kind, for the evidence's modules.
+    kind: Option<ioscout_evidence::op::OpKind>,
+    /// A read or a write by name (its size counts in the bytes by directory).
+    sized: bool,
 }
 
 /// The directories of the files a unit's reads and writes name, numbered, each file's found once.
@@ -198,12 +217,25 @@ impl ReportFold<'_> {
         let (Some(pid), Some(ts), Some(dur)) = (event.pid, event.ts, event.dur) else { return };
         let category = event.cat.unwrap_or("");
         let name = event.name.unwrap_or("");
-        if self.nest && !category.eq_ignore_ascii_case("dftracer") {
-            let name = self.names.number(name);
+        let facts = if let Some(entry) = self.facts.find(category.as_bytes(), name.as_bytes()) {
+            *self.facts.value_mut(entry)
+        } else {
+            let facts = RowFacts {
+                nested_name: (self.nest && !category.eq_ignore_ascii_case("dftracer"))
+                    .then(|| self.names.number(name)),
+                io: is_io(category),
+                compute: is_compute(category, name),
+                kind: ioscout_evidence::op::OpKind::of(category, name),
+                sized: name.contains("read") || name.contains("write"),
+            };
+            self.facts.add(category.as_bytes(), name.as_bytes(), facts);
+            facts
+        };
+        if let Some(name) = facts.nested_name {
             self.nested.push((pid, event.tid.unwrap_or(0), ts, dur, name));
         }
-        let io = is_io(category);
-        if !io && !is_compute(category, name) {
+        let io = facts.io;
+        if !io && !facts.compute {
             return;
         }
         let offset = (ts - self.first_ts).max(0) as f64;
@@ -227,10 +259,10 @@ impl ReportFold<'_> {
         if !io {
             return;
         }
-        let kind = ioscout_evidence::op::OpKind::of(category, name);
+        let kind = facts.kind;
         let is_posix = kind.is_some_and(|kind| !kind.is_stdio());
         let bin = ((offset / self.drill_bin_us) as usize).min(DRILL_BINS - 1);
-        let size = if name.contains("read") || name.contains("write") {
+        let size = if facts.sized {
             let args = &event.args;
             let size = [&args.ret, &args.size, &args.size_sum]
                 .into_iter()
@@ -450,6 +482,7 @@ impl Shape {
             nested: Vec::new(),
             nest: true,
             names: ioscout_analysis::calltree::Names::default(),
+            facts: PairMemo::default(),
         }
     }
 }
