@@ -73,7 +73,6 @@ pub struct PrepassFold<'p> {
     last_process: Option<(Vec<u8>, i64)>,
     compute: Vec<IntervalsByProcess>,
     epochs: Vec<IntervalsByProcess>,
-    last_category: Vec<u8>,
     /// Every answer of [`PrepassFold::interval_row`], by (category, name) (one lookup per line
     /// where the candidates' classifiers would take one each).
     interval_rows: PairMemo<bool>,
@@ -229,13 +228,10 @@ impl<'p> PrepassFold<'p> {
         }
     }
 
+    /// Adds a category, lower-cased (called for a new (category, name) pair and for a line
+    /// decoded in full, so seldom that it keeps no last one to compare with).
     fn category(&mut self, category: &[u8]) {
-        if self.last_category == category {
-            return;
-        }
         let Ok(category) = std::str::from_utf8(category) else { return };
-        self.last_category.clear();
-        self.last_category.extend_from_slice(category.as_bytes());
         if category.bytes().any(|byte| byte.is_ascii_uppercase()) {
             let lower = category.to_ascii_lowercase();
             if !self.categories.contains(lower.as_str()) {

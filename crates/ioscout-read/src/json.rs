@@ -137,64 +137,54 @@ pub(crate) fn skip_space(bytes: &[u8], mut index: usize) -> usize {
 /// command lines).
 #[inline]
 pub(crate) fn find_quote(bytes: &[u8], from: usize) -> Option<usize> {
-    const LOW_SEVEN: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const QUOTES: u64 = 0x2222_2222_2222_2222;
-    let limit = bytes.len().min(from + 64);
-    let mut index = from;
-    while index + 8 <= limit {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&bytes[index..index + 8]);
-        let difference = u64::from_le_bytes(word) ^ QUOTES;
-        let zero = !(((difference & LOW_SEVEN) + LOW_SEVEN) | difference) & HIGH;
-        if zero != 0 {
-            return Some(index + (zero.trailing_zeros() / 8) as usize);
-        }
-        index += 8;
-    }
-    if index + 8 > limit {
-        while index < limit {
-            if bytes[index] == b'"' {
-                return Some(index);
-            }
-            index += 1;
-        }
-    }
-    memchr::memchr(b'"', bytes.get(index..)?).map(|offset| index + offset)
+    find_string_stop::<false>(bytes, from)
 }
 
 /// The next quote at or after `from`, or `None` when a backslash comes first (or no quote
 /// does): the end of a string that holds no escape, for the paths that read a line nothing has
-/// checked. One search for both bytes, eight at a time as [`find_quote`], then `memchr2`.
+/// checked. One search for both bytes, as [`find_quote`]'s.
 #[inline]
 pub fn find_plain_quote(bytes: &[u8], from: usize) -> Option<usize> {
+    find_string_stop::<true>(bytes, from).filter(|at| bytes[*at] == b'"')
+}
+
+/// The first quote (or, with `BACKSLASH`, quote or backslash) at or after `from`: eight bytes at
+/// a time up to 64 bytes on, then `memchr`/`memchr2`. Both searches are this one, compiled for
+/// each case.
+#[inline]
+fn find_string_stop<const BACKSLASH: bool>(bytes: &[u8], from: usize) -> Option<usize> {
     const LOW_SEVEN: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     const QUOTES: u64 = 0x2222_2222_2222_2222;
     const BACKSLASHES: u64 = 0x5c5c_5c5c_5c5c_5c5c;
     let zero_bytes = |difference: u64| !(((difference & LOW_SEVEN) + LOW_SEVEN) | difference) & HIGH;
-    let plain_end = |at: usize| (bytes[at] == b'"').then_some(at);
+    let stops = |byte: u8| byte == b'"' || (BACKSLASH && byte == b'\\');
     let limit = bytes.len().min(from.saturating_add(64));
     let mut index = from;
     while index + 8 <= limit {
         let mut word = [0u8; 8];
         word.copy_from_slice(&bytes[index..index + 8]);
         let word = u64::from_le_bytes(word);
-        let hits = zero_bytes(word ^ QUOTES) | zero_bytes(word ^ BACKSLASHES);
+        let mut hits = zero_bytes(word ^ QUOTES);
+        if BACKSLASH {
+            hits |= zero_bytes(word ^ BACKSLASHES);
+        }
         if hits != 0 {
-            return plain_end(index + (hits.trailing_zeros() / 8) as usize);
+            return Some(index + (hits.trailing_zeros() / 8) as usize);
         }
         index += 8;
     }
     if index + 8 > limit {
         while index < limit {
-            if matches!(bytes[index], b'"' | b'\\') {
-                return plain_end(index);
+            if stops(bytes[index]) {
+                return Some(index);
             }
             index += 1;
         }
     }
-    memchr::memchr2(b'"', b'\\', bytes.get(index..)?).and_then(|offset| plain_end(index + offset))
+    let rest = bytes.get(index..)?;
+    let found = if BACKSLASH { memchr::memchr2(b'"', b'\\', rest) } else { memchr::memchr(b'"', rest) };
+    found.map(|offset| index + offset)
 }
 
 /// One value at `index`; returns it and the index after it.
@@ -551,10 +541,10 @@ impl<'a> Ordered<'a> {
             head.id = Some(self.integer()?);
         }
         if self.key(b"\"name\":\"") {
-            head.name = Some(if PLAIN { self.rest_of_plain_string()? } else { self.rest_of_string()? });
+            head.name = Some(self.rest_of::<PLAIN>()?);
         }
         if self.key(b"\"cat\":\"") {
-            head.cat = Some(if PLAIN { self.rest_of_plain_string()? } else { self.rest_of_string()? });
+            head.cat = Some(self.rest_of::<PLAIN>()?);
         }
         if self.key(b"\"type\":") {
             head.kind = Some(self.integer()?);
@@ -624,17 +614,21 @@ impl<'a> Ordered<'a> {
     /// The content of a string whose opening quote was stepped over; steps over its closing one.
     #[inline]
     pub fn rest_of_string(&mut self) -> Option<&'a [u8]> {
-        let end = find_quote(self.bytes, self.at)?;
-        let content = &self.bytes[self.at..end];
-        self.at = end + 1;
-        Some(content)
+        self.rest_of::<false>()
     }
 
     /// [`Ordered::rest_of_string`] for a string without escapes: `None` when a backslash comes
     /// before the closing quote.
     #[inline]
     pub fn rest_of_plain_string(&mut self) -> Option<&'a [u8]> {
-        let end = find_plain_quote(self.bytes, self.at)?;
+        self.rest_of::<true>()
+    }
+
+    /// The rest of a string, ended by [`find_plain_quote`] when `PLAIN`, else by [`find_quote`].
+    #[inline]
+    fn rest_of<const PLAIN: bool>(&mut self) -> Option<&'a [u8]> {
+        let end =
+            if PLAIN { find_plain_quote(self.bytes, self.at)? } else { find_quote(self.bytes, self.at)? };
         let content = &self.bytes[self.at..end];
         self.at = end + 1;
         Some(content)
