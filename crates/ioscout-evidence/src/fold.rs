@@ -331,14 +331,18 @@ impl StateTable {
         &mut self.states[index as usize].1
     }
 
-    /// Every state, by (process, file). The keys are distinct, so the order is the one a sort of
-    /// the states gives; it is found on their indices and each state (some kilobytes of
-    /// counters) is taken out in that order, so that no state is moved at every step of a sort
-    /// and no second table of states is made.
-    pub(crate) fn into_sorted(self) -> impl Iterator<Item = ((i64, u32), FileState)> {
+    /// Every state, by file and then process (each file's states in a run, as its records are
+    /// grouped). The keys are distinct, so the order is the one a sort of the states gives; it
+    /// is found on their indices and each state (some kilobytes of counters) is taken out in
+    /// that order, so that no state is moved at every step of a sort and no second table of
+    /// states is made.
+    pub(crate) fn into_sorted_by_file(self) -> impl Iterator<Item = ((i64, u32), FileState)> {
         let mut states = self.states;
         let mut order: Vec<u32> = (0..states.len() as u32).collect();
-        order.sort_unstable_by_key(|index| states[*index as usize].0);
+        order.sort_unstable_by_key(|index| {
+            let (pid, file) = states[*index as usize].0;
+            (file, pid)
+        });
         order.into_iter().filter_map(move |index| {
             let (key, state) = states.get_mut(index as usize)?;
             Some((*key, std::mem::take(state)))
@@ -535,19 +539,19 @@ fn state_approximations(state: &FileState) -> u64 {
 mod tests {
     use super::*;
 
-    /// The states come out ordered by (process, file), each with what was put in it.
+    /// The states come out ordered by file and then process, each with what was put in it.
     #[test]
     fn states_come_out_sorted_and_whole() {
         let mut table = StateTable::default();
-        let keys = [(7, 3), (2, 9), (7, 1), (-1, 4), (2, 0), (7, 3), (100, 2), (2, 9)];
+        let keys = [(7, 3), (2, 9), (7, 1), (-1, 4), (2, 0), (7, 3), (100, 2), (2, 9), (-1, 9), (2, 3)];
         for (pid, file) in keys {
             let state = table.get(pid, file);
             let calls = state.first_approximation.map_or(0, |(_, calls)| calls);
             state.first_approximation = Some((usize::try_from(pid + 10).unwrap_or(0), calls + 1));
         }
-        let sorted: Vec<_> = table.into_sorted().collect();
+        let sorted: Vec<_> = table.into_sorted_by_file().collect();
         let found: Vec<(i64, u32)> = sorted.iter().map(|(key, _)| *key).collect();
-        assert_eq!(found, [(-1, 4), (2, 0), (2, 9), (7, 1), (7, 3), (100, 2)]);
+        assert_eq!(found, [(2, 0), (7, 1), (100, 2), (2, 3), (7, 3), (-1, 4), (-1, 9), (2, 9)]);
         for ((pid, file), state) in &sorted {
             let expected_calls = keys.iter().filter(|key| **key == (*pid, *file)).count() as u64;
             assert_eq!(

@@ -296,7 +296,7 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
     let mut file_rows: Vec<FileRow> = per_file
         .posix
         .iter()
-        .filter(|(file, _)| !excluded_by_darshan(&paths[**file as usize]))
+        .filter(|(file, _)| !excluded_by_darshan(&paths[*file as usize]))
         .filter_map(|(file, ranked)| {
             file_row(
                 &paths[*file as usize],
@@ -371,18 +371,31 @@ fn job(replay: &Replay, origin: i64, nprocs: usize, source: &Path) -> Job {
     }
 }
 
-/// Each (process, file)'s records, grouped by file, with what was approximated.
+/// Each (process, file)'s records, grouped by file in file order (each file's records in process
+/// order), with what was approximated.
 #[derive(Default)]
 struct PerFile {
-    posix: BTreeMap<u32, Vec<RankRecord>>,
-    stdio: BTreeMap<u32, Vec<RankRecord>>,
+    posix: Vec<(u32, Vec<RankRecord>)>,
+    stdio: Vec<(u32, Vec<RankRecord>)>,
     approximations: Approximations,
     approximated: Vec<ApproximatedRecord>,
     all_bytes: (i64, i64),
 }
 
+/// An approximated (process, file) record while the records are made.
+struct Approximated {
+    key: (i64, u32),
+    approximations: Approximations,
+    /// The trace file index and line of its first approximated call.
+    first: Option<(usize, u64)>,
+}
+
+/// How many approximated (process, file) records are named, the first by (process, file).
+const NAMED_APPROXIMATED: usize = 50;
+
 /// Finishes every (process, file) state into its POSIX and STDIO records (timestamps made
-/// relative to the trace's first call), in (pid, file) order.
+/// relative to the trace's first call). The states come file by file, so each file's records are
+/// gathered in one run and stored once (no table of growing lists).
 fn records_by_file(
     replay: &mut Replay,
     processes: &[Process],
@@ -394,8 +407,19 @@ fn records_by_file(
     // Timestamps are kept in the replay's clock; the origin in the same clock.
     let origin_s = replay.base_us.map_or(0.0, |base| origin.saturating_sub(base) as f64 / 1e6);
     let mut out = PerFile::default();
-    let states = std::mem::take(&mut replay.states).into_sorted();
-    for ((pid, file), mut state) in states {
+    // Every approximated record with where its first approximation is: the first by (process,
+    // file) are named once all are known.
+    let mut approximated: Vec<Approximated> = Vec::new();
+    let (mut posix_run, mut stdio_run) = (Vec::new(), Vec::new());
+    let mut run_file = None;
+    for ((pid, file), mut state) in std::mem::take(&mut replay.states).into_sorted_by_file() {
+        if run_file != Some(file) {
+            if let Some(done) = run_file {
+                end_run(done, &mut posix_run, &mut out.posix);
+                end_run(done, &mut stdio_run, &mut out.stdio);
+            }
+            run_file = Some(file);
+        }
         let rank = rank_of.get(&pid).copied().unwrap_or(-1);
         let mut record_approximations = Approximations::default();
         if let Some(mut posix_file) = state.posix.take()
@@ -406,8 +430,11 @@ fn records_by_file(
             out.all_bytes.0 = out.all_bytes.0.saturating_add(posix_file.counters[posix::ix::BYTES_READ]);
             out.all_bytes.1 = out.all_bytes.1.saturating_add(posix_file.counters[posix::ix::BYTES_WRITTEN]);
             rebase(&mut posix_file.fcounters, &POSIX_TIMESTAMPS, origin_s);
-            let record = RankRecord { rank, counters: posix_file.counters, fcounters: posix_file.fcounters };
-            out.posix.entry(file).or_default().push(record);
+            posix_run.push(RankRecord {
+                rank,
+                counters: posix_file.counters,
+                fcounters: posix_file.fcounters,
+            });
         }
         if let Some(mut stdio_file) = state.stdio.take()
             && stdio_file.is_used()
@@ -416,28 +443,52 @@ fn records_by_file(
             out.all_bytes.0 = out.all_bytes.0.saturating_add(stdio_file.counters[stdio::ix::BYTES_READ]);
             out.all_bytes.1 = out.all_bytes.1.saturating_add(stdio_file.counters[stdio::ix::BYTES_WRITTEN]);
             rebase(&mut stdio_file.fcounters, &STDIO_TIMESTAMPS, origin_s);
-            let record = RankRecord { rank, counters: stdio_file.counters, fcounters: stdio_file.fcounters };
-            out.stdio.entry(file).or_default().push(record);
+            stdio_run.push(RankRecord {
+                rank,
+                counters: stdio_file.counters,
+                fcounters: stdio_file.fcounters,
+            });
         }
         if excluded_by_darshan(&paths[file as usize]) {
             continue;
         }
         out.approximations.add(&record_approximations);
-        if record_approximations.total() > 0 && out.approximated.len() < 50 {
-            let (trace, line) = match state.first_approximation {
-                Some((trace, line)) => (files.get(trace).map(|file| file.path.clone()), Some(line)),
-                None => (None, None),
-            };
-            out.approximated.push(ApproximatedRecord {
-                path: paths[file as usize].clone(),
-                pid,
+        if record_approximations.total() > 0 {
+            approximated.push(Approximated {
+                key: (pid, file),
                 approximations: record_approximations,
-                trace,
-                line,
+                first: state.first_approximation,
             });
         }
     }
+    if let Some(done) = run_file {
+        end_run(done, &mut posix_run, &mut out.posix);
+        end_run(done, &mut stdio_run, &mut out.stdio);
+    }
+    // The keys are distinct: the first by (process, file), as a replay in that order named them.
+    approximated.sort_unstable_by_key(|record| record.key);
+    approximated.truncate(NAMED_APPROXIMATED);
+    out.approximated = approximated
+        .into_iter()
+        .map(|Approximated { key: (pid, file), approximations, first }| {
+            let (trace, line) = match first {
+                Some((trace, line)) => (files.get(trace).map(|file| file.path.clone()), Some(line)),
+                None => (None, None),
+            };
+            ApproximatedRecord { path: paths[file as usize].clone(), pid, approximations, trace, line }
+        })
+        .collect();
     out
+}
+
+/// Stores the records gathered for `file` (if any) with their file, emptying `run` for the next.
+fn end_run(file: u32, run: &mut Vec<RankRecord>, into: &mut Vec<(u32, Vec<RankRecord>)>) {
+    if !run.is_empty() {
+        // Of the run's length (the run keeps its room for the next file).
+        let mut records = Vec::with_capacity(run.len());
+        records.append(run);
+        into.push((file, records));
+    }
 }
 
 /// The module records of the log, with the names they use and the files left out.
@@ -452,7 +503,7 @@ impl ModuleRecords {
     /// (more than one) are reduced to their shared record, records sorted by rank and id.
     fn records(
         &mut self,
-        by_file: BTreeMap<u32, Vec<RankRecord>>,
+        by_file: Vec<(u32, Vec<RankRecord>)>,
         layout: Layout,
         paths: &[String],
         nprocs: usize,

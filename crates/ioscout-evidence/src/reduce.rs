@@ -92,11 +92,27 @@ pub fn reduce(layout: Layout, mut records: Vec<RankRecord>) -> Option<RankRecord
     }
     let mut records = records.into_iter();
     let mut result = records.next()?;
-    for infile in records {
-        result = match layout {
-            Layout::Posix => combine_posix(infile, result),
-            Layout::Stdio => combine_stdio(&infile, &result),
-        };
+    // Each step writes into `out`, zeroed, and swaps it with the running result, whose counters
+    // become the next step's `out`: a file of every rank costs one record's allocation, not two
+    // per rank.
+    let mut out = RankRecord { rank: -1, counters: Vec::new(), fcounters: Vec::new() };
+    for mut infile in records {
+        out.rank = -1;
+        out.counters.clear();
+        out.fcounters.clear();
+        match layout {
+            Layout::Posix => {
+                out.counters.resize(posix::ix::COUNT, 0);
+                out.fcounters.resize(posix::ix::F_COUNT, 0.0);
+                combine_posix(&mut infile, &mut result, &mut out);
+            }
+            Layout::Stdio => {
+                out.counters.resize(stdio::ix::COUNT, 0);
+                out.fcounters.resize(stdio::ix::F_COUNT, 0.0);
+                combine_stdio(&infile, &result, &mut out);
+            }
+        }
+        std::mem::swap(&mut result, &mut out);
     }
     result.rank = -1;
     result.fcounters[at.f_variance_time] = population_variance(&rank_times);
@@ -142,9 +158,9 @@ fn merge_four(infile: &mut [i64], inout: &mut [i64], out: &mut [i64], values_at:
     out[counts_at..counts_at + 4].copy_from_slice(&counts);
 }
 
-fn combine_posix(mut infile: RankRecord, mut inout: RankRecord) -> RankRecord {
+/// Combines `infile` with the running result `inout` into `out` (rank -1, counters zeroed).
+fn combine_posix(infile: &mut RankRecord, inout: &mut RankRecord, out: &mut RankRecord) {
     use posix::ix;
-    let mut out = RankRecord { rank: -1, counters: vec![0; ix::COUNT], fcounters: vec![0.0; ix::F_COUNT] };
     let (a, b) = (&infile.counters, &inout.counters);
     for j in ix::OPENS..=ix::RENAME_TARGETS {
         let sum = a[j].saturating_add(b[j]);
@@ -200,17 +216,16 @@ fn combine_posix(mut infile: RankRecord, mut inout: RankRecord) -> RankRecord {
     for (time, size) in
         [(ix::F_MAX_READ_TIME, ix::MAX_READ_TIME_SIZE), (ix::F_MAX_WRITE_TIME, ix::MAX_WRITE_TIME_SIZE)]
     {
-        let from = if infile.fcounters[time] > inout.fcounters[time] { &infile } else { &inout };
+        let from = if infile.fcounters[time] > inout.fcounters[time] { &*infile } else { &*inout };
         out.fcounters[time] = from.fcounters[time];
         out.counters[size] = from.counters[size];
     }
-    fastest_slowest(&indices(Layout::Posix), &infile, &inout, &mut out);
-    out
+    fastest_slowest(&indices(Layout::Posix), infile, inout, out);
 }
 
-fn combine_stdio(infile: &RankRecord, inout: &RankRecord) -> RankRecord {
+/// Combines `infile` with the running result `inout` into `out` (rank -1, counters zeroed).
+fn combine_stdio(infile: &RankRecord, inout: &RankRecord, out: &mut RankRecord) {
     use stdio::ix;
-    let mut out = RankRecord { rank: -1, counters: vec![0; ix::COUNT], fcounters: vec![0.0; ix::F_COUNT] };
     let (a, b) = (&infile.counters, &inout.counters);
     for j in ix::OPENS..=ix::BYTES_READ {
         out.counters[j] = a[j].saturating_add(b[j]);
@@ -228,8 +243,7 @@ fn combine_stdio(infile: &RankRecord, inout: &RankRecord) -> RankRecord {
     for j in ix::F_OPEN_END_TIMESTAMP..=ix::F_READ_END_TIMESTAMP {
         out.fcounters[j] = if a[j] > b[j] { a[j] } else { b[j] };
     }
-    fastest_slowest(&indices(Layout::Stdio), infile, inout, &mut out);
-    out
+    fastest_slowest(&indices(Layout::Stdio), infile, inout, out);
 }
 
 #[cfg(test)]
