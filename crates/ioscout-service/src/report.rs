@@ -66,12 +66,18 @@ struct ReportFold<'t> {
     first_ts: i64,
     bin_us: f64,
     bins: usize,
-    busy: FxHashMap<(u32, i64), Vec<(f64, f64)>>,
+    /// The number of each process (host number, pid) met, and the last one found (a unit's
+    /// events come in runs of one process).
+    processes: FxHashMap<(u32, i64), u32>,
+    last_process: Option<((u32, i64), u32)>,
+    /// Compute and I/O seconds per time bin, by process number.
+    busy: Vec<Vec<(f64, f64)>>,
     /// Bytes by (directory, process), the directories numbered by `directories`.
     bytes: FxHashMap<(u32, (u32, i64)), u64>,
     directories: Directories,
     drill_bin_us: f64,
-    drill: FxHashMap<(u32, i64), Bins>,
+    /// The drill-down's bins, by process number.
+    drill: Vec<Bins>,
     /// Host tokens met, numbered in the keys above.
     hosts: Vec<String>,
     last_host: Option<u32>,
@@ -111,6 +117,9 @@ struct Directories {
     by_hash: FxHashMap<Box<str>, u32>,
     /// The directory of events that name no file.
     unknown: Option<u32>,
+    /// The file named last (inline or not, its text) and its directory's number: a process's
+    /// reads and writes come in runs on one file.
+    last: Option<(bool, String, u32)>,
 }
 
 impl Directories {
@@ -123,13 +132,20 @@ impl Directories {
             (_, Some(RawValue::Number(token))) => (Some(*token), false),
             _ => (None, false),
         };
+        if let (Some(text), Some((last_inline, last_text, number))) = (text, &self.last)
+            && *last_inline == inline
+            && last_text == text
+        {
+            return *number;
+        }
         let known = match text {
             Some(text) if inline => self.by_name.get(text),
             Some(text) => self.by_hash.get(text),
             None => self.unknown.as_ref(),
         };
-        if let Some(number) = known {
-            return *number;
+        if let Some(&number) = known {
+            self.remember(text, inline, number);
+            return number;
         }
         let file = ioscout_read::resolve_file_of_keys(args, tables)
             .map_or_else(|| "(unknown file)".into(), std::borrow::Cow::into_owned);
@@ -146,7 +162,20 @@ impl Directories {
             Some(text) => self.by_hash.insert(text.into(), number),
             None => self.unknown.replace(number),
         };
+        self.remember(text, inline, number);
         number
+    }
+
+    /// Keeps `text`'s directory at hand for the next call (events that name no file are not
+    /// kept: they are looked up).
+    fn remember(&mut self, text: Option<&str>, inline: bool, number: u32) {
+        let Some(text) = text else { return };
+        let (last_inline, last_text, last_number) =
+            self.last.get_or_insert_with(|| (inline, String::new(), 0));
+        *last_inline = inline;
+        last_text.clear();
+        last_text.push_str(text);
+        *last_number = number;
     }
 }
 
@@ -188,6 +217,23 @@ impl ReportFold<'_> {
             self.hosts.len() - 1
         }) as u32;
         self.last_host = Some(number);
+        number
+    }
+
+    /// The number of `process`, its time bins and drill-down bins made when it is new.
+    fn process(&mut self, process: (u32, i64)) -> u32 {
+        if let Some((last, number)) = self.last_process
+            && last == process
+        {
+            return number;
+        }
+        let next = self.busy.len() as u32;
+        let number = *self.processes.entry(process).or_insert(next);
+        if number == next {
+            self.busy.push(vec![(0.0, 0.0); self.bins]);
+            self.drill.push(Bins::new(DRILL_BINS));
+        }
+        self.last_process = Some((process, number));
         number
     }
 }
@@ -240,7 +286,8 @@ impl ReportFold<'_> {
         }
         let offset = (ts - self.first_ts).max(0) as f64;
         let process = (self.host(host_token(&event.args).unwrap_or_default()), pid);
-        let cells = self.busy.entry(process).or_insert_with(|| vec![(0.0, 0.0); self.bins]);
+        let number = self.process(process) as usize;
+        let cells = &mut self.busy[number];
         spread(offset, dur as f64, self.bin_us, self.bins, |bin, seconds| {
             if io {
                 cells[bin].1 += seconds;
@@ -248,7 +295,7 @@ impl ReportFold<'_> {
                 cells[bin].0 += seconds;
             }
         });
-        let fine = self.drill.entry(process).or_insert_with(|| Bins::new(DRILL_BINS));
+        let fine = &mut self.drill[number];
         spread(offset, dur as f64, self.drill_bin_us, DRILL_BINS, |bin, seconds| {
             if io {
                 fine.io_s[bin] += seconds;
@@ -472,11 +519,13 @@ impl Shape {
             first_ts: self.first_ts,
             bin_us: self.bin_us,
             bins: self.bins,
-            busy: FxHashMap::default(),
+            processes: FxHashMap::default(),
+            last_process: None,
+            busy: Vec::new(),
             bytes: FxHashMap::default(),
             directories: Directories::default(),
             drill_bin_us: self.drill_bin_us,
-            drill: FxHashMap::default(),
+            drill: Vec::new(),
             hosts: Vec::new(),
             last_host: None,
             nested: Vec::new(),
@@ -568,7 +617,10 @@ fn absorb(
 ) {
     let key =
         |(host, pid): (u32, i64)| ProcessKey { host: host_name(tables, &fold.hosts[host as usize]), pid };
-    for (process, cells) in &fold.busy {
+    // In the order of the process table (the order a table of the cells, keyed the same way and
+    // filled in the same order, would give).
+    for (process, number) in &fold.processes {
+        let cells = &fold.busy[*number as usize];
         let mine = busy.entry(key(*process)).or_insert_with(|| vec![(0.0, 0.0); bins]);
         for (target, (compute, io)) in mine.iter_mut().zip(cells) {
             target.0 += compute;
@@ -579,7 +631,8 @@ fn absorb(
         let directory = fold.directories.names[*directory as usize].clone();
         *bytes.entry((directory, key(*process))).or_default() += value;
     }
-    for (process, fine) in &fold.drill {
+    for (process, number) in &fold.processes {
+        let fine = &fold.drill[*number as usize];
         by_process.entry(key(*process)).or_insert_with(|| Bins::new(DRILL_BINS)).add(fine);
     }
 }
