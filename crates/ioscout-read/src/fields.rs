@@ -285,8 +285,20 @@ pub fn decode_fields_into<'a>(line: &'a [u8], fields: &mut EventFields<'a>) -> b
 
 fn decode_into<'a>(line: &'a [u8], fields: &mut EventFields<'a>) -> Option<()> {
     let bytes = json::plain_object_line(line)?;
-    // ASCII was checked: this cannot fail, and costs no second pass.
+    // ASCII was checked: this cannot fail.
     let text = std::str::from_utf8(bytes).ok()?;
+    decode_object(text, fields)
+}
+
+/// [`decode_fields_into`] for a line already known plain (cut from a block that
+/// [`json::plain_lines`] passed): the same answer, without checking the line's bytes again.
+pub(crate) fn decode_plain_fields_into<'a>(line: &'a str, fields: &mut EventFields<'a>) -> bool {
+    let text = line.get(..json::line_body_end(line.as_bytes())).unwrap_or_default();
+    text.starts_with('{') && text.ends_with('}') && decode_object(text, fields).is_some()
+}
+
+/// The fields of a plain object's text (`{` to `}`).
+fn decode_object<'a>(text: &'a str, fields: &mut EventFields<'a>) -> Option<()> {
     match decode_ordered(text, fields) {
         Ordered::Taken => Some(()),
         Ordered::Declined => None,

@@ -5,8 +5,9 @@
 use ioscout_model::{GenerationEvidence, PhaseCounts};
 
 use crate::event::{Args, Line, LineError, LinePhase, decode_line, decode_phase, hash_evidence};
-use crate::fields::{EventFields, decode_fields_into};
+use crate::fields::{EventFields, decode_fields_into, decode_plain_fields_into};
 use crate::gzip::InflateProblem;
+use crate::json;
 
 use super::merge::UnitResult;
 use super::{Decode, FileSummary, Fold, Phases, Problem, ProblemKind};
@@ -74,15 +75,20 @@ impl<F: Fold> LineProcessor<F> {
         }
     }
 
-    /// Decodes one line; `Err` carries the problem for the caller to locate.
-    pub(super) fn line(&mut self, bytes: &[u8]) -> Result<(), (ProblemKind, String)> {
+    /// Decodes one line (`plain`: the same line as text, when its block was found plain by
+    /// [`crate::json::plain_lines`]); `Err` carries the problem for the caller to locate.
+    pub(super) fn line(&mut self, bytes: &[u8], plain: Option<&str>) -> Result<(), (ProblemKind, String)> {
         if self.decode == Decode::Skim {
             self.fold.skim(bytes);
             return Ok(());
         }
         if matches!(self.decode, Decode::Fields(_)) {
             let mut fields = EventFields::empty();
-            if decode_fields_into(bytes, &mut fields) {
+            let decoded = match plain {
+                Some(text) => decode_plain_fields_into(text, &mut fields),
+                None => decode_fields_into(bytes, &mut fields),
+            };
+            if decoded {
                 self.counts.add(fields.phase);
                 if self.evidence_samples < EVIDENCE_SAMPLES {
                     self.evidence_samples += 1;
@@ -155,9 +161,9 @@ impl<F: Fold> LineProcessor<F> {
         (kind, format!("{error}; line starts {}", preview(bytes)))
     }
 
-    pub(super) fn local_line(&mut self, bytes: &[u8], line_index: u64, offset: u64) {
+    pub(super) fn local_line(&mut self, bytes: &[u8], plain: Option<&str>, line_index: u64, offset: u64) {
         self.fold.line_position(super::LinePosition::in_unit(line_index));
-        if let Err((kind, detail)) = self.line(bytes) {
+        if let Err((kind, detail)) = self.line(bytes, plain) {
             self.push_problem(LocalProblem { kind, line_index, offset, detail });
         }
     }
@@ -217,7 +223,7 @@ pub(super) fn process_whole_line<F: Fold>(
         Err((ProblemKind::LineTooLong, "line exceeds the line length limit; skipped".to_string()))
     } else {
         processor.fold.line_position(super::LinePosition::in_file(location.line));
-        processor.line(line)
+        processor.line(line, None)
     };
     // Counts of the stitched line go to the summary directly: the processor's counts were
     // already merged.
@@ -293,6 +299,10 @@ impl Splitter {
     }
 
     pub(super) fn feed<F: Fold>(&mut self, block: &[u8], processor: &mut LineProcessor<F>) {
+        // The lines that start and end in this block are handed on as text too when the whole
+        // block is plain (checked once here; the field decoder then checks none of them).
+        let plain =
+            if matches!(processor.decode, Decode::Fields(_)) { json::plain_lines(block) } else { None };
         let mut start = 0;
         for newline in memchr::memchr_iter(b'\n', block) {
             let piece = &block[start..newline];
@@ -307,14 +317,14 @@ impl Splitter {
                 if line.len() > self.max_line_bytes {
                     self.complete_oversize(line.len() as u64, offset, processor);
                 } else {
-                    self.complete(&line, offset, processor);
+                    self.complete(&line, None, offset, processor);
                 }
                 line.clear();
                 self.carry = line;
             } else if piece.len() > self.max_line_bytes {
                 self.complete_oversize(piece.len() as u64, offset, processor);
             } else {
-                self.complete(piece, offset, processor);
+                self.complete(piece, plain.and_then(|text| text.get(start..newline)), offset, processor);
             }
             self.oversize = false;
             self.oversize_length = 0;
@@ -338,11 +348,17 @@ impl Splitter {
         self.next_offset += block.len() as u64;
     }
 
-    pub(super) fn complete<F: Fold>(&mut self, line: &[u8], offset: u64, processor: &mut LineProcessor<F>) {
+    pub(super) fn complete<F: Fold>(
+        &mut self,
+        line: &[u8],
+        plain: Option<&str>,
+        offset: u64,
+        processor: &mut LineProcessor<F>,
+    ) {
         if self.defer_first && !self.saw_newline {
             self.first_line = Some(line.to_vec());
         } else {
-            processor.local_line(line, self.line_index, offset);
+            processor.local_line(line, plain, self.line_index, offset);
         }
         self.saw_newline = true;
         self.line_index += 1;
@@ -449,6 +465,63 @@ mod tests {
             assert!(oversize.is_empty());
             assert_eq!(counted, 4, "block {block}");
         }
+    }
+
+    /// A fold that keeps what the fields path and the full decoder give it.
+    #[derive(Default)]
+    struct Decoded(Vec<String>);
+
+    impl Fold for Decoded {
+        fn event(&mut self, event: &ioscout_model::Event<'_>) {
+            self.0.push(format!("event {:?} {:?} {:?}", event.name, event.ts, event.phase));
+        }
+
+        fn decode(&self) -> Decode {
+            Decode::Fields(super::Phases::ALL)
+        }
+
+        fn fields(&mut self, fields: &EventFields<'_>) {
+            self.0.push(format!("fields {fields:?}"));
+        }
+    }
+
+    /// Lines decoded through a block found plain give what the checked path gives: plain
+    /// lines beside a non-ASCII one, an escaped one, a garbled one with a NUL byte and a CRLF
+    /// one, whatever the block size (a block of one byte holds no whole line, so every line there
+    /// takes the checked path).
+    #[test]
+    fn plain_blocks_decode_as_checked_lines_do() {
+        let stream = "{\"id\":1,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":2,\"ph\":\"X\",\"args\":{\"fhash\":\"a\",\"size\":4}}\n\
+            {\"id\":2,\"name\":\"caf\u{e9}\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":6,\"dur\":1,\"ph\":\"X\"}\n\
+            {\"id\":3,\"name\":\"a\\\"b\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":7,\"dur\":1,\"ph\":\"X\"}\n\
+            {\"id\":4,\"name\":\"w\0\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":8,\"dur\":1,\"ph\":\"X\"}\n\
+            {\"id\":5,\"name\":\"write\",\"cat\":\"POSIX\",\"pid\":2,\"tid\":2,\"ts\":9,\"dur\":3,\"ph\":\"X\"}\r\n\
+            {\"id\":6,\"name\":\"open\",\"cat\":\"POSIX\",\"pid\":2,\"tid\":2,\"ts\":10,\"dur\":1,\"ph\":\"X\"},\n\
+            [\n{\"ph\":\"X\"}\n";
+        let run = |stream: &[u8], block: usize| {
+            let mut splitter = Splitter::new(false, 1 << 20);
+            let mut processor = LineProcessor::new(Decoded::default());
+            for piece in stream.chunks(block) {
+                splitter.feed(piece, &mut processor);
+            }
+            let problems: Vec<u64> = processor.problems.iter().map(|problem| problem.line_index).collect();
+            (processor.fold.0, processor.counts, problems)
+        };
+        let checked = run(stream.as_bytes(), 1);
+        assert_eq!(checked.0.iter().filter(|line| line.starts_with("fields")).count(), 4, "{:?}", checked.0);
+        assert_eq!(checked.2, [3], "the line with a NUL byte is the one problem");
+        for block in [2, 7, 64, 150, 151, 400, stream.len()] {
+            assert_eq!(run(stream.as_bytes(), block), checked, "block {block}");
+        }
+        // Without the lines that make a block not plain, the plain path takes the rest.
+        let mut plain = String::new();
+        for line in stream.lines().filter(|line| line.is_ascii() && !line.contains(['\\', '\0'])) {
+            plain.push_str(line);
+            plain.push('\n');
+        }
+        let whole = run(plain.as_bytes(), plain.len());
+        assert_eq!(whole, run(plain.as_bytes(), 1));
+        assert_eq!(whole.0.len(), 4, "{:?}", whole.0);
     }
 
     /// A line over the limit is one located problem (its index and byte offset), whether it
