@@ -284,11 +284,11 @@ pub struct View {
 /// The grouping of a view: the key of each source key, and the key texts.
 pub struct Grouping<'g> {
     /// Key id of a (source key, process) pair.
-    pub key_of: &'g dyn Fn(u32, u32) -> u32,
+    pub key_of: &'g (dyn Fn(u32, u32) -> u32 + Sync),
     /// Text of a key id.
-    pub text_of: &'g dyn Fn(u32) -> String,
+    pub text_of: &'g (dyn Fn(u32) -> String + Sync),
     /// Numeric order of a key id.
-    pub order_of: &'g dyn Fn(u32) -> u64,
+    pub order_of: &'g (dyn Fn(u32) -> u64 + Sync),
 }
 
 /// Inputs of a view computation.
@@ -314,55 +314,58 @@ fn ratio(numerator: f64, denominator: f64) -> Option<f64> {
 /// One process's time and uncovered time in one (key, slot).
 type ProcessTimes = ((u32, u16, u32), (u64, u64));
 
+/// A (key, slot) row before its cross-layer metrics: its metrics, the largest uncovered time of
+/// one of its processes, and the uncovered count and size of all its rows.
+type GroupedRow = (u32, usize, RowMetrics, u64, (u64, u64));
+
+/// From this many cells on, a view's rows are grouped on two threads, each taking the keys of
+/// one parity (a file view of a trace with many files has millions of cells; grouping them is
+/// most of the analysis's finish, which otherwise runs on one core after the scan).
+const CELLS_SPLIT: usize = 1 << 16;
+
 /// Computes view `view` from `cells` grouped by `grouping`.
-pub fn compute_view<'c>(
+pub fn compute_view<'c, I>(view: ViewType, cells: I, grouping: &Grouping<'_>, input: &ViewInput<'_>) -> View
+where
+    I: Iterator<Item = (&'c (u32, u32, u32), &'c Cell)> + Clone + Send,
+{
+    let split = cells.size_hint().0 >= CELLS_SPLIT;
+    compute_view_split(view, cells, grouping, input, split)
+}
+
+/// [`compute_view`], its rows grouped on two threads when `split`.
+fn compute_view_split<'c, I>(
     view: ViewType,
-    cells: impl Iterator<Item = (&'c (u32, u32, u32), &'c Cell)>,
+    cells: I,
     grouping: &Grouping<'_>,
     input: &ViewInput<'_>,
-) -> View {
+    split: bool,
+) -> View
+where
+    I: Iterator<Item = (&'c (u32, u32, u32), &'c Cell)> + Clone + Send,
+{
     let slots = input.preset.slots();
-    // (key, slot) → all its rows; (key, slot, process) → that process's time and uncovered time
-    // (only what per-process statistics need, so memory stays small).
-    let mut totals: FxHashMap<(u32, u16), Cell> = FxHashMap::default();
-    let mut per_process: FxHashMap<(u32, u16, u32), (u64, u64)> = FxHashMap::default();
-    for ((source, process, class), cell) in cells {
-        let key = (grouping.key_of)(*source, *process);
-        let Some(class_slots) = input.class_slots.get(*class as usize) else { continue };
-        for slot in class_slots {
-            totals.entry((key, *slot)).or_default().merge(cell);
-            let times = per_process.entry((key, *slot, *process)).or_default();
-            times.0 += cell.time;
-            times.1 += cell.uncovered;
-        }
-    }
-    let mut entries: Vec<ProcessTimes> = per_process.into_iter().collect();
-    entries.sort_unstable_by_key(|(key, _)| *key);
-    let mut rows: Vec<(u32, usize, RowMetrics, u64)> = Vec::new();
-    let mut index = 0;
-    while index < entries.len() {
-        let (key, slot, _) = entries[index].0;
-        let end = entries[index..]
-            .iter()
-            .position(|((other_key, other_slot, _), _)| (*other_key, *other_slot) != (key, slot))
-            .map_or(entries.len(), |offset| index + offset);
-        let group = &entries[index..end];
-        let total = totals.get(&(key, slot)).copied().unwrap_or_default();
-        let process_times: Vec<f64> = group.iter().map(|(_, (time, _))| seconds(*time)).collect();
-        let stalled = group.iter().map(|(_, (_, uncovered))| *uncovered).max().unwrap_or(0);
-        let metrics = row_metrics(view, &total, &process_times, slots[slot as usize], input.preset);
-        rows.push((key, slot as usize, metrics, stalled));
-        index = end;
-    }
+    let mut rows = if split {
+        std::thread::scope(|scope| {
+            let odd = cells.clone();
+            let odd = scope.spawn(move || grouped_rows(view, odd, grouping, input, (1, 2)));
+            let even = grouped_rows(view, cells, grouping, input, (0, 2));
+            match odd.join() {
+                Ok(odd) => merge_by_key(even, odd),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
+    } else {
+        grouped_rows(view, cells, grouping, input, (0, 1))
+    };
     let position: FxHashMap<(u32, usize), usize> =
-        rows.iter().enumerate().map(|(index, (key, slot, _, _))| ((*key, *slot), index)).collect();
+        rows.iter().enumerate().map(|(index, (key, slot, ..))| ((*key, *slot), index)).collect();
     let layer_slot: Vec<usize> = (0..input.preset.layers.len())
         .map(|layer| slots.iter().position(|slot| slot.layer == layer && slot.derived.is_none()).unwrap_or(0))
         .collect();
     // Cross-layer metrics within each row key.
     let compute_slot = input.preset.compute.map(|layer| layer_slot[layer]);
-    let snapshot: Vec<f64> = rows.iter().map(|(_, _, metrics, _)| metrics.time_proc_max).collect();
-    for (key, slot, metrics, stalled) in &mut rows {
+    let snapshot: Vec<f64> = rows.iter().map(|(_, _, metrics, ..)| metrics.time_proc_max).collect();
+    for (key, slot, metrics, stalled, _) in &mut rows {
         let layer = &input.preset.layers[slots[*slot].layer];
         let same_key = |other_slot: usize| position.get(&(*key, other_slot)).map(|index| snapshot[*index]);
         let parent_time = match slots[*slot].derived {
@@ -384,7 +387,7 @@ pub fn compute_view<'c>(
         }
     }
     // Unoverlapped counts and sizes.
-    for (_, slot, metrics, _) in &mut rows {
+    for (_, slot, metrics, ..) in &mut rows {
         let Some(unoverlapped) = metrics.u_time else { continue };
         let keeps_size = input.preset.layers[slots[*slot].layer].keeps_size;
         match input.overlap {
@@ -398,12 +401,9 @@ pub fn compute_view<'c>(
     }
     if input.overlap == OverlapMode::Exact {
         // Exact counts come from the cells, summed per row when the slot is measured.
-        for (key, slot, metrics, _) in &mut rows {
+        for (_, slot, metrics, _, (count, size)) in &mut rows {
             if metrics.u_time.is_some() {
-                let (count, size) = totals
-                    .get(&(*key, *slot as u16))
-                    .map(|cell| (cell.uncovered_count, cell.uncovered_size))
-                    .unwrap_or_default();
+                let (count, size) = (*count, *size);
                 metrics.u_count = Some(count);
                 metrics.u_size = input.preset.layers[slots[*slot].layer].keeps_size.then_some(size);
             }
@@ -413,7 +413,7 @@ pub fn compute_view<'c>(
     let summary = summarize(view, &rows, input);
     let mut view_rows: Vec<ViewRow> = rows
         .into_iter()
-        .map(|(key, slot, metrics, _)| ViewRow {
+        .map(|(key, slot, metrics, ..)| ViewRow {
             key: (grouping.text_of)(key),
             order: (grouping.order_of)(key),
             slot,
@@ -424,6 +424,70 @@ pub fn compute_view<'c>(
         .collect();
     view_rows.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.key.cmp(&b.key)).then(a.slot.cmp(&b.slot)));
     View { view, rows: view_rows, summary }
+}
+
+/// The rows of the keys in `part` (those whose key leaves remainder `part.0` when divided by
+/// `part.1`), in (key, slot) order: each (key, slot)'s cells summed, and its time per process.
+fn grouped_rows<'c>(
+    view: ViewType,
+    cells: impl Iterator<Item = (&'c (u32, u32, u32), &'c Cell)>,
+    grouping: &Grouping<'_>,
+    input: &ViewInput<'_>,
+    part: (u32, u32),
+) -> Vec<GroupedRow> {
+    let slots = input.preset.slots();
+    // (key, slot) → all its rows; (key, slot, process) → that process's time and uncovered time
+    // (only what per-process statistics need, so memory stays small).
+    let mut totals: FxHashMap<(u32, u16), Cell> = FxHashMap::default();
+    let mut per_process: FxHashMap<(u32, u16, u32), (u64, u64)> = FxHashMap::default();
+    for ((source, process, class), cell) in cells {
+        let key = (grouping.key_of)(*source, *process);
+        if key % part.1 != part.0 {
+            continue;
+        }
+        let Some(class_slots) = input.class_slots.get(*class as usize) else { continue };
+        for slot in class_slots {
+            totals.entry((key, *slot)).or_default().merge(cell);
+            let times = per_process.entry((key, *slot, *process)).or_default();
+            times.0 += cell.time;
+            times.1 += cell.uncovered;
+        }
+    }
+    let mut entries: Vec<ProcessTimes> = per_process.into_iter().collect();
+    entries.sort_unstable_by_key(|(key, _)| *key);
+    let mut rows: Vec<GroupedRow> = Vec::new();
+    let mut index = 0;
+    while index < entries.len() {
+        let (key, slot, _) = entries[index].0;
+        let end = entries[index..]
+            .iter()
+            .position(|((other_key, other_slot, _), _)| (*other_key, *other_slot) != (key, slot))
+            .map_or(entries.len(), |offset| index + offset);
+        let group = &entries[index..end];
+        let total = totals.get(&(key, slot)).copied().unwrap_or_default();
+        let process_times: Vec<f64> = group.iter().map(|(_, (time, _))| seconds(*time)).collect();
+        let stalled = group.iter().map(|(_, (_, uncovered))| *uncovered).max().unwrap_or(0);
+        let metrics = row_metrics(view, &total, &process_times, slots[slot as usize], input.preset);
+        rows.push((key, slot as usize, metrics, stalled, (total.uncovered_count, total.uncovered_size)));
+        index = end;
+    }
+    rows
+}
+
+/// Two runs of rows in (key, slot) order, with no key in both, as one run in that order.
+fn merge_by_key(first: Vec<GroupedRow>, second: Vec<GroupedRow>) -> Vec<GroupedRow> {
+    let mut merged = Vec::with_capacity(first.len() + second.len());
+    let mut first = first.into_iter().peekable();
+    let mut second = second.into_iter().peekable();
+    loop {
+        let take_first = match (first.peek(), second.peek()) {
+            (Some(one), Some(other)) => (one.0, one.1) < (other.0, other.1),
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => return merged,
+        };
+        merged.extend(if take_first { first.next() } else { second.next() });
+    }
 }
 
 /// Metrics of one (key, slot) from the sum of its rows and its per-process times (seconds).
@@ -485,16 +549,16 @@ fn row_metrics(
 }
 
 /// Fractions of the view's totals, `ops_slope` and its percentile, per slot.
-fn view_fractions(rows: &mut [(u32, usize, RowMetrics, u64)]) {
+fn view_fractions(rows: &mut [GroupedRow]) {
     let mut totals: BTreeMap<usize, (f64, f64, f64, f64)> = BTreeMap::new();
-    for (_, slot, metrics, _) in rows.iter() {
+    for (_, slot, metrics, ..) in rows.iter() {
         let total = totals.entry(*slot).or_default();
         total.0 += metrics.count_sum as f64;
         total.1 += metrics.time_proc_max;
         total.2 += metrics.time_sum;
         total.3 += metrics.size_sum.unwrap_or(0) as f64;
     }
-    for (_, slot, metrics, _) in rows.iter_mut() {
+    for (_, slot, metrics, ..) in rows.iter_mut() {
         let (count, proc_time, time, size) = totals[slot];
         metrics.count_frac_total = ratio(metrics.count_sum as f64, count).unwrap_or(0.0);
         metrics.time_proc_frac_total = ratio(metrics.time_proc_max, proc_time).unwrap_or(0.0);
@@ -504,7 +568,7 @@ fn view_fractions(rows: &mut [(u32, usize, RowMetrics, u64)]) {
     }
     // Percentile rank (average rank of ties, over rows with a slope), per slot.
     let mut by_slot: BTreeMap<usize, Vec<(f64, usize)>> = BTreeMap::new();
-    for (index, (_, slot, metrics, _)) in rows.iter().enumerate() {
+    for (index, (_, slot, metrics, ..)) in rows.iter().enumerate() {
         if let Some(slope) = metrics.ops_slope {
             by_slot.entry(*slot).or_default().push((slope, index));
         }
@@ -528,11 +592,7 @@ fn view_fractions(rows: &mut [(u32, usize, RowMetrics, u64)]) {
 }
 
 /// One line per layer over the rows of a view.
-fn summarize(
-    view: ViewType,
-    rows: &[(u32, usize, RowMetrics, u64)],
-    input: &ViewInput<'_>,
-) -> Vec<LayerSummary> {
+fn summarize(view: ViewType, rows: &[GroupedRow], input: &ViewInput<'_>) -> Vec<LayerSummary> {
     let preset = input.preset;
     let slots = preset.slots();
     let mut lines: Vec<LayerSummary> = preset
@@ -559,7 +619,7 @@ fn summarize(
             time_frac_boundary: None,
         })
         .collect();
-    for (_, slot, metrics, _) in rows {
+    for (_, slot, metrics, ..) in rows {
         let slot = slots[*slot];
         if slot.derived.is_some() {
             continue;
@@ -612,4 +672,59 @@ fn summarize(
         line.time_frac_boundary = ratio(times[index], times[0]);
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preset::PresetName;
+
+    /// Grouped on two threads (keys split by parity, then merged), a view is the one grouped on
+    /// one: the same rows in the same order with the same metrics, for every view type's key
+    /// shape (many keys, few keys, keys of one parity only).
+    #[test]
+    fn a_view_split_in_two_is_the_view_whole() {
+        let Some(name) = PresetName::parse("posix") else { panic!("no posix preset") };
+        let Some(preset) = Preset::named(name, &std::collections::BTreeSet::new()) else {
+            panic!("no preset")
+        };
+        let slot_count = preset.slots().len() as u16;
+        let class_slots: Vec<Box<[u16]>> =
+            (0..slot_count).map(|slot| (0..=slot).collect::<Vec<u16>>().into_boxed_slice()).collect();
+        let layer_reach = vec![(3, 4); preset.layers.len()];
+        let mut cells: crate::fold::Cells = crate::fold::Cells::default();
+        let mut state = 12_345_u64;
+        let mut next = |bound: u64| {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % bound
+        };
+        for _ in 0..5_000 {
+            let key = (next(700) as u32, next(40) as u32, next(u64::from(slot_count)) as u32);
+            let cell = cells.entry(key).or_default();
+            let size = (next(3) > 0).then(|| next(1 << 20));
+            let uncovered = (next(2) == 0).then(|| next(50));
+            cell.add(next(1_000_000) as i64, next(10_000), size, uncovered);
+        }
+        for overlap in [OverlapMode::Exact, OverlapMode::Binned] {
+            let input =
+                ViewInput { preset: &preset, class_slots: &class_slots, overlap, layer_reach: &layer_reach };
+            let names = |key: u32| format!("key {key}");
+            let zero = |_: u32| 0u64;
+            let numeric = |key: u32| u64::from(key);
+            let first = |key: u32, _: u32| key;
+            let second = |_: u32, process: u32| process;
+            let even = |key: u32, _: u32| key * 2;
+            let groupings: [(ViewType, Grouping<'_>); 3] = [
+                (ViewType::FileName, Grouping { key_of: &first, text_of: &names, order_of: &zero }),
+                (ViewType::ProcName, Grouping { key_of: &second, text_of: &names, order_of: &zero }),
+                (ViewType::TimeRange, Grouping { key_of: &even, text_of: &names, order_of: &numeric }),
+            ];
+            for (view, grouping) in &groupings {
+                let whole = compute_view_split(*view, cells.iter(), grouping, &input, false);
+                let split = compute_view_split(*view, cells.iter(), grouping, &input, true);
+                assert!(whole.rows.len() > 30, "{view:?}: {} rows", whole.rows.len());
+                assert_eq!(split, whole, "{view:?} {overlap:?}");
+            }
+        }
+    }
 }
