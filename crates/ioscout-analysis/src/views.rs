@@ -311,9 +311,6 @@ fn ratio(numerator: f64, denominator: f64) -> Option<f64> {
     (denominator > 0.0 && numerator.is_finite()).then(|| numerator / denominator)
 }
 
-/// One process's time and uncovered time in one (key, slot).
-type ProcessTimes = ((u32, u16, u32), (u64, u64));
-
 /// A (key, slot) row before its cross-layer metrics: its metrics, the largest uncovered time of
 /// one of its processes, and the uncovered count and size of all its rows.
 type GroupedRow = (u32, usize, RowMetrics, u64, (u64, u64));
@@ -436,10 +433,12 @@ fn grouped_rows<'c>(
     part: (u32, u32),
 ) -> Vec<GroupedRow> {
     let slots = input.preset.slots();
-    // (key, slot) → all its rows; (key, slot, process) → that process's time and uncovered time
-    // (only what per-process statistics need, so memory stays small).
-    let mut totals: FxHashMap<(u32, u16), Cell> = FxHashMap::default();
-    let mut per_process: FxHashMap<(u32, u16, u32), (u64, u64)> = FxHashMap::default();
+    // One entry per (cell, slot), sorted by (key, slot, process): each (key, slot) is then a
+    // run, and each of its processes a run within it. (Two hash tables, of the (key, slot) sums
+    // and of the per-process times, cost a random access each per entry, and the per-process
+    // table was sorted all the same.)
+    let mut entries: Vec<((u32, u16, u32), &Cell)> =
+        Vec::with_capacity(cells.size_hint().0 / part.1 as usize);
     for ((source, process, class), cell) in cells {
         let key = (grouping.key_of)(*source, *process);
         if key % part.1 != part.0 {
@@ -447,29 +446,34 @@ fn grouped_rows<'c>(
         }
         let Some(class_slots) = input.class_slots.get(*class as usize) else { continue };
         for slot in class_slots {
-            totals.entry((key, *slot)).or_default().merge(cell);
-            let times = per_process.entry((key, *slot, *process)).or_default();
-            times.0 += cell.time;
-            times.1 += cell.uncovered;
+            entries.push(((key, *slot, *process), cell));
         }
     }
-    let mut entries: Vec<ProcessTimes> = per_process.into_iter().collect();
     entries.sort_unstable_by_key(|(key, _)| *key);
     let mut rows: Vec<GroupedRow> = Vec::new();
+    let mut process_times: Vec<f64> = Vec::new();
     let mut index = 0;
-    while index < entries.len() {
-        let (key, slot, _) = entries[index].0;
-        let end = entries[index..]
-            .iter()
-            .position(|((other_key, other_slot, _), _)| (*other_key, *other_slot) != (key, slot))
-            .map_or(entries.len(), |offset| index + offset);
-        let group = &entries[index..end];
-        let total = totals.get(&(key, slot)).copied().unwrap_or_default();
-        let process_times: Vec<f64> = group.iter().map(|(_, (time, _))| seconds(*time)).collect();
-        let stalled = group.iter().map(|(_, (_, uncovered))| *uncovered).max().unwrap_or(0);
+    while let Some(&((key, slot, _), _)) = entries.get(index) {
+        let mut total = Cell::default();
+        let mut stalled = 0;
+        process_times.clear();
+        while let Some(&((_, _, process), _)) =
+            entries.get(index).filter(|((k, s, _), _)| (*k, *s) == (key, slot))
+        {
+            // Only what per-process statistics need: the process's time and uncovered time.
+            let (mut time, mut uncovered) = (0u64, 0u64);
+            while let Some((_, cell)) = entries.get(index).filter(|(entry, _)| *entry == (key, slot, process))
+            {
+                total.merge(cell);
+                time += cell.time;
+                uncovered += cell.uncovered;
+                index += 1;
+            }
+            process_times.push(seconds(time));
+            stalled = stalled.max(uncovered);
+        }
         let metrics = row_metrics(view, &total, &process_times, slots[slot as usize], input.preset);
         rows.push((key, slot as usize, metrics, stalled, (total.uncovered_count, total.uncovered_size)));
-        index = end;
     }
     rows
 }
@@ -679,9 +683,46 @@ mod tests {
     use super::*;
     use crate::preset::PresetName;
 
-    /// Grouped on two threads (keys split by parity, then merged), a view is the one grouped on
-    /// one: the same rows in the same order with the same metrics, for every view type's key
-    /// shape (many keys, few keys, keys of one parity only).
+    /// The rows grouped the way they were before the sort: the (key, slot) sums and the
+    /// per-process times in two hash tables, the second then sorted (the model the sorted
+    /// grouping is held to).
+    fn grouped_rows_by_tables<'c>(
+        view: ViewType,
+        cells: impl Iterator<Item = (&'c (u32, u32, u32), &'c Cell)>,
+        grouping: &Grouping<'_>,
+        input: &ViewInput<'_>,
+    ) -> Vec<GroupedRow> {
+        let slots = input.preset.slots();
+        let mut totals: FxHashMap<(u32, u16), Cell> = FxHashMap::default();
+        let mut per_process: FxHashMap<(u32, u16, u32), (u64, u64)> = FxHashMap::default();
+        for ((source, process, class), cell) in cells {
+            let key = (grouping.key_of)(*source, *process);
+            let Some(class_slots) = input.class_slots.get(*class as usize) else { continue };
+            for slot in class_slots {
+                totals.entry((key, *slot)).or_default().merge(cell);
+                let times = per_process.entry((key, *slot, *process)).or_default();
+                times.0 += cell.time;
+                times.1 += cell.uncovered;
+            }
+        }
+        let mut entries: Vec<_> = per_process.into_iter().collect();
+        entries.sort_unstable_by_key(|(key, _)| *key);
+        let mut rows = Vec::new();
+        for group in entries.chunk_by(|(one, _), (other, _)| (one.0, one.1) == (other.0, other.1)) {
+            let (key, slot, _) = group[0].0;
+            let total = totals.get(&(key, slot)).copied().unwrap_or_default();
+            let process_times: Vec<f64> = group.iter().map(|(_, (time, _))| seconds(*time)).collect();
+            let stalled = group.iter().map(|(_, (_, uncovered))| *uncovered).max().unwrap_or(0);
+            let metrics = row_metrics(view, &total, &process_times, slots[slot as usize], input.preset);
+            rows.push((key, slot as usize, metrics, stalled, (total.uncovered_count, total.uncovered_size)));
+        }
+        rows
+    }
+
+    /// Sorted, the rows are those the two tables gave; grouped on two threads (keys split by
+    /// parity, then merged), a view is the one grouped on one: the same rows in the same order
+    /// with the same metrics, for every view type's key shape (many keys, few keys, keys of one
+    /// parity only).
     #[test]
     fn a_view_split_in_two_is_the_view_whole() {
         let Some(name) = PresetName::parse("posix") else { panic!("no posix preset") };
@@ -720,6 +761,11 @@ mod tests {
                 (ViewType::TimeRange, Grouping { key_of: &even, text_of: &names, order_of: &numeric }),
             ];
             for (view, grouping) in &groupings {
+                assert_eq!(
+                    grouped_rows(*view, cells.iter(), grouping, &input, (0, 1)),
+                    grouped_rows_by_tables(*view, cells.iter(), grouping, &input),
+                    "{view:?} {overlap:?}"
+                );
                 let whole = compute_view_split(*view, cells.iter(), grouping, &input, false);
                 let split = compute_view_split(*view, cells.iter(), grouping, &input, true);
                 assert!(whole.rows.len() > 30, "{view:?}: {} rows", whole.rows.len());
