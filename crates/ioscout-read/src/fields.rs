@@ -397,7 +397,13 @@ fn ordered_layout<'a>(text: &'a str, fields: &mut EventFields<'a>) -> Option<Ord
     }
     if cursor.key(b"\"args\":{") {
         fields.has_args = true;
-        cursor.at = args(text, cursor.at - 1, &mut fields.args)?;
+        let open = cursor.at - 1;
+        cursor.at = if let Some(end) = compact_args(text, open, &mut fields.args) {
+            end
+        } else {
+            fields.args = KeyArgs::default();
+            args(text, open, &mut fields.args)?
+        };
     }
     cursor.at_last_brace().then_some(Ordered::Taken)
 }
@@ -501,6 +507,45 @@ fn decode_any_order<'a>(text: &'a str, fields: &mut EventFields<'a>) -> Option<(
         }
     }
     phase_seen.then_some(())
+}
+
+/// [`args`] for the object DFTracer writes (no spaces; each value a string or a number), in one
+/// tight walk: the same key arguments and end, or `None` at the first byte of any other layout,
+/// which [`args`] then reads from the start.
+fn compact_args<'a>(text: &'a str, open: usize, found: &mut KeyArgs<'a>) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut index = open + 1;
+    if bytes.get(index) == Some(&b'}') {
+        return Some(index + 1);
+    }
+    loop {
+        if bytes.get(index) != Some(&b'"') {
+            return None;
+        }
+        let key_end = json::find_quote(bytes, index + 1)?;
+        if bytes.get(key_end + 1) != Some(&b':') {
+            return None;
+        }
+        let start = key_end + 2;
+        let (end, string) = match *bytes.get(start)? {
+            b'"' => (json::find_quote(bytes, start + 1)? + 1, true),
+            b'-' | b'0'..=b'9' => (json::scan_number(bytes, start)?, false),
+            _ => return None,
+        };
+        if let Some(slot) = found.slot(text.get(index + 1..key_end)?) {
+            *slot = Some(if string {
+                RawValue::Str(std::borrow::Cow::Borrowed(text.get(start + 1..end - 1)?))
+            } else {
+                RawValue::Number(text.get(start..end)?)
+            });
+        }
+        index = end;
+        match bytes.get(index) {
+            Some(b',') => index += 1,
+            Some(b'}') => return Some(index + 1),
+            _ => return None,
+        }
+    }
 }
 
 /// Walks the `args` object at `index`, validating it and keeping the key arguments; returns the

@@ -138,6 +138,17 @@ fn tricky_lines_agree() {
         b"\xff\xfe",
         b"{\"ph\":\"X\",\"name\":\"\xc3\"}",
         br#"{"ph":"X","args":{"hhash":17868160079272185648}}"#,
+        // DFTracer's layout with args its compact reader leaves to the general one part-way.
+        br#"{"id":1,"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":2,"ph":"X","args":{"fhash":"a","ret":3,"flag":true,"size":4}}"#,
+        br#"{"id":1,"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":2,"ph":"X","args":{"ret":3,"nested":{"size":9},"size":4}}"#,
+        br#"{"id":1,"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":2,"ph":"X","args":{"ret": 3,"size":4}}"#,
+        br#"{"id":1,"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":2,"ph":"X","args":{"ret":3,"ret":null}}"#,
+        br#"{"id":1,"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":2,"ph":"X","args":{"ret":3,"ret":5,"offset":-1.5e3}}"#,
+        br#"{"id":1,"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":2,"ph":"X","args":{ }}"#,
+        br#"{"id":1,"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":2,"ph":"X","args":{}}"#,
+        br#"{"id":1,"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":2,"ph":"X","args":{"ret":3,}}"#,
+        br#"{"id":1,"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":2,"ph":"X","args":{"ret":3}"#,
+        br#"{"id":1,"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":2,"ph":"X","args":{"ret":3} }"#,
         br#"{ "ph" : 1 , "ts" : 5 , "args" : { "a" : [ 1 , 2 ] } }"#,
     ];
     for case in cases {
