@@ -316,8 +316,9 @@ fn ratio(numerator: f64, denominator: f64) -> Option<f64> {
 type GroupedRow = (u32, usize, RowMetrics, u64, (u64, u64));
 
 /// From this many cells on, a view's rows are grouped on two threads, each taking the keys of
-/// one parity (a file view of a trace with many files has millions of cells; grouping them is
-/// most of the analysis's finish, which otherwise runs on one core after the scan).
+/// one parity (a file view has a cell per file, process and class; on a trace with many files,
+/// grouping them was most of the analysis's finish, which otherwise runs on one core after the
+/// scan).
 const CELLS_SPLIT: usize = 1 << 16;
 
 /// Computes view `view` from `cells` grouped by `grouping`.
