@@ -293,8 +293,9 @@ fn decode_into<'a>(line: &'a [u8], fields: &mut EventFields<'a>) -> Option<()> {
 /// [`decode_fields_into`] for a line already known plain (cut from a block that
 /// [`json::plain_lines`] passed): the same answer, without checking the line's bytes again.
 pub(crate) fn decode_plain_fields_into<'a>(line: &'a str, fields: &mut EventFields<'a>) -> bool {
-    let text = line.get(..json::line_body_end(line.as_bytes())).unwrap_or_default();
-    text.starts_with('{') && text.ends_with('}') && decode_object(text, fields).is_some()
+    json::object_body(line.as_bytes())
+        .and_then(|body| line.get(..body.len()))
+        .is_some_and(|text| decode_object(text, fields).is_some())
 }
 
 /// The fields of a plain object's text (`{` to `}`).

@@ -401,10 +401,15 @@ pub(crate) fn skip_nested(bytes: &[u8], mut index: usize) -> Option<usize> {
 /// plain ASCII without escapes or control characters: the form the byte-level paths take.
 /// `None` for anything else (blank, wrapper, non-ASCII, escaped, not an object).
 pub(crate) fn plain_object_line(line: &[u8]) -> Option<&[u8]> {
+    object_body(line).filter(|bytes| !has_special_or_non_ascii(bytes))
+}
+
+/// The body of a line (framed by [`line_body_end`]) when it opens with `{` and closes with `}`;
+/// what [`plain_object_line`] then checks byte by byte, and a line of a block found plain by
+/// [`plain_lines`] needs no more.
+pub(crate) fn object_body(line: &[u8]) -> Option<&[u8]> {
     let bytes = &line[..line_body_end(line)];
-    let plain =
-        bytes.first() == Some(&b'{') && bytes.last() == Some(&b'}') && !has_special_or_non_ascii(bytes);
-    plain.then_some(bytes)
+    (bytes.first() == Some(&b'{') && bytes.last() == Some(&b'}')).then_some(bytes)
 }
 
 /// `bytes` as text when every byte is a newline or plain (printable ASCII, not a backslash):
