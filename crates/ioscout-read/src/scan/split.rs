@@ -53,13 +53,7 @@ impl Scanner {
         let handle = match File::open(&open.trace.path) {
             Ok(handle) => handle,
             Err(error) => {
-                let problem = InflateProblem::Io { offset: unit.start, detail: error.to_string() };
-                let result = Splitter::new(false, self.options.max_line_bytes).finish(
-                    LineProcessor::new(make(unit.file)),
-                    unit.end,
-                    0,
-                    vec![problem],
-                );
+                let result = self.unopened(unit, make(unit.file), &error);
                 return self.merge_unit(open, unit, result, merge, summary, make, consume);
             }
         };
@@ -70,6 +64,9 @@ impl Scanner {
         // this thread waiting forever).
         let (sender, receiver) = std::sync::mpsc::channel::<(usize, std::thread::Result<UnitResult<F>>)>();
         let mut flow = ControlFlow::Continue(());
+        // Room for a part and the block that completes it: a part is not regrown block by block
+        // (each regrowth a copy into fresh pages).
+        let spare = PartBuffers::new(self.options.part_bytes + (256 << 10));
         pool.in_place_scope(|scope| {
             let mut submitted = 0usize;
             let mut merged = 0usize;
@@ -79,6 +76,12 @@ impl Scanner {
             // `keep_in_flight` parts are out.
             let mut drain = |submitted: usize, keep_in_flight: usize, flow: &mut ControlFlow<()>| {
                 loop {
+                    // Every part already parsed is taken now, not when the limit is reached:
+                    // merged (and handed to `consume`) as soon as the parts before it are, so
+                    // what `consume` does with a part overlaps the parsing of the later ones.
+                    while let Ok((index, result)) = receiver.try_recv() {
+                        ready.insert(index, result.unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+                    }
                     while let Some(result) = ready.remove(&merged) {
                         merged += 1;
                         let part = if result.clean_end { unit } else { &intermediate };
@@ -98,14 +101,16 @@ impl Scanner {
                     }
                 }
             };
-            let parse = |bytes: Vec<u8>, index: usize, tail: Option<gzip::InflateOutcome>| {
+            let parse = |mut bytes: Vec<u8>, index: usize, tail: Option<gzip::InflateOutcome>| {
                 let sender = sender.clone();
                 let fold = make(unit.file);
+                let spare = &spare;
                 scope.spawn(move |_| {
                     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         let mut processor = LineProcessor::new(fold);
                         let mut splitter = Splitter::new(false, max_line_bytes);
                         splitter.feed(&bytes, &mut processor);
+                        spare.give_back(std::mem::take(&mut bytes));
                         if let Some(outcome) = tail {
                             splitter.finish(processor, outcome.end, outcome.members, outcome.problems)
                         } else {
@@ -118,7 +123,7 @@ impl Scanner {
                 });
             };
             let part_bytes = self.options.part_bytes;
-            let mut buffer: Vec<u8> = Vec::with_capacity(part_bytes + (256 << 10));
+            let mut buffer = spare.take();
             // Streaming: the parts are parsed on the other cores while the member is still
             // being inflated here (one call would inflate it all before the first part).
             let outcome = gzip::inflate_range_streaming(
@@ -138,13 +143,16 @@ impl Scanner {
                     while flow.is_continue()
                         && let Some(cut) = part_end(&buffer, part_bytes)
                     {
-                        let rest = buffer[cut..].to_vec();
+                        let mut next = spare.take();
+                        next.extend_from_slice(&buffer[cut..]);
                         buffer.truncate(cut);
-                        let part = std::mem::replace(&mut buffer, rest);
+                        let part = std::mem::replace(&mut buffer, next);
                         parse(part, submitted, None);
                         submitted += 1;
                         drain(submitted, limit, &mut flow);
                     }
+                    // Parts parsed since are merged while this block's bytes wait for a cut.
+                    drain(submitted, limit, &mut flow);
                 },
             );
             if flow.is_continue() {
@@ -154,6 +162,48 @@ impl Scanner {
             drain(submitted, 0, &mut flow);
         });
         flow
+    }
+}
+
+impl Scanner {
+    /// The result of a unit whose file could not be opened: no lines, the error as its problem.
+    fn unopened<F: Fold>(&self, unit: &Unit, fold: F, error: &std::io::Error) -> UnitResult<F> {
+        let problem = InflateProblem::Io { offset: unit.start, detail: error.to_string() };
+        Splitter::new(false, self.options.max_line_bytes).finish(
+            LineProcessor::new(fold),
+            unit.end,
+            0,
+            vec![problem],
+        )
+    }
+}
+
+/// The buffers parts are gathered in: a parsed part's buffer is handed back and the next part
+/// starts in it (its pages already mapped). There are at most as many as were ever in flight.
+struct PartBuffers {
+    spare: std::sync::Mutex<Vec<Vec<u8>>>,
+    capacity: usize,
+}
+
+impl PartBuffers {
+    fn new(capacity: usize) -> PartBuffers {
+        PartBuffers { spare: std::sync::Mutex::new(Vec::new()), capacity }
+    }
+
+    /// An empty buffer: one handed back, else a new one of full room.
+    fn take(&self) -> Vec<u8> {
+        self.spare
+            .lock()
+            .ok()
+            .and_then(|mut spare| spare.pop())
+            .unwrap_or_else(|| Vec::with_capacity(self.capacity))
+    }
+
+    fn give_back(&self, mut buffer: Vec<u8>) {
+        buffer.clear();
+        if let Ok(mut spare) = self.spare.lock() {
+            spare.push(buffer);
+        }
     }
 }
 
