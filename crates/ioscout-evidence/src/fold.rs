@@ -294,20 +294,27 @@ impl Fold for EvidenceFold {
     }
 }
 
-/// Where a (process, file) record's state is kept while replaying.
+/// Where a (process, file) record's state is kept while replaying. The POSIX state (counters
+/// inline, about a kilobyte) is part of it, so that making a state allocates nothing; the STDIO
+/// state, which fewer records have, is boxed.
 #[derive(Debug, Default)]
 pub(crate) struct FileState {
     pub(crate) posix: Option<PosixFile>,
-    pub(crate) stdio: Option<StdioFile>,
+    pub(crate) stdio: Option<Box<StdioFile>>,
     /// The first approximated call: trace file index and line.
     pub(crate) first_approximation: Option<(usize, u64)>,
 }
 
+/// How many states a chunk of [`StateTable`] holds.
+const STATES_PER_CHUNK: usize = 256;
+
 /// The (process, file) states, found by a map with the last one kept at hand (a process's calls
-/// come in runs on one file).
+/// come in runs on one file). The states are kept in chunks of [`STATES_PER_CHUNK`] that are
+/// never reallocated: a new state is written once, not copied at every doubling of one table.
 #[derive(Debug, Default)]
 pub(crate) struct StateTable {
-    states: Vec<((i64, u32), FileState)>,
+    chunks: Vec<Vec<((i64, u32), FileState)>>,
+    len: u32,
     index: FxHashMap<(i64, u32), u32>,
     last: Option<((i64, u32), u32)>,
 }
@@ -319,32 +326,41 @@ impl StateTable {
         let index = match self.last {
             Some((last, index)) if last == key => index,
             _ => {
-                let next = self.states.len() as u32;
+                let next = self.len;
                 let index = *self.index.entry(key).or_insert(next);
                 if index == next {
-                    self.states.push((key, FileState::default()));
+                    if self.chunks.last().is_none_or(|chunk| chunk.len() == STATES_PER_CHUNK) {
+                        self.chunks.push(Vec::with_capacity(STATES_PER_CHUNK));
+                    }
+                    if let Some(chunk) = self.chunks.last_mut() {
+                        chunk.push((key, FileState::default()));
+                    }
+                    self.len += 1;
                 }
                 self.last = Some((key, index));
                 index
             }
         };
-        &mut self.states[index as usize].1
+        let (chunk, slot) = (index as usize / STATES_PER_CHUNK, index as usize % STATES_PER_CHUNK);
+        &mut self.chunks[chunk][slot].1
     }
 
     /// Every state, by file and then process (each file's states in a run, as its records are
     /// grouped). The keys are distinct, so the order is the one a sort of the states gives; it
-    /// is found on their indices and each state (some kilobytes of counters) is taken out in
-    /// that order, so that no state is moved at every step of a sort and no second table of
-    /// states is made.
+    /// is found on (key, index) pairs and each state is then taken out in that order, so that no
+    /// state is moved at every step of a sort and no second table of states is made.
     pub(crate) fn into_sorted_by_file(self) -> impl Iterator<Item = ((i64, u32), FileState)> {
-        let mut states = self.states;
-        let mut order: Vec<u32> = (0..states.len() as u32).collect();
-        order.sort_unstable_by_key(|index| {
-            let (pid, file) = states[*index as usize].0;
-            (file, pid)
-        });
-        order.into_iter().filter_map(move |index| {
-            let (key, state) = states.get_mut(index as usize)?;
+        let mut chunks = self.chunks;
+        let mut order: Vec<((u32, i64), u32)> = chunks
+            .iter()
+            .flatten()
+            .enumerate()
+            .map(|(index, ((pid, file), _))| ((*file, *pid), index as u32))
+            .collect();
+        order.sort_unstable();
+        order.into_iter().filter_map(move |(_, index)| {
+            let (chunk, slot) = (index as usize / STATES_PER_CHUNK, index as usize % STATES_PER_CHUNK);
+            let (key, state) = chunks.get_mut(chunk)?.get_mut(slot)?;
             Some((*key, std::mem::take(state)))
         })
     }
@@ -498,7 +514,7 @@ impl Replay {
         let state = self.states.get(op.pid, op.file);
         let before = state_approximations(state);
         if op.kind.is_stdio() {
-            state.stdio.get_or_insert_with(StdioFile::default).apply(op, start, end);
+            state.stdio.get_or_insert_with(Box::default).apply(op, start, end);
         } else {
             let access = state.posix.get_or_insert_with(PosixFile::default).apply(op, start, end);
             if let Some((offset, bytes)) = access {
@@ -538,6 +554,35 @@ fn state_approximations(state: &FileState) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A state as it comes out: (file, process) and its first approximation.
+    type SortedState = ((u32, i64), Option<(usize, u64)>);
+
+    /// Over several chunks, each key finds its own state again, and the states come out in
+    /// (file, process) order, each once, with what was put in it.
+    #[test]
+    fn states_span_chunks_and_come_out_sorted_and_whole() {
+        let mut table = StateTable::default();
+        let mut expected = std::collections::BTreeMap::new();
+        for step in 0..5000u64 {
+            // Keys repeat, out of order, and outnumber a chunk several times over.
+            let key = ((step * 7919 % 43) as i64 - 5, (step * 104_729 % 61) as u32);
+            let state = table.get(key.0, key.1);
+            let calls = state.first_approximation.map_or(0, |(_, calls)| calls);
+            state.first_approximation = Some((key.1 as usize, calls + 1));
+            *expected.entry((key.1, key.0)).or_insert(0u64) += 1;
+        }
+        assert!(expected.len() > 4 * STATES_PER_CHUNK);
+        let found: Vec<SortedState> = table
+            .into_sorted_by_file()
+            .map(|((pid, file), state)| ((file, pid), state.first_approximation))
+            .collect();
+        let wanted: Vec<SortedState> = expected
+            .into_iter()
+            .map(|((file, pid), calls)| ((file, pid), Some((file as usize, calls))))
+            .collect();
+        assert_eq!(found, wanted);
+    }
 
     /// The states come out ordered by file and then process, each with what was put in it.
     #[test]

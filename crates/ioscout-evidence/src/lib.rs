@@ -255,7 +255,7 @@ fn path_of(key: &FileKey, replay: &Replay) -> String {
             .metadata
             .tables
             .files
-            .get(&ioscout_model::HashToken(token.to_string()))
+            .get(token.as_ref())
             .cloned()
             .unwrap_or_else(|| format!("<fhash {token}>")),
     }
@@ -333,7 +333,7 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
         approximated_records: per_file.approximated,
         unusable_calls: replay.unusable_count,
         unusable_examples: std::mem::take(&mut replay.unusable),
-        excluded_files: modules_out
+        excluded_files: per_file
             .excluded
             .into_iter()
             .map(|(path, (read, written))| (path, read, written))
@@ -380,6 +380,9 @@ struct PerFile {
     approximations: Approximations,
     approximated: Vec<ApproximatedRecord>,
     all_bytes: (i64, i64),
+    /// The files Darshan leaves out, with the bytes their records read and wrote (no records
+    /// are made for them).
+    excluded: BTreeMap<String, (i64, i64)>,
 }
 
 /// An approximated (process, file) record while the records are made.
@@ -412,13 +415,23 @@ fn records_by_file(
     let mut approximated: Vec<Approximated> = Vec::new();
     let (mut posix_run, mut stdio_run) = (Vec::new(), Vec::new());
     let mut run_file = None;
+    // The run's file is one Darshan leaves out: the bytes of its records so far, if any.
+    let mut excluded_run: Option<Option<(i64, i64)>> = None;
     for ((pid, file), mut state) in std::mem::take(&mut replay.states).into_sorted_by_file() {
         if run_file != Some(file) {
             if let Some(done) = run_file {
                 end_run(done, &mut posix_run, &mut out.posix);
                 end_run(done, &mut stdio_run, &mut out.stdio);
+                if let Some(Some(bytes)) = excluded_run {
+                    out.excluded.insert(paths[done as usize].clone(), bytes);
+                }
             }
             run_file = Some(file);
+            excluded_run = excluded_by_darshan(&paths[file as usize]).then_some(None);
+        }
+        if let Some(bytes) = excluded_run.as_mut() {
+            excluded_bytes(&state, bytes, &mut out.all_bytes);
+            continue;
         }
         let rank = rank_of.get(&pid).copied().unwrap_or(-1);
         let mut record_approximations = Approximations::default();
@@ -432,8 +445,8 @@ fn records_by_file(
             rebase(&mut posix_file.fcounters, &POSIX_TIMESTAMPS, origin_s);
             posix_run.push(RankRecord {
                 rank,
-                counters: posix_file.counters,
-                fcounters: posix_file.fcounters,
+                counters: posix_file.counters.to_vec(),
+                fcounters: posix_file.fcounters.to_vec(),
             });
         }
         if let Some(mut stdio_file) = state.stdio.take()
@@ -445,12 +458,9 @@ fn records_by_file(
             rebase(&mut stdio_file.fcounters, &STDIO_TIMESTAMPS, origin_s);
             stdio_run.push(RankRecord {
                 rank,
-                counters: stdio_file.counters,
-                fcounters: stdio_file.fcounters,
+                counters: stdio_file.counters.to_vec(),
+                fcounters: stdio_file.fcounters.to_vec(),
             });
-        }
-        if excluded_by_darshan(&paths[file as usize]) {
-            continue;
         }
         out.approximations.add(&record_approximations);
         if record_approximations.total() > 0 {
@@ -464,6 +474,9 @@ fn records_by_file(
     if let Some(done) = run_file {
         end_run(done, &mut posix_run, &mut out.posix);
         end_run(done, &mut stdio_run, &mut out.stdio);
+        if let Some(Some(bytes)) = excluded_run {
+            out.excluded.insert(paths[done as usize].clone(), bytes);
+        }
     }
     // The keys are distinct: the first by (process, file), as a replay in that order named them.
     approximated.sort_unstable_by_key(|record| record.key);
@@ -481,6 +494,24 @@ fn records_by_file(
     out
 }
 
+/// Adds the bytes of a (process, file) state of a file Darshan leaves out to its file's (made
+/// when it has a record: a POSIX or STDIO state that was used) and to every file's.
+fn excluded_bytes(state: &fold::FileState, bytes: &mut Option<(i64, i64)>, all_bytes: &mut (i64, i64)) {
+    let posix = state.posix.as_ref().filter(|posix| posix.is_used()).map(|posix| &posix.counters);
+    let stdio = state.stdio.as_ref().filter(|stdio| stdio.is_used()).map(|stdio| &stdio.counters);
+    let records = [
+        posix.map(|counters| (counters[posix::ix::BYTES_READ], counters[posix::ix::BYTES_WRITTEN])),
+        stdio.map(|counters| (counters[stdio::ix::BYTES_READ], counters[stdio::ix::BYTES_WRITTEN])),
+    ];
+    for (read, written) in records.into_iter().flatten() {
+        all_bytes.0 = all_bytes.0.saturating_add(read);
+        all_bytes.1 = all_bytes.1.saturating_add(written);
+        let file = bytes.get_or_insert((0, 0));
+        file.0 = file.0.saturating_add(read);
+        file.1 = file.1.saturating_add(written);
+    }
+}
+
 /// Stores the records gathered for `file` (if any) with their file, emptying `run` for the next.
 fn end_run(file: u32, run: &mut Vec<RankRecord>, into: &mut Vec<(u32, Vec<RankRecord>)>) {
     if !run.is_empty() {
@@ -491,16 +522,16 @@ fn end_run(file: u32, run: &mut Vec<RankRecord>, into: &mut Vec<(u32, Vec<RankRe
     }
 }
 
-/// The module records of the log, with the names they use and the files left out.
+/// The module records of the log, with the names they use.
 #[derive(Default)]
 struct ModuleRecords {
     names: BTreeMap<u64, String>,
-    excluded: BTreeMap<String, (i64, i64)>,
 }
 
 impl ModuleRecords {
-    /// One module's records: files Darshan excludes are counted apart, files every process has
-    /// (more than one) are reduced to their shared record, records sorted by rank and id.
+    /// One module's records (of files Darshan keeps: [`records_by_file`] leaves the others out):
+    /// files every process has (more than one) are reduced to their shared record, records
+    /// sorted by rank and id.
     fn records(
         &mut self,
         by_file: Vec<(u32, Vec<RankRecord>)>,
@@ -508,21 +539,9 @@ impl ModuleRecords {
         paths: &[String],
         nprocs: usize,
     ) -> Vec<CounterRecord> {
-        let (read_at, written_at) = match layout {
-            Layout::Posix => (posix::ix::BYTES_READ, posix::ix::BYTES_WRITTEN),
-            Layout::Stdio => (stdio::ix::BYTES_READ, stdio::ix::BYTES_WRITTEN),
-        };
         let mut records = Vec::new();
         for (file, ranked) in by_file {
             let path = &paths[file as usize];
-            if excluded_by_darshan(path) {
-                let entry = self.excluded.entry(path.clone()).or_default();
-                for record in &ranked {
-                    entry.0 = entry.0.saturating_add(record.counters[read_at]);
-                    entry.1 = entry.1.saturating_add(record.counters[written_at]);
-                }
-                continue;
-            }
             let id = record_id(path);
             self.names.insert(id, path.clone());
             let shared = nprocs > 1 && ranked.len() == nprocs;

@@ -144,9 +144,9 @@ impl Approximations {
 #[derive(Clone, Debug)]
 pub struct PosixFile {
     /// Integer counters in [`ioscout_darshan::counters::POSIX_NAMES`] order.
-    pub counters: Vec<i64>,
+    pub counters: [i64; ix::COUNT],
     /// Floating-point counters in [`ioscout_darshan::counters::POSIX_F_NAMES`] order.
-    pub fcounters: Vec<f64>,
+    pub fcounters: [f64; ix::F_COUNT],
     /// What could not be derived exactly.
     pub approximations: Approximations,
     offset: i64,
@@ -167,13 +167,13 @@ pub struct PosixFile {
 
 impl Default for PosixFile {
     fn default() -> PosixFile {
-        let mut counters = vec![0; ix::COUNT];
+        let mut counters = [0; ix::COUNT];
         counters[ix::MEM_ALIGNMENT] = -1;
         counters[ix::MEM_NOT_ALIGNED] = -1;
         counters[ix::FILE_ALIGNMENT] = ASSUMED_FILE_ALIGNMENT;
         PosixFile {
             counters,
-            fcounters: vec![0.0; ix::F_COUNT],
+            fcounters: [0.0; ix::F_COUNT],
             approximations: Approximations::default(),
             offset: 0,
             position_known: false,

@@ -53,9 +53,9 @@ pub mod ix {
 #[derive(Clone, Debug)]
 pub struct StdioFile {
     /// Integer counters in [`ioscout_darshan::counters::STDIO_NAMES`] order.
-    pub counters: Vec<i64>,
+    pub counters: [i64; ix::COUNT],
     /// Floating-point counters in [`ioscout_darshan::counters::STDIO_F_NAMES`] order.
-    pub fcounters: Vec<f64>,
+    pub fcounters: [f64; ix::F_COUNT],
     /// What could not be derived exactly.
     pub approximations: Approximations,
     offset: i64,
@@ -71,8 +71,8 @@ pub struct StdioFile {
 impl Default for StdioFile {
     fn default() -> StdioFile {
         StdioFile {
-            counters: vec![0; ix::COUNT],
-            fcounters: vec![0.0; ix::F_COUNT],
+            counters: [0; ix::COUNT],
+            fcounters: [0.0; ix::F_COUNT],
             approximations: Approximations::default(),
             offset: 0,
             position_known: false,

@@ -208,6 +208,14 @@ fn small_digits(text: &str) -> Option<i64> {
 #[serde(transparent)]
 pub struct HashToken(pub String);
 
+/// A token is looked up by its text (its hash and equality are its text's), so that a table keyed
+/// by tokens is asked without making one.
+impl std::borrow::Borrow<str> for HashToken {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
 /// DFTracer trace format generations (see `shared/research/dftracer-format.md` §1.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Generation {
