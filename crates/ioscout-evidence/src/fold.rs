@@ -345,24 +345,36 @@ impl StateTable {
         &mut self.chunks[chunk][slot].1
     }
 
-    /// Every state, by file and then process (each file's states in a run, as its records are
-    /// grouped). The keys are distinct, so the order is the one a sort of the states gives; it
-    /// is found on (key, index) pairs and each state is then taken out in that order, so that no
-    /// state is moved at every step of a sort and no second table of states is made.
-    pub(crate) fn into_sorted_by_file(self) -> impl Iterator<Item = ((i64, u32), FileState)> {
-        let mut chunks = self.chunks;
-        let mut order: Vec<((u32, i64), u32)> = chunks
+    /// The index of every state, by file and then process (each file's states in a run, as its
+    /// records are grouped). The keys are distinct, so the order is the one a sort of the states
+    /// gives; it is found on (key, index) pairs, and the states are then visited in place
+    /// ([`StateTable::at`]), so that no state (about a kilobyte) is moved or copied.
+    pub(crate) fn order_by_file(&self) -> Vec<u32> {
+        let mut order: Vec<((u32, i64), u32)> = self
+            .chunks
             .iter()
             .flatten()
             .enumerate()
             .map(|(index, ((pid, file), _))| ((*file, *pid), index as u32))
             .collect();
         order.sort_unstable();
-        order.into_iter().filter_map(move |(_, index)| {
-            let (chunk, slot) = (index as usize / STATES_PER_CHUNK, index as usize % STATES_PER_CHUNK);
-            let (key, state) = chunks.get_mut(chunk)?.get_mut(slot)?;
-            Some((*key, std::mem::take(state)))
-        })
+        order.into_iter().map(|(_, index)| index).collect()
+    }
+
+    /// The key and state at `index` (one of [`StateTable::order_by_file`]).
+    pub(crate) fn at(&mut self, index: u32) -> Option<(&(i64, u32), &mut FileState)> {
+        let (chunk, slot) = (index as usize / STATES_PER_CHUNK, index as usize % STATES_PER_CHUNK);
+        self.chunks.get_mut(chunk)?.get_mut(slot).map(|(key, state)| (&*key, state))
+    }
+
+    /// Every state with its key, by file and then process (the tests' view of the two above).
+    #[cfg(test)]
+    fn into_sorted_by_file(mut self) -> Vec<((i64, u32), FileState)> {
+        let order = self.order_by_file();
+        order
+            .into_iter()
+            .filter_map(|index| self.at(index).map(|(key, state)| (*key, std::mem::take(state))))
+            .collect()
     }
 }
 
@@ -575,6 +587,7 @@ mod tests {
         assert!(expected.len() > 4 * STATES_PER_CHUNK);
         let found: Vec<SortedState> = table
             .into_sorted_by_file()
+            .into_iter()
             .map(|((pid, file), state)| ((file, pid), state.first_approximation))
             .collect();
         let wanted: Vec<SortedState> = expected
@@ -594,7 +607,7 @@ mod tests {
             let calls = state.first_approximation.map_or(0, |(_, calls)| calls);
             state.first_approximation = Some((usize::try_from(pid + 10).unwrap_or(0), calls + 1));
         }
-        let sorted: Vec<_> = table.into_sorted_by_file().collect();
+        let sorted = table.into_sorted_by_file();
         let found: Vec<(i64, u32)> = sorted.iter().map(|(key, _)| *key).collect();
         assert_eq!(found, [(2, 0), (7, 1), (100, 2), (2, 3), (7, 3), (-1, 4), (-1, 9), (2, 9)]);
         for ((pid, file), state) in &sorted {

@@ -417,7 +417,9 @@ fn records_by_file(
     let mut run_file = None;
     // The run's file is one Darshan leaves out: the bytes of its records so far, if any.
     let mut excluded_run: Option<Option<(i64, i64)>> = None;
-    for ((pid, file), mut state) in std::mem::take(&mut replay.states).into_sorted_by_file() {
+    let mut states = std::mem::take(&mut replay.states);
+    for index in states.order_by_file() {
+        let Some((&(pid, file), state)) = states.at(index) else { continue };
         if run_file != Some(file) {
             if let Some(done) = run_file {
                 end_run(done, &mut posix_run, &mut out.posix);
@@ -430,12 +432,12 @@ fn records_by_file(
             excluded_run = excluded_by_darshan(&paths[file as usize]).then_some(None);
         }
         if let Some(bytes) = excluded_run.as_mut() {
-            excluded_bytes(&state, bytes, &mut out.all_bytes);
+            excluded_bytes(state, bytes, &mut out.all_bytes);
             continue;
         }
         let rank = rank_of.get(&pid).copied().unwrap_or(-1);
         let mut record_approximations = Approximations::default();
-        if let Some(mut posix_file) = state.posix.take()
+        if let Some(posix_file) = state.posix.as_mut()
             && posix_file.is_used()
         {
             posix_file.finish();
@@ -449,7 +451,7 @@ fn records_by_file(
                 fcounters: posix_file.fcounters.to_vec(),
             });
         }
-        if let Some(mut stdio_file) = state.stdio.take()
+        if let Some(stdio_file) = state.stdio.as_mut()
             && stdio_file.is_used()
         {
             record_approximations.add(&stdio_file.approximations);
