@@ -41,7 +41,7 @@ pub(crate) struct Tables {
 impl Tables {
     /// The serialisable form of `tables`.
     pub(crate) fn of(tables: &ioscout_model::HashTables) -> Tables {
-        let texts = |table: &std::collections::HashMap<HashToken, String>| -> BTreeMap<String, String> {
+        let texts = |table: &ioscout_model::HashTable| -> BTreeMap<String, String> {
             table.iter().map(|(token, text)| (token.0.clone(), text.clone())).collect()
         };
         Tables { files: texts(&tables.files), hosts: texts(&tables.hosts), strings: texts(&tables.strings) }

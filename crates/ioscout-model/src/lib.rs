@@ -440,11 +440,11 @@ impl MetadataKind {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HashTables {
     /// File hash to file path.
-    pub files: HashMap<HashToken, String>,
+    pub files: HashTable,
     /// Host hash to host name.
-    pub hosts: HashMap<HashToken, String>,
+    pub hosts: HashTable,
     /// String hash to string (command lines, executable names).
-    pub strings: HashMap<HashToken, String>,
+    pub strings: HashTable,
 }
 
 impl HashTables {
@@ -461,20 +461,33 @@ impl HashTables {
 
     /// Adds every mapping of `other` not yet known.
     pub fn merge(&mut self, other: HashTables) {
-        for (token, text) in other.files {
-            self.files.entry(token).or_insert(text);
-        }
-        for (token, text) in other.hosts {
-            self.hosts.entry(token).or_insert(text);
-        }
-        for (token, text) in other.strings {
-            self.strings.entry(token).or_insert(text);
-        }
+        merge_table(&mut self.files, other.files);
+        merge_table(&mut self.hosts, other.hosts);
+        merge_table(&mut self.strings, other.strings);
     }
 
     /// Whether no mapping is known.
     pub fn is_empty(&self) -> bool {
         self.files.is_empty() && self.hosts.is_empty() && self.strings.is_empty()
+    }
+}
+
+/// One table of [`HashTables`]: a token to its text. Tokens are short and many (a file table of
+/// some thousand paths, met once per process), so the hash is `rustc_hash`'s, not the standard `SipHash`.
+pub type HashTable = HashMap<HashToken, String, rustc_hash::FxBuildHasher>;
+
+/// Adds the mappings of `theirs` that `mine` lacks: the smaller table goes into the larger one,
+/// and where both have a token, `mine`'s text is kept.
+fn merge_table(mine: &mut HashTable, mut theirs: HashTable) {
+    if theirs.len() > mine.len() {
+        std::mem::swap(mine, &mut theirs);
+        for (token, text) in theirs {
+            mine.insert(token, text);
+        }
+    } else {
+        for (token, text) in theirs {
+            mine.entry(token).or_insert(text);
+        }
     }
 }
 

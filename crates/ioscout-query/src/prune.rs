@@ -324,7 +324,7 @@ fn distinct<'v>(values: impl Iterator<Item = &'v str>) -> impl Iterator<Item = C
 
 /// What a stored host or file value resolves to, as at scan time: an inline name (`=name`) is
 /// itself; a token resolves through its table, or stays the token.
-fn resolve<'v>(value: &'v str, table: &'v std::collections::HashMap<HashToken, String>) -> Cow<'v, str> {
+fn resolve<'v>(value: &'v str, table: &'v ioscout_model::HashTable) -> Cow<'v, str> {
     if let Some(name) = value.strip_prefix('=') {
         return Cow::Borrowed(name);
     }

@@ -123,10 +123,7 @@ impl crate::Scanner {
     }
 }
 
-fn lookup<'a>(
-    value: Option<&RawValue<'_>>,
-    table: &'a std::collections::HashMap<ioscout_model::HashToken, String>,
-) -> Option<Cow<'a, str>> {
+fn lookup<'a>(value: Option<&RawValue<'_>>, table: &'a ioscout_model::HashTable) -> Option<Cow<'a, str>> {
     let token = value?.as_hash_token()?;
     Some(match table.get(&token) {
         Some(name) => Cow::Borrowed(name.as_str()),
