@@ -473,7 +473,8 @@ impl HashTables {
 }
 
 /// One table of [`HashTables`]: a token to its text. Tokens are short and many (a file table of
-/// some thousand paths, met once per process), so the hash is `rustc_hash`'s, not the standard `SipHash`.
+/// some thousand paths, met once per process), so the hash is `rustc_hash`'s, not the standard
+/// `SipHash`.
 pub type HashTable = HashMap<HashToken, String, rustc_hash::FxBuildHasher>;
 
 /// Adds the mappings of `theirs` that `mine` lacks: the smaller table goes into the larger one,
