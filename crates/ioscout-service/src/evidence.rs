@@ -22,10 +22,21 @@ pub fn derive(input: &Input) -> Result<(Derived, ScanReport)> {
 }
 
 /// The scanner of a scan that derives records: one unit per thread in flight (the replayed
-/// calls of a unit are held until it is handed over in order).
+/// calls of a unit are held until it is handed over in order), and a lone file split in parts
+/// of at most [`REPLAY_PART_BYTES`].
 pub fn scanner(input: &Input) -> ioscout_read::Scanner {
-    ioscout_read::Scanner::new(ioscout_read::ScanOptions { window_units_per_thread: 2, ..input.scan.clone() })
+    ioscout_read::Scanner::new(ioscout_read::ScanOptions {
+        window_units_per_thread: 2,
+        part_bytes: input.scan.part_bytes.min(REPLAY_PART_BYTES),
+        ..input.scan.clone()
+    })
 }
+
+/// The part size of a lone file split across cores when its calls are replayed: 1 MiB, not the
+/// scan's 4, so that the first part is replayed sooner, while the later ones are parsed, instead
+/// of after them (posix-small-files, one file, 0.069 -> 0.063 s; a 100 MB member takes the same
+/// time). The other scans keep 4 MiB: an export writes a batch per part.
+pub const REPLAY_PART_BYTES: usize = 1 << 20;
 
 /// What names the input in derived records: its one path, or the list of its paths.
 pub fn source_of(input: &Input) -> std::path::PathBuf {
