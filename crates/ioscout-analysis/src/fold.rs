@@ -15,6 +15,8 @@
 //! compute union of its process tree ([`crate::prepass::Prepared::compute`]), and the part not
 //! covered is added to the cell's `uncovered` sums.
 
+use std::hash::Hasher;
+
 use ioscout_model::{Event, Phase};
 use ioscout_read::fields::EventFields;
 use ioscout_read::{Decode, Fold, Phases};
@@ -189,14 +191,22 @@ pub type CellKey = (u32, u32, u32);
 /// The cells of one view kind.
 pub type Cells = FxHashMap<CellKey, Cell>;
 
-/// Interned strings: an id per distinct text, local to one fold.
+/// Interned strings: an id per distinct text, local to one fold. Each text is stored once: the
+/// table holds ids and finds them by the hash of their text (a new text is one allocation).
 #[derive(Debug, Default)]
 pub struct Interner {
-    ids: FxHashMap<Box<str>, u32>,
+    ids: hashbrown::HashTable<u32>,
     /// Texts by id.
     pub texts: Vec<Box<str>>,
     /// The id returned last (rows come in runs: one host per file, calls in runs on one file).
     last: Option<u32>,
+}
+
+/// The hash of an interned text.
+fn text_hash(text: &str) -> u64 {
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(text.as_bytes());
+    hasher.finish()
 }
 
 impl Interner {
@@ -207,13 +217,18 @@ impl Interner {
         {
             return (last, false);
         }
-        if let Some(&id) = self.ids.get(text) {
+        let hash = text_hash(text);
+        let texts = &self.texts;
+        if let Some(&id) =
+            self.ids.find(hash, |&id| texts.get(id as usize).is_some_and(|known| known.as_ref() == text))
+        {
             self.last = Some(id);
             return (id, false);
         }
         let id = self.texts.len() as u32;
         self.texts.push(text.into());
-        self.ids.insert(text.into(), id);
+        let texts = &self.texts;
+        self.ids.insert_unique(hash, id, |&id| texts.get(id as usize).map_or(0, |known| text_hash(known)));
         self.last = Some(id);
         (id, true)
     }
@@ -653,6 +668,28 @@ impl Fold for AnalysisFold<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ids are dense, in first-seen order; a text seen again (just after, or long after, past
+    /// several growths of the table) gets its id back and is not new; near misses are new.
+    #[test]
+    fn the_interner_gives_each_text_one_id() {
+        let mut interner = Interner::default();
+        let mut model: Vec<String> = Vec::new();
+        for step in 0..20_000u64 {
+            let text = format!("file-{}", step * 7919 % 3001);
+            let (id, new) = interner.intern(&text);
+            if let Some(at) = model.iter().position(|known| *known == text) {
+                assert_eq!((id, new), (at as u32, false), "{text}");
+            } else {
+                assert_eq!((id, new), (model.len() as u32, true), "{text}");
+                model.push(text.clone());
+            }
+            assert_eq!(interner.intern(&text), (id, false));
+        }
+        assert_eq!(interner.texts.iter().map(ToString::to_string).collect::<Vec<_>>(), model);
+        assert_eq!(interner.intern("file-"), (model.len() as u32, true));
+        assert_eq!(interner.intern(""), (model.len() as u32 + 1, true));
+    }
 
     #[test]
     fn cells_merge_like_adding_rows() {
