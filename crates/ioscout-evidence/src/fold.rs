@@ -314,7 +314,6 @@ const STATES_PER_CHUNK: usize = 256;
 #[derive(Debug, Default)]
 pub(crate) struct StateTable {
     chunks: Vec<Vec<((i64, u32), FileState)>>,
-    len: u32,
     index: FxHashMap<(i64, u32), u32>,
     last: Option<((i64, u32), u32)>,
 }
@@ -326,7 +325,7 @@ impl StateTable {
         let index = match self.last {
             Some((last, index)) if last == key => index,
             _ => {
-                let next = self.len;
+                let next = self.index.len() as u32;
                 let index = *self.index.entry(key).or_insert(next);
                 if index == next {
                     if self.chunks.last().is_none_or(|chunk| chunk.len() == STATES_PER_CHUNK) {
@@ -335,7 +334,6 @@ impl StateTable {
                     if let Some(chunk) = self.chunks.last_mut() {
                         chunk.push((key, FileState::default()));
                     }
-                    self.len += 1;
                 }
                 self.last = Some((key, index));
                 index

@@ -422,11 +422,7 @@ fn records_by_file(
         let Some((&(pid, file), state)) = states.at(index) else { continue };
         if run_file != Some(file) {
             if let Some(done) = run_file {
-                end_run(done, &mut posix_run, &mut out.posix);
-                end_run(done, &mut stdio_run, &mut out.stdio);
-                if let Some(Some(bytes)) = excluded_run {
-                    out.excluded.insert(paths[done as usize].clone(), bytes);
-                }
+                end_file(done, (&mut posix_run, &mut stdio_run), excluded_run.flatten(), paths, &mut out);
             }
             run_file = Some(file);
             excluded_run = excluded_by_darshan(&paths[file as usize]).then_some(None);
@@ -474,11 +470,7 @@ fn records_by_file(
         }
     }
     if let Some(done) = run_file {
-        end_run(done, &mut posix_run, &mut out.posix);
-        end_run(done, &mut stdio_run, &mut out.stdio);
-        if let Some(Some(bytes)) = excluded_run {
-            out.excluded.insert(paths[done as usize].clone(), bytes);
-        }
+        end_file(done, (&mut posix_run, &mut stdio_run), excluded_run.flatten(), paths, &mut out);
     }
     // The keys are distinct: the first by (process, file), as a replay in that order named them.
     approximated.sort_unstable_by_key(|record| record.key);
@@ -511,6 +503,22 @@ fn excluded_bytes(state: &fold::FileState, bytes: &mut Option<(i64, i64)>, all_b
         let file = bytes.get_or_insert((0, 0));
         file.0 = file.0.saturating_add(read);
         file.1 = file.1.saturating_add(written);
+    }
+}
+
+/// Ends the run of `file`: stores its POSIX and STDIO records, or, for a file Darshan leaves out,
+/// the bytes of its records (`excluded`, when it had any).
+fn end_file(
+    file: u32,
+    (posix_run, stdio_run): (&mut Vec<RankRecord>, &mut Vec<RankRecord>),
+    excluded: Option<(i64, i64)>,
+    paths: &[String],
+    out: &mut PerFile,
+) {
+    end_run(file, posix_run, &mut out.posix);
+    end_run(file, stdio_run, &mut out.stdio);
+    if let Some(bytes) = excluded {
+        out.excluded.insert(paths[file as usize].clone(), bytes);
     }
 }
 

@@ -163,9 +163,7 @@ impl Scanner {
         });
         flow
     }
-}
 
-impl Scanner {
     /// The result of a unit whose file could not be opened: no lines, the error as its problem.
     fn unopened<F: Fold>(&self, unit: &Unit, fold: F, error: &std::io::Error) -> UnitResult<F> {
         let problem = InflateProblem::Io { offset: unit.start, detail: error.to_string() };
