@@ -116,8 +116,8 @@ impl Measurements {
         if self.job_time_s > 0.0 { ioscout_diagnose::clip01(seconds / self.job_time_s) } else { 0.0 }
     }
 
-    /// The measurements of a trace analysis (which must include the `file_name` view for the
-    /// file-system gate) and of the Darshan records derived from the same trace (`records`;
+    /// The measurements of a trace analysis (which must include the `file_name` view or the file
+    /// totals, [`ioscout_analysis::AnalysisOptions::file_totals`], for the file-system gate) and of the Darshan records derived from the same trace (`records`;
     /// `None` runs the trace rules alone).
     pub fn from_analysis(
         analysis: &Analysis,
@@ -308,13 +308,13 @@ impl Measurements {
     }
 }
 
-/// The trace's files weighted by bytes and time (the `file_name` view), for the file-system gate.
+/// The trace's files weighted by bytes and time (the `file_name` view's rows, or the file totals
+/// without it), for the file-system gate.
 fn file_weights(analysis: &Analysis) -> Vec<(String, f64, Option<String>)> {
     analysis
-        .view(ViewType::FileName)
-        .into_iter()
-        .flat_map(|view| view.rows.iter())
-        .map(|row| (row.key.clone(), row.metrics.size_sum.unwrap_or(0) as f64 + row.metrics.time_sum, None))
+        .file_totals
+        .iter()
+        .map(|total| (total.path.clone(), total.size.unwrap_or(0) as f64 + total.time_s, None))
         .collect()
 }
 

@@ -154,6 +154,10 @@ impl Cell {
 pub struct Keep {
     /// (file, process, class) cells.
     pub files: bool,
+    /// (file, class) cells, each summed over every process: what weighing a trace's files needs,
+    /// without a cell per process (a trace of many files and processes has millions of those).
+    /// Kept only when `files` is not.
+    pub file_totals: bool,
     /// (epoch, process, class) cells.
     pub epochs: bool,
     /// (step, process, class) cells.
@@ -190,6 +194,9 @@ pub type CellKey = (u32, u32, u32);
 
 /// The cells of one view kind.
 pub type Cells = FxHashMap<CellKey, Cell>;
+
+/// (file, class) cells: each file's rows of a class, summed over every process.
+pub type FileTotals = FxHashMap<(u32, u32), Cell>;
 
 /// Interned strings: an id per distinct text, local to one fold. Each text is stored once: the
 /// table holds ids and finds them by the hash of their text (a new text is one allocation).
@@ -305,6 +312,8 @@ pub struct AnalysisFold<'a> {
     pub by_time: Cells,
     /// (file, process, class) cells.
     pub by_file: Cells,
+    /// (file, class) cells, when [`Keep::file_totals`] asks for them.
+    pub file_totals: FileTotals,
     /// (epoch, process, class) cells.
     pub by_epoch: Cells,
     /// (step, process, class) cells.
@@ -357,6 +366,7 @@ impl<'a> AnalysisFold<'a> {
             rows_without_time: 0,
             by_time: Cells::default(),
             by_file: Cells::default(),
+            file_totals: FileTotals::default(),
             by_epoch: Cells::default(),
             by_step: Cells::default(),
             sizes: FxHashMap::default(),
@@ -459,6 +469,8 @@ impl<'a> AnalysisFold<'a> {
             }
             if self.keep.files {
                 self.by_file.entry((file, process, class_id)).or_default().add(ts, duration, size, uncovered);
+            } else if self.keep.file_totals {
+                self.file_totals.entry((file, class_id)).or_default().add(ts, duration, size, uncovered);
             }
         }
         if self.keep.epochs
@@ -515,6 +527,9 @@ impl<'a> AnalysisFold<'a> {
                     .merge(&cell);
             }
         }
+        for ((file, class), cell) in other.file_totals {
+            self.file_totals.entry((files[file as usize], classes[class as usize])).or_default().merge(&cell);
+        }
         self.file_classes.extend(
             other
                 .file_classes
@@ -542,6 +557,7 @@ pub struct AnalysisPartial {
     counts: [u64; 4],
     by_time: Vec<(CellKey, Cell)>,
     by_file: Vec<(CellKey, Cell)>,
+    file_totals: Vec<((u32, u32), Cell)>,
     by_epoch: Vec<(CellKey, Cell)>,
     by_step: Vec<(CellKey, Cell)>,
     sizes: Vec<(u32, [u64; SIZE_BIN_COUNT])>,
@@ -565,6 +581,7 @@ impl AnalysisPartial {
             counts: [fold.complete_events, fold.profile_events, fold.ignored_rows, fold.rows_without_time],
             by_time: cells(&fold.by_time),
             by_file: cells(&fold.by_file),
+            file_totals: fold.file_totals.iter().map(|(key, cell)| (*key, *cell)).collect(),
             by_epoch: cells(&fold.by_epoch),
             by_step: cells(&fold.by_step),
             sizes: fold.sizes.iter().map(|(class, counts)| (*class, *counts)).collect(),
@@ -626,6 +643,9 @@ impl AnalysisPartial {
                 let key = if keyed_by_file { file(key) } else { key };
                 target.entry((key, process(owner), class(kind))).or_default().merge(&cell);
             }
+        }
+        for ((owner, kind), cell) in self.file_totals {
+            fold.file_totals.entry((file(owner), class(kind))).or_default().merge(&cell);
         }
         for (kind, counts) in self.sizes {
             let mine = fold.sizes.entry(class(kind)).or_insert([0; SIZE_BIN_COUNT]);

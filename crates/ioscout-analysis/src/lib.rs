@@ -77,6 +77,10 @@ pub struct AnalysisOptions {
     pub overlap: OverlapMode,
     /// How rows are assigned to time bins.
     pub binning: Binning,
+    /// Keep each file's time and bytes over every process ([`Analysis::file_totals`]) when the
+    /// `file_name` view is not asked for: what weighing a trace's files needs, without that
+    /// view's cell per file, process and class (millions on a trace of many files and ranks).
+    pub file_totals: bool,
 }
 
 impl Default for AnalysisOptions {
@@ -87,6 +91,7 @@ impl Default for AnalysisOptions {
             time_granularity_s: 1.0,
             overlap: OverlapMode::Exact,
             binning: Binning::Relative,
+            file_totals: false,
         }
     }
 }
@@ -146,6 +151,40 @@ pub struct Analysis {
     /// Totals per lower-cased category, over the rows that count in some layer of the preset
     /// (after the ignore filters).
     pub categories: BTreeMap<String, CategoryTotals>,
+    /// The time and bytes of each (file, layer) row over every process, in the `file_name`
+    /// view's order: from that view when it was computed, else from the file totals
+    /// ([`AnalysisOptions::file_totals`]); empty without either.
+    #[serde(skip)]
+    pub file_totals: Vec<FileTotal>,
+}
+
+/// One (file, layer) row's sums over every process (the `file_name` view's `time_sum` and
+/// `size_sum`, without its per-process statistics).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileTotal {
+    /// The file's path.
+    pub path: String,
+    /// The row's layer (or derived slot) name.
+    pub layer: String,
+    /// Summed time, in seconds.
+    pub time_s: f64,
+    /// Bytes moved, when some row of it has a size.
+    pub size: Option<u64>,
+}
+
+impl FileTotal {
+    /// The totals of `view`'s rows (a `file_name` view), in its order.
+    fn of_view(view: &View) -> Vec<FileTotal> {
+        view.rows
+            .iter()
+            .map(|row| FileTotal {
+                path: row.key.clone(),
+                layer: row.slot_name(),
+                time_s: row.metrics.time_sum,
+                size: row.metrics.size_sum,
+            })
+            .collect()
+    }
 }
 
 /// Rows of one category.
@@ -297,6 +336,7 @@ impl Plan {
                 .views
                 .iter()
                 .any(|view| matches!(view, ViewType::FileName | ViewType::FileDir | ViewType::FilePattern)),
+            file_totals: options.file_totals,
             epochs: options.views.contains(&ViewType::Epoch),
             steps: options.views.contains(&ViewType::Step),
         };
@@ -627,6 +667,7 @@ pub fn finish(
         };
         computed.push(views::compute_view(view, cells.iter(), &grouping, &input));
     }
+    let file_totals = file_totals(options, total, &paths, &computed, &input);
     let histograms = size_histograms(preset, &class_slots, total);
     let processes: FxHashSet<(u32, i64)> = total.processes.iter().map(|key| (key.host, key.pid)).collect();
     let raw = RawStats {
@@ -650,11 +691,42 @@ pub fn finish(
         raw,
         categories,
         views: computed,
+        file_totals,
         sizes: histograms
             .into_iter()
             .map(|(slot, counts)| SizeHistogram { slot: slots[usize::from(slot)].name(preset), counts })
             .collect(),
     }
+}
+
+/// The file totals of an analysis ([`Analysis::file_totals`]): the rows of its `file_name` view
+/// when `computed` holds one, else (when asked for) the rows of the view of `total`'s file totals,
+/// as if every row were one process's: the same keys, order and sums.
+fn file_totals(
+    options: &AnalysisOptions,
+    total: &AnalysisFold<'_>,
+    paths: &[String],
+    computed: &[View],
+    input: &views::ViewInput<'_>,
+) -> Vec<FileTotal> {
+    if let Some(view) = computed.iter().find(|view| view.view == ViewType::FileName) {
+        return FileTotal::of_view(view);
+    }
+    if !options.file_totals {
+        return Vec::new();
+    }
+    let cells: Vec<(fold::CellKey, fold::Cell)> =
+        total.file_totals.iter().map(|(&(file, class), cell)| ((file, 0, class), *cell)).collect();
+    let file_name = |file: u32| paths.get(file as usize).cloned().unwrap_or_default();
+    let grouping =
+        views::Grouping { key_of: &|file: u32, _: u32| file, text_of: &file_name, order_of: &|_: u32| 0 };
+    let view = views::compute_view(
+        ViewType::FileName,
+        cells.iter().map(|(key, cell)| (key, cell)),
+        &grouping,
+        input,
+    );
+    FileTotal::of_view(&view)
 }
 
 /// Per layer, how many files and processes it reached.

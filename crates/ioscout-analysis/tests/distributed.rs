@@ -21,6 +21,7 @@ fn options(preset: &str, compat: bool) -> AnalysisOptions {
         time_granularity_s: 0.5,
         overlap: if compat { OverlapMode::Binned } else { OverlapMode::Exact },
         binning: if compat { Binning::Dfanalyzer009 } else { Binning::Relative },
+        file_totals: false,
     }
 }
 

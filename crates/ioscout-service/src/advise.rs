@@ -40,7 +40,8 @@ pub fn load(
     }
     let options = AnalysisOptions {
         preset,
-        views: vec![ViewType::TimeRange, ViewType::FileName],
+        views: vec![ViewType::TimeRange],
+        file_totals: true,
         overlap: OverlapMode::Exact,
         ..AnalysisOptions::default()
     };

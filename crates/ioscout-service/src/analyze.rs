@@ -73,6 +73,7 @@ impl AnalyzeRequest {
             time_granularity_s: self.time_granularity_s,
             overlap,
             binning: if self.dfanalyzer_compat { Binning::Dfanalyzer009 } else { Binning::Relative },
+            file_totals: false,
         })
     }
 }

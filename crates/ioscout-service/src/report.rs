@@ -368,7 +368,8 @@ fn findings_and_advice(
 pub fn report(input: &Input, request: &ReportRequest) -> Result<HtmlReport> {
     let options = AnalysisOptions {
         preset: request.preset,
-        views: vec![ViewType::TimeRange, ViewType::FileName],
+        views: vec![ViewType::TimeRange],
+        file_totals: true,
         overlap: OverlapMode::Exact,
         ..AnalysisOptions::default()
     };

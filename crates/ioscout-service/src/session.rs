@@ -497,7 +497,8 @@ pub fn search_context(
     let (analysis, _, _, derived) = crate::analyze::run_with_records(
         &input,
         &AnalysisOptions {
-            views: vec![ViewType::TimeRange, ViewType::FileName],
+            views: vec![ViewType::TimeRange],
+            file_totals: true,
             overlap: OverlapMode::Exact,
             ..AnalysisOptions::default()
         },
