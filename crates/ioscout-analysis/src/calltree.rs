@@ -132,7 +132,10 @@ impl CallTreeBuilder {
         threads.sort_by_key(|(thread, _)| *thread);
         for (thread, mut intervals) in threads {
             self.threads.insert(thread);
-            intervals.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(a.name.cmp(&b.name)));
+            // Intervals equal in all three are alike: an unstable sort gives the same order.
+            intervals.sort_unstable_by(|a, b| {
+                a.start.cmp(&b.start).then(b.end.cmp(&a.end)).then(a.name.cmp(&b.name))
+            });
             // The open events: their end and their node.
             let mut stack: Vec<(i64, u32)> = Vec::new();
             for interval in intervals {

@@ -16,7 +16,10 @@
 //!   which the 95th percentile is read (within 1.1 %): the calls at or above it are the slowest
 //!   5 %.
 //!
-//! Memory is bounded by the two capacities, whatever the trace's size.
+//! Memory is bounded by the two capacities, whatever the trace's size. Each sample is trimmed to
+//! its capacity when it holds twice as many; from then on a call whose key is above the largest
+//! kept is not held at all: at least a capacity of calls already seen have smaller keys, so it
+//! could never be kept.
 
 /// One read or write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +64,10 @@ pub struct AccessSample {
     durations: Vec<u64>,
     /// The paths of the files the kept calls name, once finished.
     pub paths: Vec<String>,
+    /// The largest key the uniform sample kept when last trimmed (none before).
+    uniform_bound: Option<(u64, u64)>,
+    /// The largest key the slowest calls kept when last trimmed (none before).
+    slowest_bound: Option<(u64, u64)>,
 }
 
 /// `SplitMix64`'s finaliser: a well-mixed 64-bit hash of `value`.
@@ -68,6 +75,16 @@ fn mix(mut value: u64) -> u64 {
     value = (value ^ (value >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     value = (value ^ (value >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     value ^ (value >> 31)
+}
+
+/// The uniform sample keeps the calls of least hash.
+fn uniform_key(access: &Access) -> (u64, u64) {
+    (access.hash, 0)
+}
+
+/// The slowest calls: the longest first, then by hash.
+fn slowest_key(access: &Access) -> (u64, u64) {
+    (u64::MAX - access.duration_us as u64, access.hash)
 }
 
 impl AccessSample {
@@ -103,28 +120,34 @@ impl AccessSample {
             self.durations.resize(bin + 1, 0);
         }
         self.durations[bin] += 1;
-        if self.uniform_capacity > 0 {
+        if self.uniform_capacity > 0 && self.uniform_bound.is_none_or(|bound| uniform_key(&access) <= bound) {
             self.uniform.push(access);
             if self.uniform.len() >= 2 * self.uniform_capacity {
-                Self::keep(&mut self.uniform, self.uniform_capacity, |access| (access.hash, 0));
+                self.uniform_bound = Self::keep(&mut self.uniform, self.uniform_capacity, uniform_key);
             }
         }
-        if self.slowest_capacity > 0 {
+        if self.slowest_capacity > 0 && self.slowest_bound.is_none_or(|bound| slowest_key(&access) <= bound) {
             self.slowest.push(access);
             if self.slowest.len() >= 2 * self.slowest_capacity {
-                Self::keep(&mut self.slowest, self.slowest_capacity, |access| {
-                    (u64::MAX - access.duration_us as u64, access.hash)
-                });
+                self.slowest_bound = Self::keep(&mut self.slowest, self.slowest_capacity, slowest_key);
             }
         }
     }
 
-    /// Keeps the `capacity` accesses of least `key`.
-    fn keep<K: Ord>(accesses: &mut Vec<Access>, capacity: usize, key: impl Fn(&Access) -> K) {
-        if accesses.len() > capacity {
-            accesses.select_nth_unstable_by(capacity, |a, b| key(a).cmp(&key(b)));
-            accesses.truncate(capacity);
+    /// Keeps the `capacity` accesses of least `key`, and returns the largest key kept (none
+    /// when there were no more than `capacity`).
+    fn keep(
+        accesses: &mut Vec<Access>,
+        capacity: usize,
+        key: fn(&Access) -> (u64, u64),
+    ) -> Option<(u64, u64)> {
+        if accesses.len() <= capacity || capacity == 0 {
+            return None;
         }
+        let (_, largest, _) = accesses.select_nth_unstable_by(capacity - 1, |a, b| key(a).cmp(&key(b)));
+        let bound = key(largest);
+        accesses.truncate(capacity);
+        Some(bound)
     }
 
     fn bin_of(duration_us: i64) -> u32 {
@@ -150,12 +173,15 @@ impl AccessSample {
     }
 
     /// Trims both samples to their capacities, sorts them by start, and renumbers files into
-    /// [`AccessSample::paths`] from `paths` (the replay's paths by file index).
+    /// [`AccessSample::paths`] from `paths` (the replay's paths by file index), in the order the
+    /// sorted samples name them.
     pub fn finish(&mut self, paths: &[String]) {
-        Self::keep(&mut self.uniform, self.uniform_capacity, |access| (access.hash, 0));
-        Self::keep(&mut self.slowest, self.slowest_capacity, |access| {
-            (u64::MAX - access.duration_us as u64, access.hash)
-        });
+        Self::keep(&mut self.uniform, self.uniform_capacity, uniform_key);
+        Self::keep(&mut self.slowest, self.slowest_capacity, slowest_key);
+        for accesses in [&mut self.uniform, &mut self.slowest] {
+            accesses.sort_by_key(|access| (access.start_us, access.pid, access.hash));
+        }
+        // Files are numbered in the calls' order (not the order trimming left them in).
         let mut numbering = std::collections::HashMap::new();
         for access in self.uniform.iter_mut().chain(self.slowest.iter_mut()) {
             let next = numbering.len() as u32;
@@ -164,9 +190,6 @@ impl AccessSample {
                 self.paths.push(paths.get(access.file as usize).cloned().unwrap_or_default());
             }
             access.file = number;
-        }
-        for accesses in [&mut self.uniform, &mut self.slowest] {
-            accesses.sort_by_key(|access| (access.start_us, access.pid, access.hash));
         }
     }
 }
@@ -202,6 +225,43 @@ mod tests {
         let p95 = forward.duration_quantile_us(0.05).unwrap_or(0.0);
         assert!((935.0..=951.0).contains(&p95), "{p95}");
         assert_eq!(AccessSample::new(1, 1).duration_quantile_us(0.05), None);
+    }
+
+    #[test]
+    fn the_sample_is_the_least_keys_of_all_calls() {
+        // A model that keeps every call, then takes the least keys of all at once, against the
+        // sample trimmed on the way (many times: 20,000 calls for capacities of 97 and 13).
+        let (uniform, slowest) = (97, 13);
+        let mut sample = AccessSample::new(uniform, slowest);
+        let mut model = AccessSample::new(usize::MAX / 4, usize::MAX / 4);
+        let mut state = 12_345_u64;
+        for index in 0..20_000_i64 {
+            state = mix(state);
+            let start = index * 3 + (state % 50) as i64;
+            let duration = (state >> 8) as i64 % 5_000;
+            let (pid, file) = ((state >> 20) as i64 % 4, (state >> 24) as u32 % 3);
+            let read = state & 1 == 0;
+            for each in [&mut sample, &mut model] {
+                each.add(start, start + duration, pid, file, u64::from(file), index * 4096, 4096, read);
+            }
+        }
+        let paths: Vec<String> = (0..3).map(|file| format!("/data/{file}")).collect();
+        sample.finish(&paths);
+        let mut expected_uniform = model.uniform.clone();
+        expected_uniform.sort_by_key(uniform_key);
+        expected_uniform.truncate(uniform);
+        let mut expected_slowest = model.slowest.clone();
+        expected_slowest.sort_by_key(slowest_key);
+        expected_slowest.truncate(slowest);
+        for expected in [&mut expected_uniform, &mut expected_slowest] {
+            expected.sort_by_key(|access| (access.start_us, access.pid, access.hash));
+        }
+        let unnumbered = |accesses: &[Access]| -> Vec<(i64, i64, u64)> {
+            accesses.iter().map(|access| (access.start_us, access.duration_us, access.hash)).collect()
+        };
+        assert_eq!(unnumbered(&sample.uniform), unnumbered(&expected_uniform));
+        assert_eq!(unnumbered(&sample.slowest), unnumbered(&expected_slowest));
+        assert_eq!(sample.calls, 20_000);
     }
 
     #[test]
