@@ -13,7 +13,9 @@
 //!
 //! The builder holds the events of the threads it was given since the last
 //! [`CallTreeBuilder::flush`]; the report flushes after each trace file (DFTracer writes one file
-//! per process), so memory grows with the largest file, not with the trace.
+//! per process), so memory grows with the largest file, not with the trace. A scan unit's events
+//! are gathered by thread where the unit is decoded ([`UnitEvents`]) and handed to the builder
+//! whole ([`CallTreeBuilder::absorb`]): the builder only renames them and appends each thread's.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -103,6 +105,41 @@ impl Names {
     }
 }
 
+/// The nested events of one scan unit by thread, named by the unit's own [`Names`], in the order
+/// they were added.
+#[derive(Debug, Default)]
+pub struct UnitEvents {
+    /// The unit's event names.
+    pub names: Names,
+    threads: Vec<((i64, i64), Vec<Interval>)>,
+    /// Each thread's place in `threads`.
+    index: FxHashMap<(i64, i64), usize>,
+    /// The thread added to last, and its place (a thread's events come in runs).
+    last: Option<((i64, i64), usize)>,
+}
+
+impl UnitEvents {
+    /// Adds an event of thread (`pid`, `tid`) from `start` for `duration` microseconds, named
+    /// by [`UnitEvents::names`].
+    pub fn add(&mut self, pid: i64, tid: i64, start: i64, duration: i64, name: u32) {
+        let thread = (pid, tid);
+        let place = match self.last {
+            Some((last, place)) if last == thread => place,
+            _ => {
+                let next = self.threads.len();
+                let place = *self.index.entry(thread).or_insert(next);
+                if place == next {
+                    self.threads.push((thread, Vec::new()));
+                }
+                self.last = Some((thread, place));
+                place
+            }
+        };
+        let end = start.saturating_add(duration.max(0));
+        self.threads[place].1.push(Interval { start, end, name });
+    }
+}
+
 /// Builds a [`CallTree`]; see the module's documentation.
 #[derive(Debug, Default)]
 pub struct CallTreeBuilder {
@@ -124,6 +161,24 @@ impl CallTreeBuilder {
     pub fn add(&mut self, pid: i64, tid: i64, start: i64, duration: i64, name: u32) {
         let end = start.saturating_add(duration.max(0));
         self.pending.entry((pid, tid)).or_default().push(Interval { start, end, name });
+    }
+
+    /// Adds the events of a unit (the same as [`CallTreeBuilder::add`] for each, in order).
+    pub fn absorb(&mut self, unit: UnitEvents) {
+        let names: Vec<u32> = unit.names.names.iter().map(|name| self.names.number(name)).collect();
+        for (thread, mut intervals) in unit.threads {
+            for interval in &mut intervals {
+                interval.name = names.get(interval.name as usize).copied().unwrap_or(interval.name);
+            }
+            match self.pending.entry(thread) {
+                std::collections::hash_map::Entry::Occupied(mut pending) => {
+                    pending.get_mut().extend(intervals);
+                }
+                std::collections::hash_map::Entry::Vacant(pending) => {
+                    pending.insert(intervals);
+                }
+            }
+        }
     }
 
     /// Walks the threads added since the last flush into the tree.
@@ -247,5 +302,43 @@ mod tests {
             ("train>epoch>read".to_string(), 10.0, 10.0, 1),
         ];
         assert_eq!(trees[0], expected);
+    }
+    #[test]
+    fn units_absorbed_whole_give_the_tree_of_events_added_one_by_one() {
+        // Three threads whose events interleave, names shared and not, ties on start and end
+        // broken by name; split into units with names of their own, files flushed between.
+        let names = ["train", "epoch", "fetch", "read", "open", "compute"];
+        let mut state = 7_u64;
+        let mut events = Vec::new();
+        for index in 0..3_000_i64 {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let thread = (1 + (state >> 60) as i64 % 2, (state >> 40) as i64 % 3);
+            let start = index / 4 * 10 + (state >> 20) as i64 % 30;
+            let duration = (state >> 8) as i64 % 60 - 5;
+            events.push((thread, start, duration, names[(state >> 33) as usize % names.len()]));
+        }
+        let mut one_by_one = CallTreeBuilder::default();
+        let mut whole = CallTreeBuilder::default();
+        for (file, events) in events.chunks(1_000).enumerate() {
+            for ((pid, tid), start, duration, name) in events {
+                let name = one_by_one.name(name);
+                one_by_one.add(*pid, *tid, *start, *duration, name);
+            }
+            // Units of unequal sizes, each numbering its names afresh.
+            for unit_events in events.chunks(170 + file * 60) {
+                let mut unit = UnitEvents::default();
+                for ((pid, tid), start, duration, name) in unit_events {
+                    let name = unit.names.number(name);
+                    unit.add(*pid, *tid, *start, *duration, name);
+                }
+                whole.absorb(unit);
+            }
+            one_by_one.flush();
+            whole.flush();
+        }
+        let (expected, got) = (one_by_one.finish(), whole.finish());
+        assert_eq!(expected.events, 3_000);
+        assert!(expected.nodes.len() > 20, "{}", expected.nodes.len());
+        assert_eq!(got, expected);
     }
 }

@@ -81,11 +81,10 @@ struct ReportFold<'t> {
     /// Host tokens met, numbered in the keys above.
     hosts: Vec<String>,
     last_host: Option<u32>,
-    /// (pid, tid, start, duration, name) of every complete event, for the call tree (when
-    /// `nest`: a Darshan log's segments do not nest).
-    nested: Vec<(i64, i64, i64, i64, u32)>,
+    /// Every complete event by thread, for the call tree (when `nest`: a Darshan log's segments
+    /// do not nest).
+    nested: ioscout_analysis::calltree::UnitEvents,
     nest: bool,
-    names: ioscout_analysis::calltree::Names,
     /// What the page makes of each (category, name) pair met, found once per pair.
     facts: PairMemo<RowFacts>,
 }
@@ -268,7 +267,7 @@ impl ReportFold<'_> {
         } else {
             let facts = RowFacts {
                 nested_name: (self.nest && !category.eq_ignore_ascii_case("dftracer"))
-                    .then(|| self.names.number(name)),
+                    .then(|| self.nested.names.number(name)),
                 io: is_io(category),
                 compute: is_compute(category, name),
                 kind: ioscout_evidence::op::OpKind::of(category, name),
@@ -278,7 +277,7 @@ impl ReportFold<'_> {
             facts
         };
         if let Some(name) = facts.nested_name {
-            self.nested.push((pid, event.tid.unwrap_or(0), ts, dur, name));
+            self.nested.add(pid, event.tid.unwrap_or(0), ts, dur, name);
         }
         let io = facts.io;
         if !io && !facts.compute {
@@ -529,9 +528,8 @@ impl Shape {
             drill: Vec::new(),
             hosts: Vec::new(),
             last_host: None,
-            nested: Vec::new(),
+            nested: ioscout_analysis::calltree::UnitEvents::default(),
             nest: true,
-            names: ioscout_analysis::calltree::Names::default(),
             facts: PairMemo::default(),
         }
     }
@@ -562,17 +560,13 @@ impl Gather {
     /// Adds the fold of a unit of file `file`, its hosts named by `tables`.
     fn absorb(&mut self, file: usize, mut fold: ReportFold<'_>, tables: &HashTables) {
         let nested = std::mem::take(&mut fold.nested);
-        let names = std::mem::take(&mut fold.names);
         absorb(&fold, tables, self.bins, &mut self.busy, &mut self.bytes, &mut self.by_process);
         // Units come in file order: a file's threads are walked once its last unit is in.
         if self.last_file.is_some_and(|last| last != file) {
             self.tree.flush();
         }
         self.last_file = Some(file);
-        let names: Vec<u32> = names.names.iter().map(|name| self.tree.name(name)).collect();
-        for (pid, tid, start, duration, name) in nested {
-            self.tree.add(pid, tid, start, duration, names[name as usize]);
-        }
+        self.tree.absorb(nested);
     }
 
     fn finish(self, shape: &Shape) -> (Activity, Fine) {
