@@ -25,7 +25,9 @@ fuzz_target!(|data: &[u8]| {
     let preset = &candidates[0];
     for binning in [Binning::Relative, Binning::Dfanalyzer009] {
         let bins = Bins { width: 1_000_000, binning, exact: true };
-        let keep = Keep { files: true, epochs: true, steps: true };
+        // The file view's cells under one binning, the file totals under the other.
+        let files = binning == Binning::Relative;
+        let keep = Keep { files, file_totals: !files, epochs: true, steps: true };
         let mut fold = AnalysisFold::new(&prepared, preset, bins, keep);
         for line in data.split(|byte| *byte == b'\n') {
             if let Some(fields) = decode_fields(line) {
@@ -34,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
                 fold.event(&event);
             }
         }
-        let options = AnalysisOptions { binning, ..AnalysisOptions::default() };
+        let options = AnalysisOptions { binning, file_totals: !files, ..AnalysisOptions::default() };
         let _ = ioscout_analysis::finish(&options, preset, &prepared, &fold);
     }
 });
