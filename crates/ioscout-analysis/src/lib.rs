@@ -332,10 +332,7 @@ impl Plan {
         };
         let prepared = Prepared::new(prepass, chosen);
         let keep = Keep {
-            files: options
-                .views
-                .iter()
-                .any(|view| matches!(view, ViewType::FileName | ViewType::FileDir | ViewType::FilePattern)),
+            files: keeps_file_cells(options),
             file_totals: options.file_totals,
             epochs: options.views.contains(&ViewType::Epoch),
             steps: options.views.contains(&ViewType::Step),
@@ -699,9 +696,19 @@ pub fn finish(
     }
 }
 
+/// Whether the second pass keeps a cell per (file, process, class): a view by file, directory or
+/// file pattern needs them.
+fn keeps_file_cells(options: &AnalysisOptions) -> bool {
+    options
+        .views
+        .iter()
+        .any(|view| matches!(view, ViewType::FileName | ViewType::FileDir | ViewType::FilePattern))
+}
+
 /// The file totals of an analysis ([`Analysis::file_totals`]): the rows of its `file_name` view
-/// when `computed` holds one, else (when asked for) the rows of the view of `total`'s file totals,
-/// as if every row were one process's: the same keys, order and sums.
+/// when `computed` holds one; else, when asked for, the rows of that view computed from the
+/// (file, process, class) cells when another view kept them, or from `total`'s file totals as if
+/// every row were one process's: the same keys, order and sums.
 fn file_totals(
     options: &AnalysisOptions,
     total: &AnalysisFold<'_>,
@@ -715,9 +722,19 @@ fn file_totals(
     if !options.file_totals {
         return Vec::new();
     }
+    let file_name = |file: u32| paths.get(file as usize).cloned().unwrap_or_default();
+    if keeps_file_cells(options) {
+        let grouping =
+            views::Grouping { key_of: &|file: u32, _: u32| file, text_of: &file_name, order_of: &|_: u32| 0 };
+        return FileTotal::of_view(&views::compute_view(
+            ViewType::FileName,
+            total.by_file.iter(),
+            &grouping,
+            input,
+        ));
+    }
     let cells: Vec<(fold::CellKey, fold::Cell)> =
         total.file_totals.iter().map(|(&(file, class), cell)| ((file, 0, class), *cell)).collect();
-    let file_name = |file: u32| paths.get(file as usize).cloned().unwrap_or_default();
     let grouping =
         views::Grouping { key_of: &|file: u32, _: u32| file, text_of: &file_name, order_of: &|_: u32| 0 };
     let view = views::compute_view(

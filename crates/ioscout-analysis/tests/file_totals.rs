@@ -57,6 +57,11 @@ fn check(paths: &[PathBuf], preset: &str, unit_bytes: u64) {
     assert!(totalled.view(ViewType::FileName).is_none());
     assert_eq!(rows(&totalled.file_totals), expected, "{paths:?}: the totals kept without the file view");
     assert!(run(&base).file_totals.is_empty(), "{paths:?}: totals neither asked for nor viewed");
+    // Another view by file keeps the (file, process, class) cells: the totals come from those.
+    for view in [ViewType::FileDir, ViewType::FilePattern] {
+        let beside = AnalysisOptions { views: vec![ViewType::TimeRange, view], ..totals_only.clone() };
+        assert_eq!(rows(&run(&beside).file_totals), expected, "{paths:?}: the totals beside {view:?}");
+    }
     for ranks in [2, 3] {
         let results = Threads::run(ranks, |collective| {
             analyze_distributed(&scanner, &files, &problems, &totals_only, collective.as_ref())
