@@ -117,8 +117,9 @@ impl Measurements {
     }
 
     /// The measurements of a trace analysis (which must include the `file_name` view or the file
-    /// totals, [`ioscout_analysis::AnalysisOptions::file_totals`], for the file-system gate) and of the Darshan records derived from the same trace (`records`;
-    /// `None` runs the trace rules alone).
+    /// totals, [`ioscout_analysis::AnalysisOptions::file_totals`], for the file-system gate) and
+    /// of the Darshan records derived from the same trace (`records`; `None` runs the trace rules
+    /// alone).
     pub fn from_analysis(
         analysis: &Analysis,
         parameters: Parameters,

@@ -151,19 +151,8 @@ pub struct CallTreeBuilder {
 }
 
 impl CallTreeBuilder {
-    /// The number of `name`, for [`CallTreeBuilder::add`].
-    pub fn name(&mut self, name: &str) -> u32 {
-        self.names.number(name)
-    }
-
-    /// Adds an event of thread (`pid`, `tid`) from `start` for `duration` microseconds, named by
-    /// [`CallTreeBuilder::name`].
-    pub fn add(&mut self, pid: i64, tid: i64, start: i64, duration: i64, name: u32) {
-        let end = start.saturating_add(duration.max(0));
-        self.pending.entry((pid, tid)).or_default().push(Interval { start, end, name });
-    }
-
-    /// Adds the events of a unit (the same as [`CallTreeBuilder::add`] for each, in order).
+    /// Adds the events of a unit, each thread's after those the builder already holds for it,
+    /// their names renumbered into the builder's.
     pub fn absorb(&mut self, unit: UnitEvents) {
         let names: Vec<u32> = unit.names.names.iter().map(|name| self.names.number(name)).collect();
         for (thread, mut intervals) in unit.threads {
@@ -241,6 +230,14 @@ impl CallTreeBuilder {
 mod tests {
     use super::*;
 
+    /// The reference the builder is checked against: one event added at a time, straight into
+    /// its thread's pending events, named by the builder's own numbering.
+    fn add(builder: &mut CallTreeBuilder, (pid, tid): (i64, i64), start: i64, duration: i64, name: &str) {
+        let name = builder.names.number(name);
+        let end = start.saturating_add(duration.max(0));
+        builder.pending.entry((pid, tid)).or_default().push(Interval { start, end, name });
+    }
+
     /// The path of every node, with its inclusive and exclusive time and count.
     fn paths(tree: &CallTree) -> Vec<(String, f64, f64, u64)> {
         let mut out: Vec<(String, f64, f64, u64)> = (0..tree.nodes.len() as u32)
@@ -283,12 +280,10 @@ mod tests {
                 list.reverse();
             }
             for (name, start, duration) in list {
-                let name = builder.name(name);
-                builder.add(1, 1, start, duration, name);
+                add(&mut builder, (1, 1), start, duration, name);
             }
             // Another thread: its own root.
-            let read = builder.name("read");
-            builder.add(1, 2, 0, 7, read);
+            add(&mut builder, (1, 2), 0, 7, "read");
             trees.push(paths(&builder.finish()));
         }
         assert_eq!(trees[0], trees[1]);
@@ -321,8 +316,7 @@ mod tests {
         let mut whole = CallTreeBuilder::default();
         for (file, events) in events.chunks(1_000).enumerate() {
             for ((pid, tid), start, duration, name) in events {
-                let name = one_by_one.name(name);
-                one_by_one.add(*pid, *tid, *start, *duration, name);
+                add(&mut one_by_one, (*pid, *tid), *start, *duration, name);
             }
             // Units of unequal sizes, each numbering its names afresh.
             for unit_events in events.chunks(170 + file * 60) {

@@ -723,26 +723,15 @@ fn file_totals(
         return Vec::new();
     }
     let file_name = |file: u32| paths.get(file as usize).cloned().unwrap_or_default();
-    if keeps_file_cells(options) {
-        let grouping =
-            views::Grouping { key_of: &|file: u32, _: u32| file, text_of: &file_name, order_of: &|_: u32| 0 };
-        return FileTotal::of_view(&views::compute_view(
-            ViewType::FileName,
-            total.by_file.iter(),
-            &grouping,
-            input,
-        ));
-    }
-    let cells: Vec<(fold::CellKey, fold::Cell)> =
-        total.file_totals.iter().map(|(&(file, class), cell)| ((file, 0, class), *cell)).collect();
     let grouping =
         views::Grouping { key_of: &|file: u32, _: u32| file, text_of: &file_name, order_of: &|_: u32| 0 };
-    let view = views::compute_view(
-        ViewType::FileName,
-        cells.iter().map(|(key, cell)| (key, cell)),
-        &grouping,
-        input,
-    );
+    let view = if keeps_file_cells(options) {
+        views::compute_view(ViewType::FileName, total.by_file.iter(), &grouping, input)
+    } else {
+        let cells: Vec<(fold::CellKey, fold::Cell)> =
+            total.file_totals.iter().map(|(&(file, class), cell)| ((file, 0, class), *cell)).collect();
+        views::compute_view(ViewType::FileName, cells.iter().map(|(key, cell)| (key, cell)), &grouping, input)
+    };
     FileTotal::of_view(&view)
 }
 
