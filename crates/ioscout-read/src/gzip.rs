@@ -324,8 +324,10 @@ fn inflate_range_with(
 ) -> InflateOutcome {
     let mut outcome = InflateOutcome { end: start, ..InflateOutcome::default() };
     let mut input = Input { file, length, buffer: Vec::new(), start, filled: 0, consumed: 0 };
-    let mut output = vec![0u8; OUTPUT_BLOCK];
-    let mut decompress = Decompress::new(false);
+    // The streaming inflater and its output block are made for the first member the one-shot
+    // path does not take: a unit of whole members (most units) needs neither, and each cost a
+    // zeroed quarter megabyte and an inflate state per unit.
+    let mut streaming: Option<(Decompress, Vec<u8>)> = None;
     let mut position = start;
     while position < length && (position < end || outcome.members == 0) {
         // The member's end, when the candidates say where the next one starts.
@@ -343,7 +345,9 @@ fn inflate_range_with(
             continue;
         }
         input.seek(position);
-        match inflate_member(&mut input, &mut decompress, &mut output, &mut sink, &mut outcome) {
+        let (decompress, output) =
+            streaming.get_or_insert_with(|| (Decompress::new(false), vec![0u8; OUTPUT_BLOCK]));
+        match inflate_member(&mut input, decompress, output, &mut sink, &mut outcome) {
             Ok(next) => position = next,
             Err(InflateProblem::Corrupt { member_offset, detail, .. }) => {
                 let resume =
