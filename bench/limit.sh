@@ -4,7 +4,9 @@
 # libdeflate one-shot path; rapidgzip beside them), `ioscout count`, `ioscout analyze` cold (no
 # index, no first-pass cache), `ioscout analyze` indexed, `ioscout query` with a full scan, and
 # the peers (`gzip -dc | wc -l`, `dftracer_event_count`, DFAnalyzer 0.0.9), each as a ratio to
-# the fastest inflate and to `gzip -dc | wc -l`.
+# the fastest inflate and to `gzip -dc | wc -l`. The `-no-evidence` rows are the same analyses
+# with `--compat dfanalyzer`, which derives no Darshan records (as DFAnalyzer does not): the
+# difference is what the evidence costs.
 #
 #   bench/limit.sh [TRACE_DIR] [PEERS_DIR] [BINARY]
 #
@@ -50,9 +52,12 @@ fresh
 rows+=("$(measure count "$binary" count "$scratch/copy")")
 fresh
 rows+=("$(measure analyze-cold "$binary" analyze --json "$scratch/copy")")
+fresh
+rows+=("$(measure analyze-cold-no-evidence "$binary" analyze --json --compat dfanalyzer "$scratch/copy")")
 "$binary" index "$scratch/copy" >/dev/null 2>&1
 "$binary" analyze --json "$scratch/copy" >/dev/null 2>&1   # keeps the first pass beside the index
 rows+=("$(measure analyze-indexed "$binary" analyze --json "$scratch/copy")")
+rows+=("$(measure analyze-indexed-no-evidence "$binary" analyze --json --compat dfanalyzer "$scratch/copy")")
 fresh
 rows+=("$(measure query-full-scan "$binary" query --no-index --where 'pid == -1' "$scratch/copy")")
 if [ -x "$peers/tools/bin/dftracer_event_count" ]; then
