@@ -14,11 +14,12 @@
 //! index, so `analyze` never creates files the user did not ask for. Writes go to a temporary file
 //! renamed over the old one.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use ioscout_index::Fingerprint;
 use ioscout_model::{HashToken, MetadataKind};
+use ioscout_read::input::map_ordered;
 use ioscout_read::{Extent, ProcessKey};
 use serde::{Deserialize, Serialize};
 
@@ -222,6 +223,17 @@ fn decode(bytes: &[u8]) -> Option<CacheFile> {
     postcard::from_bytes(&raw).ok()
 }
 
+/// The cache file at `location`, or an empty one when it is missing, damaged or of another
+/// version (a damaged cache is ignored and rewritten, whatever its bytes: the decode runs
+/// contained, as the index's store does).
+fn read_cache(location: &Path) -> CacheFile {
+    std::fs::read(location)
+        .ok()
+        .and_then(|bytes| ioscout_index::store::contain(location, || Ok(decode(&bytes))).ok().flatten())
+        .filter(|file| file.version == CACHE_VERSION)
+        .unwrap_or(CacheFile { version: CACHE_VERSION, ..CacheFile::default() })
+}
+
 /// The pre-pass caches of the directories of a set of trace files.
 #[derive(Debug, Default)]
 pub struct PrepassCache {
@@ -245,25 +257,41 @@ impl PrepassCache {
     pub fn open(paths: &[PathBuf]) -> PrepassCache {
         let mut cache = PrepassCache::default();
         let mut locations: BTreeMap<PathBuf, Option<PathBuf>> = BTreeMap::new();
+        // The traces whose directory has an index, with their cache file.
+        let mut indexed: Vec<(&PathBuf, PathBuf)> = Vec::new();
         for path in paths {
             let directory = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
             let location =
                 locations.entry(directory.clone()).or_insert_with(|| cache_path(&directory)).clone();
-            let Some(location) = location else { continue };
-            let Ok(fingerprint) = Fingerprint::of(path) else { continue };
-            if !cache.files.contains_key(&location) {
-                // A damaged cache is ignored (and rewritten), whatever its bytes: the decode runs
-                // contained, as the index's store does.
-                let file = std::fs::read(&location)
-                    .ok()
-                    .and_then(|bytes| {
-                        ioscout_index::store::contain(&location, || Ok(decode(&bytes))).ok().flatten()
-                    })
-                    .filter(|file| file.version == CACHE_VERSION)
-                    .unwrap_or(CacheFile { version: CACHE_VERSION, ..CacheFile::default() });
-                cache.files.insert(location.clone(), file);
+            if let Some(location) = location {
+                indexed.push((path, location));
             }
-            cache.traces.insert(path.clone(), (location, fingerprint));
+        }
+        let wanted: BTreeSet<&PathBuf> = indexed.iter().map(|(_, location)| location).collect();
+        // The cache files are read and decoded while the traces are fingerprinted (each
+        // fingerprint reads up to 128 KiB of its file: thousands of files take a while).
+        let (files, fingerprints) = std::thread::scope(|scope| {
+            let reading = scope.spawn(|| {
+                wanted.into_iter().map(|location| (location.clone(), read_cache(location))).collect()
+            });
+            let fingerprints = map_ordered(&indexed, |(path, _)| Fingerprint::of(path).ok());
+            match reading.join() {
+                Ok(files) => (files, fingerprints),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        });
+        cache.files = files;
+        for ((path, location), fingerprint) in indexed.into_iter().zip(fingerprints) {
+            if let Some(fingerprint) = fingerprint {
+                cache.traces.insert(path.clone(), (location, fingerprint));
+            }
+        }
+        // A directory none of whose traces could be fingerprinted keeps no cache file.
+        let used: BTreeSet<&PathBuf> = cache.traces.values().map(|(location, _)| location).collect();
+        let unused: Vec<PathBuf> =
+            cache.files.keys().filter(|location| !used.contains(location)).cloned().collect();
+        for location in unused {
+            cache.files.remove(&location);
         }
         cache
     }

@@ -186,14 +186,55 @@ pub fn is_trace_name(path: &Path) -> bool {
 /// reached twice, through a link or a second path, is read once: [`duplicates`] names them).
 pub fn discover<P: AsRef<Path>>(inputs: &[P]) -> (Vec<TraceFile>, Vec<InputProblem>) {
     let (paths, mut problems) = expand(inputs);
+    let paths = distinct(paths, |_, _| {});
+    let described = map_ordered(&paths, |path| describe(path));
     let mut files = Vec::new();
-    for path in distinct(paths, |_, _| {}) {
-        match describe(&path) {
+    for (path, described) in paths.into_iter().zip(described) {
+        match described {
             Ok(file) => files.push(file),
             Err(error) => problems.push(InputProblem { path, detail: error.to_string() }),
         }
     }
     (files, problems)
+}
+
+/// The most threads [`map_ordered`] uses.
+const MAP_THREADS: usize = 8;
+
+/// `work` applied to every item, the results in the items' order, on up to [`MAP_THREADS`]
+/// threads (the caller's among them; at most one per eight items). For the per-file work before
+/// a scan (opening each file, reading its head, fingerprinting it), which on a trace of
+/// thousands of per-process files would otherwise keep one core busy while the others wait.
+pub fn map_ordered<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let threads = cores.min(MAP_THREADS).min(items.len().div_ceil(8));
+    if threads <= 1 {
+        return items.iter().map(&work).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    // Each thread takes the next item not taken yet, and keeps its results with their places.
+    let take = || {
+        let mut done = Vec::new();
+        loop {
+            let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(item) = items.get(index) else { break };
+            done.push((index, work(item)));
+        }
+        done
+    };
+    let mut placed: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(take)).collect();
+        let mut placed = take();
+        for helper in helpers {
+            match helper.join() {
+                Ok(done) => placed.extend(done),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        placed
+    });
+    placed.sort_unstable_by_key(|(index, _)| *index);
+    placed.into_iter().map(|(_, result)| result).collect()
 }
 
 /// The paths [`discover`] reads once because they are the same file as one found before (a
@@ -237,8 +278,8 @@ fn expand<P: AsRef<Path>>(inputs: &[P]) -> (Vec<PathBuf>, Vec<InputProblem>) {
 fn distinct(paths: Vec<PathBuf>, mut duplicate: impl FnMut(PathBuf, &Path)) -> Vec<PathBuf> {
     let mut seen: std::collections::HashMap<PathBuf, PathBuf> = std::collections::HashMap::new();
     let mut kept = Vec::new();
-    for path in paths {
-        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+    let keys = map_ordered(&paths, |path| std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()));
+    for (path, key) in paths.into_iter().zip(keys) {
         match seen.get(&key) {
             Some(first) if *first != path => duplicate(path, first),
             Some(_) => {}
@@ -347,6 +388,28 @@ mod tests {
         let mut head = b"3.41\0\0\0\0".to_vec();
         head.extend(if big_endian { DARSHAN_MAGIC.to_be_bytes() } else { DARSHAN_MAGIC.to_le_bytes() });
         head
+    }
+
+    /// The results come back in the items' order, each item done once, whether the work is
+    /// shared among threads (many items) or done on the caller's (few).
+    #[test]
+    fn map_ordered_keeps_the_order_and_does_each_item_once() {
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        for count in [0usize, 1, 7, 8, 9, 1000] {
+            calls.store(0, std::sync::atomic::Ordering::Relaxed);
+            let items: Vec<u64> = (0..count as u64).map(|item| item * 7919 % 1009).collect();
+            let mapped = map_ordered(&items, |item| {
+                calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                // Uneven work, so that threads finish out of order.
+                (0..*item % 97).fold(*item, |sum, step| sum.wrapping_mul(31).wrapping_add(step))
+            });
+            let expected: Vec<u64> = items
+                .iter()
+                .map(|item| (0..*item % 97).fold(*item, |sum, step| sum.wrapping_mul(31).wrapping_add(step)))
+                .collect();
+            assert_eq!(mapped, expected, "{count} items");
+            assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), count);
+        }
     }
 
     #[test]

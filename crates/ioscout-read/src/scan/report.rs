@@ -383,12 +383,18 @@ impl ScanReport {
     /// could not be opened are left out.
     pub fn coverage(&self, now: std::time::SystemTime, settle: std::time::Duration) -> Coverage {
         let mut coverage = Coverage::default();
-        for file in &self.files {
-            if file.problems.first().is_some_and(|problem| problem.kind == ProblemKind::Unreadable) {
-                continue;
-            }
+        let readable: Vec<&FileSummary> = self
+            .files
+            .iter()
+            .filter(|file| {
+                file.problems.first().is_none_or(|problem| problem.kind != ProblemKind::Unreadable)
+            })
+            .collect();
+        // One look at each file (thousands of per-process files are looked at together).
+        let looked = crate::input::map_ordered(&readable, |file| std::fs::metadata(&file.path).ok());
+        for (file, metadata) in readable.into_iter().zip(looked) {
             coverage.files += 1;
-            let Ok(metadata) = std::fs::metadata(&file.path) else { continue };
+            let Some(metadata) = metadata else { continue };
             let mut growth = Vec::new();
             let recent = metadata
                 .modified()
