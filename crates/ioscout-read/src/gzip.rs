@@ -111,12 +111,37 @@ pub fn plausible_header(header: &[u8]) -> bool {
 /// Offsets of every plausible member header in `file`, in order (always including 0 when the
 /// file starts with one).
 pub fn member_candidates(file: &File, length: u64) -> std::io::Result<Vec<u64>> {
+    thread_local! {
+        /// The block each thread reads files through (one file after another: a fresh buffer
+        /// per file would fault in new pages for every byte read).
+        static BLOCK: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BLOCK.with(|block| match block.try_borrow_mut() {
+        Ok(mut block) => candidates_in_blocks(file, length, &mut block, CANDIDATE_BLOCK),
+        Err(_) => candidates_in_blocks(file, length, &mut Vec::new(), CANDIDATE_BLOCK),
+    })
+}
+
+/// The most bytes [`member_candidates`] reads at once.
+const CANDIDATE_BLOCK: usize = 1 << 20;
+
+/// [`member_candidates`], reading `file` in blocks of at most `block_bytes` (at least 16) through
+/// `buffer`.
+fn candidates_in_blocks(
+    file: &File,
+    length: u64,
+    buffer: &mut Vec<u8>,
+    block_bytes: usize,
+) -> std::io::Result<Vec<u64>> {
     let finder = memchr::memmem::Finder::new(&[0x1f, 0x8b, 0x08]);
     let mut candidates = Vec::new();
-    let mut buffer = vec![0u8; usize::try_from(length.min(8 << 20)).unwrap_or(8 << 20).max(16)];
+    let size = usize::try_from(length.min(block_bytes as u64)).unwrap_or(block_bytes).max(16);
+    if buffer.len() < size {
+        buffer.resize(size, 0);
+    }
     let mut position = 0u64;
     while position < length {
-        let wanted = usize::try_from((length - position).min(buffer.len() as u64)).unwrap_or(buffer.len());
+        let wanted = usize::try_from((length - position).min(size as u64)).unwrap_or(size);
         let read = read_fully_at(file, &mut buffer[..wanted], position)?;
         if read == 0 {
             break;
@@ -690,6 +715,30 @@ mod tests {
         let outcome =
             inflate_range(&file, length, 0, length, &candidates, |block| out.extend_from_slice(block));
         (out, outcome)
+    }
+
+    /// Blocks of any size find the same members as one read of the whole file, a header cut by
+    /// a block's end included.
+    #[test]
+    fn candidates_do_not_depend_on_the_block_size() {
+        let mut bytes = Vec::new();
+        let mut starts = Vec::new();
+        for member in 0..40u32 {
+            starts.push(bytes.len() as u64);
+            bytes.extend(gzip(format!("line {member}\n").repeat(member as usize + 1).as_bytes()));
+        }
+        let (file, length) = temp_file("blocks", &bytes);
+        let whole = candidates_in_blocks(&file, length, &mut Vec::new(), bytes.len()).unwrap_or_default();
+        assert!(starts.iter().all(|start| whole.contains(start)), "{whole:?}");
+        for block in [16, 17, 23, 64, 100, 4096] {
+            let mut buffer = Vec::new();
+            assert_eq!(
+                candidates_in_blocks(&file, length, &mut buffer, block).unwrap_or_default(),
+                whole,
+                "{block}"
+            );
+        }
+        assert_eq!(member_candidates(&file, length).unwrap_or_default(), whole);
     }
 
     #[test]

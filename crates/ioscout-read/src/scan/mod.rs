@@ -83,12 +83,22 @@ pub struct Scanner {
     options: ScanOptions,
     /// The worker pool, built at the first scan and reused by the later ones (and by clones).
     pool: std::sync::Arc<std::sync::OnceLock<Option<rayon::ThreadPool>>>,
+    /// The gzip member candidates of each file planned, for the later scans of the same files
+    /// (an analysis scans each file twice; finding them reads the whole file).
+    candidates: std::sync::Arc<std::sync::Mutex<CandidateCache>>,
 }
+
+/// Member candidates found by [`Scanner`]'s plans, by file path, the size planned and the
+/// file's modification time then.
+type CandidateCache = std::collections::HashMap<
+    (std::path::PathBuf, u64, Option<std::time::SystemTime>),
+    std::sync::Arc<Vec<u64>>,
+>;
 
 impl Scanner {
     /// A scanner with `options`.
     pub fn new(options: ScanOptions) -> Scanner {
-        Scanner { options, pool: std::sync::Arc::default() }
+        Scanner { options, pool: std::sync::Arc::default(), candidates: std::sync::Arc::default() }
     }
 
     /// The worker pool of [`ScanOptions::worker_threads`] threads (`None` if it cannot be

@@ -88,15 +88,15 @@ impl Scanner {
         }
         let unit_bytes = self.options.unit_bytes.max(1);
         let mut starts = vec![0u64];
-        let mut candidates = Vec::new();
+        let mut candidates = Arc::default();
         let mut failure = None;
         match trace.compression {
             // Every gzip file: the candidates cut a large file into units, and tell the inflater
             // where each member ends (a member known whole is inflated in one call).
-            Compression::Gzip => match gzip::member_candidates(&handle, trace.size) {
+            Compression::Gzip => match self.member_candidates(&handle, trace) {
                 Ok(found) => {
                     if trace.size > 2 * unit_bytes {
-                        for &candidate in &found {
+                        for &candidate in found.iter() {
                             if candidate >= starts[starts.len() - 1] + unit_bytes && candidate < trace.size {
                                 starts.push(candidate);
                             }
@@ -136,8 +136,24 @@ impl Scanner {
                 resume: None,
             })
             .collect();
-        let open = OpenFile { trace: trace.clone(), readable: true, candidates: Arc::new(candidates) };
+        let open = OpenFile { trace: trace.clone(), readable: true, candidates };
         (open, units, failure)
+    }
+
+    /// The member candidates of the first `trace.size` bytes of `trace`: those an earlier plan of
+    /// this scanner (or a clone) found in the file as it is (not modified since), else found now
+    /// and kept.
+    fn member_candidates(&self, handle: &File, trace: &TraceFile) -> std::io::Result<Arc<Vec<u64>>> {
+        let modified = handle.metadata().ok().and_then(|metadata| metadata.modified().ok());
+        let key = (trace.path.clone(), trace.size, modified);
+        if let Some(found) = self.candidates.lock().ok().and_then(|known| known.get(&key).cloned()) {
+            return Ok(found);
+        }
+        let found = Arc::new(gzip::member_candidates(handle, trace.size)?);
+        if let Ok(mut known) = self.candidates.lock() {
+            known.insert(key, Arc::clone(&found));
+        }
+        Ok(found)
     }
 }
 
