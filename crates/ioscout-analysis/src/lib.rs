@@ -282,13 +282,21 @@ fn first_pass<'p>(
     if to_scan.is_empty() {
         return (total, extents);
     }
-    let (per_file, _) = fold_per_file(scanner, &to_scan, || PrepassFold::new(candidates), PrepassFold::merge);
-    for (file, fold) in to_scan.iter().zip(per_file) {
-        let Some(fold) = fold else { continue };
-        cache.put(&file.path, &fold, &INTERVAL_PRESETS);
-        extents.push((file.path.clone(), extent_of_fold(&fold)));
-        total.merge(fold);
-    }
+    // Each file is taken in as soon as its last unit is in, in file order, while the scan goes
+    // on: the taking in overlaps the scan instead of following it on one thread, and no file's
+    // fold waits for the end of the scan.
+    fold_each_file(
+        scanner,
+        &to_scan,
+        || PrepassFold::new(candidates),
+        PrepassFold::merge,
+        |index, fold| {
+            let Some(file) = to_scan.get(index) else { return };
+            cache.put(&file.path, &fold, &INTERVAL_PRESETS);
+            extents.push((file.path.clone(), extent_of_fold(&fold)));
+            total.merge(fold);
+        },
+    );
     cache.save();
     (total, extents)
 }
@@ -472,7 +480,42 @@ type FirstPart = (usize, cache::PrepassPartial, cache::Tables);
 /// partial (none when it holds no events) and its scan summary.
 type SecondPart = (usize, Option<AnalysisPartial>, ioscout_read::FileSummary);
 
-/// Scans `files` (a rank's share) and returns one merged fold per file.
+/// Scans `files` (all of them, or a rank's share), merging the folds of each file's units with
+/// `merge`, and hands each file's fold to `done` once its last unit is in: in file order, as the
+/// scan goes (the scan gives units in file order); a file without units is not handed.
+fn fold_each_file<F: ioscout_read::Fold>(
+    scanner: &Scanner,
+    files: &[TraceFile],
+    make: impl Fn() -> F + Sync,
+    merge: impl Fn(&mut F, F),
+    mut done: impl FnMut(usize, F),
+) -> ScanReport {
+    // The file whose units are coming in, with its fold so far (the scan hands units over in
+    // file order, so a unit of a later file means this one is complete).
+    let mut current: Option<(usize, F)> = None;
+    let report = scanner.scan(
+        files,
+        &[],
+        |_| make(),
+        |index, fold, _| {
+            match current.as_mut() {
+                Some((file, partial)) if *file == index => merge(partial, fold),
+                _ => {
+                    if let Some((file, complete)) = current.replace((index, fold)) {
+                        done(file, complete);
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        },
+    );
+    if let Some((file, complete)) = current {
+        done(file, complete);
+    }
+    report
+}
+
+/// Scans `files` into one fold per file ([`fold_each_file`], the folds kept), with the report.
 fn fold_per_file<F: ioscout_read::Fold>(
     scanner: &Scanner,
     files: &[TraceFile],
@@ -480,19 +523,11 @@ fn fold_per_file<F: ioscout_read::Fold>(
     merge: impl Fn(&mut F, F),
 ) -> (Vec<Option<F>>, ScanReport) {
     let mut per_file: Vec<Option<F>> = (0..files.len()).map(|_| None).collect();
-    let report = scanner.scan(
-        files,
-        &[],
-        |_| make(),
-        |index, fold, _| {
-            match per_file.get_mut(index) {
-                Some(Some(partial)) => merge(partial, fold),
-                Some(slot) => *slot = Some(fold),
-                None => {}
-            }
-            ControlFlow::Continue(())
-        },
-    );
+    let report = fold_each_file(scanner, files, make, &merge, |index, fold| match per_file.get_mut(index) {
+        Some(Some(partial)) => merge(partial, fold),
+        Some(slot) => *slot = Some(fold),
+        None => {}
+    });
     (per_file, report)
 }
 
