@@ -409,19 +409,57 @@ where
     }
     view_fractions(&mut rows);
     let summary = summarize(view, &rows, input);
-    let mut view_rows: Vec<ViewRow> = rows
-        .into_iter()
-        .map(|(key, slot, metrics, ..)| ViewRow {
-            key: (grouping.text_of)(key),
-            order: (grouping.order_of)(key),
+    View { view, rows: ordered_rows(rows, grouping, input), summary }
+}
+
+/// The rows as the view shows them: by the key's order, then its text, then slot. Each key's
+/// text and order are made once (the rows come in runs of one key), the keys are ranked by
+/// them, and the rows sorted by (rank, slot): the order a sort of the rows by (order, text,
+/// slot) gives, with a text compared once per key pair instead of once per row pair.
+fn ordered_rows(rows: Vec<GroupedRow>, grouping: &Grouping<'_>, input: &ViewInput<'_>) -> Vec<ViewRow> {
+    let slots = input.preset.slots();
+    // Each distinct key with its order and text, and the index of its entry for every row.
+    let mut keys: Vec<(u64, String)> = Vec::new();
+    let mut key_of_row: Vec<usize> = Vec::with_capacity(rows.len());
+    let mut last: Option<u32> = None;
+    for (key, ..) in &rows {
+        if last != Some(*key) {
+            keys.push(((grouping.order_of)(*key), (grouping.text_of)(*key)));
+            last = Some(*key);
+        }
+        key_of_row.push(keys.len() - 1);
+    }
+    // Keys equal in order and text share a rank, so that their rows interleave by slot as a
+    // sort of the rows would interleave them.
+    let mut by_rank: Vec<usize> = (0..keys.len()).collect();
+    by_rank.sort_by(|a, b| keys[*a].cmp(&keys[*b]));
+    let mut rank = vec![0usize; keys.len()];
+    for (position, pair) in by_rank.iter().enumerate() {
+        rank[*pair] = match position.checked_sub(1).map(|before| by_rank[before]) {
+            Some(before) if keys[before] == keys[*pair] => rank[before],
+            _ => position,
+        };
+    }
+    // Stable: rows equal in rank and slot keep their order, as they did in the sort by text.
+    // The row indices are sorted, not the rows (a row is a few hundred bytes), and each row is
+    // moved once, to its place.
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by_key(|&index| (rank[key_of_row[index]], rows[index].1));
+    let mut rows: Vec<Option<GroupedRow>> = rows.into_iter().map(Some).collect();
+    let mut view_rows = Vec::with_capacity(rows.len());
+    for index in order {
+        let Some((_, slot, metrics, ..)) = rows.get_mut(index).and_then(Option::take) else { continue };
+        let (order, text) = &keys[key_of_row[index]];
+        view_rows.push(ViewRow {
+            key: text.clone(),
+            order: *order,
             slot,
             layer: input.preset.layers[slots[slot].layer].name.clone(),
             derived: slots[slot].derived.map(|derived| derived.name),
             metrics,
-        })
-        .collect();
-    view_rows.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.key.cmp(&b.key)).then(a.slot.cmp(&b.slot)));
-    View { view, rows: view_rows, summary }
+        });
+    }
+    view_rows
 }
 
 /// The rows of the keys in `part` (those whose key leaves remainder `part.0` when divided by
@@ -718,6 +756,52 @@ mod tests {
             rows.push((key, slot as usize, metrics, stalled, (total.uncovered_count, total.uncovered_size)));
         }
         rows
+    }
+
+    /// The rows come out as the sort they replaced put them: by (order, text, slot), rows equal
+    /// in all three in their first order, with texts shared by several keys, texts out of the
+    /// keys' order, and orders that tie.
+    #[test]
+    fn rows_are_ordered_as_the_sort_by_order_text_and_slot_orders_them() {
+        let Some(name) = PresetName::parse("posix") else { panic!("no posix preset") };
+        let Some(preset) = Preset::named(name, &std::collections::BTreeSet::new()) else {
+            panic!("no preset")
+        };
+        let slot_count = preset.slots().len();
+        let class_slots: Vec<Box<[u16]>> = Vec::new();
+        let layer_reach = vec![(3, 4); preset.layers.len()];
+        let input = ViewInput {
+            preset: &preset,
+            class_slots: &class_slots,
+            overlap: OverlapMode::Exact,
+            layer_reach: &layer_reach,
+        };
+        // Rows in (key, slot) order, as grouping makes them; the count tells equal rows apart.
+        let mut rows: Vec<GroupedRow> = Vec::new();
+        for key in 0..60u32 {
+            for slot in (0..slot_count).filter(|slot| (key as usize + slot) % 3 != 0) {
+                let metrics =
+                    RowMetrics { count_sum: u64::from(key) * 100 + slot as u64, ..RowMetrics::default() };
+                rows.push((key, slot, metrics, 0, (0, 0)));
+            }
+        }
+        let texts = |key: u32| format!("name {}", (key * 7) % 23);
+        let orders = |key: u32| u64::from(key % 5);
+        let zero = |_: u32| 0u64;
+        let first = |key: u32, _: u32| key;
+        for order_of in [&orders as &(dyn Fn(u32) -> u64 + Sync), &zero] {
+            let grouping = Grouping { key_of: &first, text_of: &texts, order_of };
+            let mut expected: Vec<(String, u64, usize, u64)> = rows
+                .iter()
+                .map(|(key, slot, metrics, ..)| (texts(*key), order_of(*key), *slot, metrics.count_sum))
+                .collect();
+            expected.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0)).then(a.2.cmp(&b.2)));
+            let found: Vec<(String, u64, usize, u64)> = ordered_rows(rows.clone(), &grouping, &input)
+                .into_iter()
+                .map(|row| (row.key, row.order, row.slot, row.metrics.count_sum))
+                .collect();
+            assert_eq!(found, expected);
+        }
     }
 
     /// Sorted, the rows are those the two tables gave; grouped on two threads (keys split by
