@@ -19,6 +19,13 @@ pub enum Module {
 impl Module {
     /// The module of category `cat`, when it is one the evidence reads.
     pub fn of(cat: &str) -> Option<Module> {
+        // Categories as DFTracer writes them first (one comparison each), then in any case.
+        match cat.as_bytes() {
+            b"POSIX" => return Some(Module::Posix),
+            b"STDIO" => return Some(Module::Stdio),
+            bytes if bytes.len() != 5 => return None,
+            _ => {}
+        }
         if cat.eq_ignore_ascii_case("POSIX") {
             Some(Module::Posix)
         } else if cat.eq_ignore_ascii_case("STDIO") {
