@@ -779,7 +779,7 @@ mod tests {
         // Rows in (key, slot) order, as grouping makes them; the count tells equal rows apart.
         let mut rows: Vec<GroupedRow> = Vec::new();
         for key in 0..60u32 {
-            for slot in (0..slot_count).filter(|slot| (key as usize + slot) % 3 != 0) {
+            for slot in (0..slot_count).filter(|slot| !(key as usize + slot).is_multiple_of(3)) {
                 let metrics =
                     RowMetrics { count_sum: u64::from(key) * 100 + slot as u64, ..RowMetrics::default() };
                 rows.push((key, slot, metrics, 0, (0, 0)));
