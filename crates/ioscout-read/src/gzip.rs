@@ -45,7 +45,12 @@ thread_local! {
 /// Inflates the member at `member_offset` that ends at `member_end` in one call and hands its
 /// output to `sink`, or returns `false` (having handed nothing) when the bytes there are not
 /// one whole, sound member of at most [`ONE_SHOT_MOST`] bytes.
-fn inflate_one_shot(file: &File, member_offset: u64, member_end: u64, sink: &mut impl FnMut(&[u8])) -> bool {
+fn inflate_one_shot(
+    file: &File,
+    (member_offset, member_end): (u64, u64),
+    source: Option<&[u8]>,
+    sink: &mut impl FnMut(&[u8]),
+) -> bool {
     let Ok(compressed_length) = usize::try_from(member_end.saturating_sub(member_offset)) else {
         return false;
     };
@@ -53,21 +58,28 @@ fn inflate_one_shot(file: &File, member_offset: u64, member_end: u64, sink: &mut
     if compressed_length < 18 || compressed_length as u64 > ONE_SHOT_MOST + (ONE_SHOT_MOST >> 3) + 4096 {
         return false;
     }
+    // The member's bytes where the caller holds them already (a small file read whole).
+    let held = source
+        .and_then(|bytes| bytes.get(usize::try_from(member_offset).ok()?..usize::try_from(member_end).ok()?));
     ONE_SHOT.with(|cell| {
         let Ok(mut slot) = cell.try_borrow_mut() else { return false };
-        let state = slot.get_or_insert_with(|| OneShot {
+        let OneShot { decompressor, compressed, output } = slot.get_or_insert_with(|| OneShot {
             decompressor: libdeflater::Decompressor::new(),
             compressed: Vec::new(),
             output: Vec::new(),
         });
-        // Exactly what is needed: growing by doubling would keep up to twice the largest member
-        // for each thread, for the rest of the scan.
-        state.compressed.reserve_exact(compressed_length.saturating_sub(state.compressed.len()));
-        state.compressed.resize(compressed_length, 0);
-        if read_fully_at(file, &mut state.compressed, member_offset).ok() != Some(compressed_length) {
-            return false;
-        }
-        let bytes = &state.compressed;
+        let bytes: &[u8] = if let Some(bytes) = held {
+            bytes
+        } else {
+            // Exactly what is needed: growing by doubling would keep up to twice the largest
+            // member for each thread, for the rest of the scan.
+            compressed.reserve_exact(compressed_length.saturating_sub(compressed.len()));
+            compressed.resize(compressed_length, 0);
+            if read_fully_at(file, compressed, member_offset).ok() != Some(compressed_length) {
+                return false;
+            }
+            compressed
+        };
         let Ok(Some(header)) = header_length(bytes) else { return false };
         let trailer = &bytes[compressed_length - 8..];
         let expected_crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
@@ -76,20 +88,19 @@ fn inflate_one_shot(file: &File, member_offset: u64, member_end: u64, sink: &mut
             return false;
         }
         let length = expected_length as usize;
-        if state.output.len() < length {
-            state.output.reserve_exact(length - state.output.len());
-            state.output.resize(length, 0);
+        if output.len() < length {
+            output.reserve_exact(length - output.len());
+            output.resize(length, 0);
         }
         // The output must be exactly the trailer's length, and the CRC of the output the
         // trailer's CRC: bytes after the deflate stream (a member that ends early, garbage)
         // make the last eight bytes something else.
-        let inflated = state
-            .decompressor
-            .deflate_decompress(&bytes[header..compressed_length - 8], &mut state.output[..length]);
-        if inflated != Ok(length) || crc32fast::hash(&state.output[..length]) != expected_crc {
+        let inflated =
+            decompressor.deflate_decompress(&bytes[header..compressed_length - 8], &mut output[..length]);
+        if inflated != Ok(length) || crc32fast::hash(&output[..length]) != expected_crc {
             return false;
         }
-        for block in state.output[..length].chunks(OUTPUT_BLOCK) {
+        for block in output[..length].chunks(OUTPUT_BLOCK) {
             sink(block);
         }
         true
@@ -146,13 +157,8 @@ fn candidates_in_blocks(
         if read == 0 {
             break;
         }
-        let block = &buffer[..read];
-        for found in finder.find_iter(block) {
-            // A header split across blocks is found again from the overlap below.
-            if found + 10 <= block.len() && plausible_header(&block[found..]) {
-                candidates.push(position + found as u64);
-            }
-        }
+        // A header split across blocks is found again from the overlap below.
+        candidates_in(&buffer[..read], position, &finder, &mut candidates);
         if position + read as u64 >= length {
             break;
         }
@@ -162,6 +168,60 @@ fn candidates_in_blocks(
     }
     candidates.dedup();
     Ok(candidates)
+}
+
+/// Adds the offset of every plausible member header wholly inside `block` (which starts at file
+/// offset `position`) to `candidates`.
+fn candidates_in(
+    block: &[u8],
+    position: u64,
+    finder: &memchr::memmem::Finder<'_>,
+    candidates: &mut Vec<u64>,
+) {
+    for found in finder.find_iter(block) {
+        if found + 10 <= block.len() && plausible_header(&block[found..]) {
+            candidates.push(position + found as u64);
+        }
+    }
+}
+
+/// The largest file [`inflate_whole_file`] reads whole.
+pub const WHOLE_FILE_MOST: u64 = READ_BLOCK as u64;
+
+/// [`inflate_range`] over all of a gzip file of at most [`WHOLE_FILE_MOST`] bytes, read once:
+/// its member candidates are found in the bytes read, and each member whose end they give is
+/// inflated from those bytes (a scan of many small files otherwise reads each twice: once to find
+/// the candidates, once to inflate). A file that cannot be read whole here is inflated as
+/// [`inflate_range`] does, its candidates found by [`member_candidates`].
+pub fn inflate_whole_file(file: &File, length: u64, sink: impl FnMut(&[u8])) -> InflateOutcome {
+    thread_local! {
+        /// The bytes of the file being inflated (reused: one small file after another).
+        static WHOLE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let whole = usize::try_from(length).ok().filter(|&size| size as u64 <= WHOLE_FILE_MOST);
+    let read_whole = |bytes: &mut Vec<u8>, size: usize| {
+        bytes.resize(size, 0);
+        read_fully_at(file, bytes, 0).ok() == Some(size)
+    };
+    WHOLE.with(|cell| {
+        let mut held = cell.try_borrow_mut().ok();
+        let read = match (whole, held.as_deref_mut()) {
+            (Some(size), Some(bytes)) => read_whole(bytes, size),
+            _ => false,
+        };
+        match held {
+            Some(bytes) if read => {
+                let mut candidates = Vec::new();
+                let finder = memchr::memmem::Finder::new(&[0x1f, 0x8b, 0x08]);
+                candidates_in(&bytes, 0, &finder, &mut candidates);
+                inflate_range_with(file, length, (0, length), &candidates, true, Some(&bytes), sink)
+            }
+            _ => {
+                let candidates = member_candidates(file, length).unwrap_or_default();
+                inflate_range_with(file, length, (0, length), &candidates, true, None, sink)
+            }
+        }
+    })
 }
 
 /// Reads as much of `buffer` as the file holds at `offset`.
@@ -321,7 +381,7 @@ pub fn inflate_range(
     candidates: &[u64],
     sink: impl FnMut(&[u8]),
 ) -> InflateOutcome {
-    inflate_range_with(file, length, (start, end), candidates, true, sink)
+    inflate_range_with(file, length, (start, end), candidates, true, None, sink)
 }
 
 /// [`inflate_range`] with zlib-rs streaming only, in output blocks of 256 KiB as they come: for a
@@ -335,16 +395,18 @@ pub fn inflate_range_streaming(
     candidates: &[u64],
     sink: impl FnMut(&[u8]),
 ) -> InflateOutcome {
-    inflate_range_with(file, length, (start, end), candidates, false, sink)
+    inflate_range_with(file, length, (start, end), candidates, false, None, sink)
 }
 
-/// [`inflate_range`] over `(start, end)`, with the one-shot path or without it.
+/// [`inflate_range`] over `(start, end)`, with the one-shot path or without it; `source`, when
+/// given, holds the file's first bytes, which the one-shot path takes members from.
 fn inflate_range_with(
     file: &File,
     length: u64,
     (start, end): (u64, u64),
     candidates: &[u64],
     one_shot: bool,
+    source: Option<&[u8]>,
     mut sink: impl FnMut(&[u8]),
 ) -> InflateOutcome {
     let mut outcome = InflateOutcome { end: start, ..InflateOutcome::default() };
@@ -360,7 +422,7 @@ fn inflate_range_with(
         let member_end = candidates.get(next).copied().unwrap_or(length);
         if one_shot
             && (next < candidates.len() || candidates.last().is_some_and(|&last| last <= position))
-            && inflate_one_shot(file, position, member_end, &mut |block: &[u8]| {
+            && inflate_one_shot(file, (position, member_end), source, &mut |block: &[u8]| {
                 outcome.output_bytes += block.len() as u64;
                 sink(block);
             })
@@ -794,17 +856,24 @@ mod tests {
         encoder.finish().unwrap_or_default()
     }
 
-    /// Both inflaters over the same bytes: output, members, end and problems.
+    /// Both inflaters over the same bytes: output, members, end and problems. The one-shot path
+    /// is taken twice, reading each member from the file and from the file read whole
+    /// ([`inflate_whole_file`]), and must give the same both ways.
     fn both_paths(bytes: &[u8], name: &str) -> [(Vec<u8>, u64, u64, Vec<InflateProblem>); 2] {
         let (file, length) = temp_file(name, bytes);
         let candidates = member_candidates(&file, length).unwrap_or_default();
-        [true, false].map(|one_shot| {
+        let [one_shot, streaming] = [true, false].map(|one_shot| {
             let mut out = Vec::new();
-            let outcome = inflate_range_with(&file, length, (0, length), &candidates, one_shot, |block| {
-                out.extend_from_slice(block);
-            });
+            let outcome =
+                inflate_range_with(&file, length, (0, length), &candidates, one_shot, None, |block| {
+                    out.extend_from_slice(block);
+                });
             (out, outcome.members, outcome.end, outcome.problems)
-        })
+        });
+        let mut out = Vec::new();
+        let whole = inflate_whole_file(&file, length, |block| out.extend_from_slice(block));
+        assert_eq!((out, whole.members, whole.end, whole.problems), one_shot, "{name}: read whole");
+        [one_shot, streaming]
     }
 
     /// The one-shot path takes only members it checked whole: a candidate inside a member (a

@@ -293,7 +293,7 @@ mod tests {
         let trace =
             TraceFile { path: "merge.pfw".into(), size: text.len() as u64, compression: Compression::None };
         let mut summary = FileSummary::new(&trace);
-        let open = OpenFile { trace, readable: true, candidates: Arc::new(Vec::new()) };
+        let open = OpenFile { trace, readable: true, candidates: Arc::new(Vec::new()), inflate_whole: false };
         let mut merges = vec![FileMerge::<Seen>::default()];
         let mut events = Vec::new();
         let mut consume = |_file: usize, fold: Seen, span: crate::UnitSpan| {

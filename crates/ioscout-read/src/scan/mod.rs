@@ -447,6 +447,7 @@ impl Scanner {
                 trace: trace.clone(),
                 readable: File::open(&trace.path).is_ok(),
                 candidates: Arc::default(),
+                inflate_whole: false,
             })
             .collect();
         for (index, (open, summary)) in
@@ -540,6 +541,13 @@ impl Scanner {
                     splitter.feed(block, &mut processor);
                 });
                 splitter.finish(processor, outcome.end, 0, outcome.problems)
+            }
+            Compression::Gzip if open.inflate_whole && unit.start == 0 && unit.end == open.trace.size => {
+                let outcome = gzip::inflate_whole_file(handle, open.trace.size, |block| {
+                    splitter.feed(block, &mut processor);
+                });
+                let members = outcome.members;
+                splitter.finish(processor, outcome.end, members, outcome.problems)
             }
             Compression::Gzip => {
                 let outcome = gzip::inflate_range(

@@ -62,6 +62,21 @@ pub(super) struct OpenFile {
     /// out of file descriptors.
     pub(super) readable: bool,
     pub(super) candidates: Arc<Vec<u64>>,
+    /// A small gzip file of one unit, whose candidates are found in its bytes when the unit
+    /// reads it whole ([`gzip::inflate_whole_file`]) instead of by a read of its own here.
+    pub(super) inflate_whole: bool,
+}
+
+impl OpenFile {
+    /// The file's member candidates: the plan's, or, for a small file whose candidates were left
+    /// to its unit ([`OpenFile::inflate_whole`]), found now as the plan would have.
+    pub(super) fn candidates(&self, handle: &File) -> std::borrow::Cow<'_, [u64]> {
+        if self.inflate_whole {
+            std::borrow::Cow::Owned(gzip::member_candidates(handle, self.trace.size).unwrap_or_default())
+        } else {
+            std::borrow::Cow::Borrowed(self.candidates.as_slice())
+        }
+    }
 }
 
 impl Scanner {
@@ -78,21 +93,36 @@ impl Scanner {
         let handle = match File::open(&trace.path) {
             Ok(handle) => handle,
             Err(error) => {
-                let open = OpenFile { trace: trace.clone(), readable: false, candidates: Arc::default() };
+                let open = OpenFile {
+                    trace: trace.clone(),
+                    readable: false,
+                    candidates: Arc::default(),
+                    inflate_whole: false,
+                };
                 return (open, Vec::new(), Some(problem(ProblemKind::Unreadable, error.to_string())));
             }
         };
         if trace.size == 0 {
-            let open = OpenFile { trace: trace.clone(), readable: true, candidates: Arc::default() };
+            let open = OpenFile {
+                trace: trace.clone(),
+                readable: true,
+                candidates: Arc::default(),
+                inflate_whole: false,
+            };
             return (open, Vec::new(), Some(problem(ProblemKind::EmptyFile, "empty file: no events".into())));
         }
         let unit_bytes = self.options.unit_bytes.max(1);
         let mut starts = vec![0u64];
         let mut candidates = Arc::default();
         let mut failure = None;
+        // A small file is one unit (see below), read whole when it is decoded.
+        let inflate_whole = trace.compression == Compression::Gzip
+            && trace.size <= gzip::WHOLE_FILE_MOST
+            && trace.size <= 2 * unit_bytes;
         match trace.compression {
-            // Every gzip file: the candidates cut a large file into units, and tell the inflater
-            // where each member ends (a member known whole is inflated in one call).
+            Compression::Gzip if inflate_whole => {}
+            // Every other gzip file: the candidates cut a large file into units, and tell the
+            // inflater where each member ends (a member known whole is inflated in one call).
             Compression::Gzip => match self.member_candidates(&handle, trace) {
                 Ok(found) => {
                     if trace.size > 2 * unit_bytes {
@@ -136,7 +166,7 @@ impl Scanner {
                 resume: None,
             })
             .collect();
-        let open = OpenFile { trace: trace.clone(), readable: true, candidates };
+        let open = OpenFile { trace: trace.clone(), readable: true, candidates, inflate_whole };
         (open, units, failure)
     }
 

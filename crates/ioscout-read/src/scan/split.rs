@@ -131,7 +131,7 @@ impl Scanner {
                 open.trace.size,
                 unit.start,
                 unit.end,
-                &open.candidates,
+                &open.candidates(&handle),
                 |block| {
                     if self.options.cancelled() {
                         flow = ControlFlow::Break(());
