@@ -206,7 +206,10 @@ const MAP_THREADS: usize = 8;
 /// a scan (opening each file, reading its head, fingerprinting it), which on a trace of
 /// thousands of per-process files would otherwise keep one core busy while the others wait.
 pub fn map_ordered<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    // Asked once: each answer reads the cgroup's CPU limits, and a run maps several lists.
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores =
+        *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get));
     let threads = cores.min(MAP_THREADS).min(items.len().div_ceil(8));
     if threads <= 1 {
         return items.iter().map(&work).collect();
