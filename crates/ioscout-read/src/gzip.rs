@@ -122,19 +122,19 @@ pub fn plausible_header(header: &[u8]) -> bool {
 /// Offsets of every plausible member header in `file`, in order (always including 0 when the
 /// file starts with one).
 pub fn member_candidates(file: &File, length: u64) -> std::io::Result<Vec<u64>> {
-    thread_local! {
-        /// The block each thread reads files through (one file after another: a fresh buffer
-        /// per file would fault in new pages for every byte read).
-        static BLOCK: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    BLOCK.with(|block| match block.try_borrow_mut() {
-        Ok(mut block) => candidates_in_blocks(file, length, &mut block, CANDIDATE_BLOCK),
-        Err(_) => candidates_in_blocks(file, length, &mut Vec::new(), CANDIDATE_BLOCK),
+    FILE_BYTES.with(|block| match block.try_borrow_mut() {
+        Ok(mut block) => candidates_in_blocks(file, length, &mut block, READ_BLOCK),
+        Err(_) => candidates_in_blocks(file, length, &mut Vec::new(), READ_BLOCK),
     })
 }
 
-/// The most bytes [`member_candidates`] reads at once.
-const CANDIDATE_BLOCK: usize = 1 << 20;
+thread_local! {
+    /// The compressed bytes each thread reads files through, one file after another (a fresh
+    /// buffer per file would fault in new pages for every byte read): a block of
+    /// [`member_candidates`], or a whole small file of [`inflate_whole_file`]. At most
+    /// [`READ_BLOCK`] bytes.
+    static FILE_BYTES: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
 
 /// [`member_candidates`], reading `file` in blocks of at most `block_bytes` (at least 16) through
 /// `buffer`.
@@ -144,7 +144,6 @@ fn candidates_in_blocks(
     buffer: &mut Vec<u8>,
     block_bytes: usize,
 ) -> std::io::Result<Vec<u64>> {
-    let finder = memchr::memmem::Finder::new(&[0x1f, 0x8b, 0x08]);
     let mut candidates = Vec::new();
     let size = usize::try_from(length.min(block_bytes as u64)).unwrap_or(block_bytes).max(16);
     if buffer.len() < size {
@@ -158,7 +157,7 @@ fn candidates_in_blocks(
             break;
         }
         // A header split across blocks is found again from the overlap below.
-        candidates_in(&buffer[..read], position, &finder, &mut candidates);
+        candidates_in(&buffer[..read], position, &mut candidates);
         if position + read as u64 >= length {
             break;
         }
@@ -172,13 +171,8 @@ fn candidates_in_blocks(
 
 /// Adds the offset of every plausible member header wholly inside `block` (which starts at file
 /// offset `position`) to `candidates`.
-fn candidates_in(
-    block: &[u8],
-    position: u64,
-    finder: &memchr::memmem::Finder<'_>,
-    candidates: &mut Vec<u64>,
-) {
-    for found in finder.find_iter(block) {
+fn candidates_in(block: &[u8], position: u64, candidates: &mut Vec<u64>) {
+    for found in memchr::memmem::find_iter(block, &[0x1f, 0x8b, 0x08]) {
         if found + 10 <= block.len() && plausible_header(&block[found..]) {
             candidates.push(position + found as u64);
         }
@@ -194,33 +188,26 @@ pub const WHOLE_FILE_MOST: u64 = READ_BLOCK as u64;
 /// the candidates, once to inflate). A file that cannot be read whole here is inflated as
 /// [`inflate_range`] does, its candidates found by [`member_candidates`].
 pub fn inflate_whole_file(file: &File, length: u64, sink: impl FnMut(&[u8])) -> InflateOutcome {
-    thread_local! {
-        /// The bytes of the file being inflated (reused: one small file after another).
-        static WHOLE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
     let whole = usize::try_from(length).ok().filter(|&size| size as u64 <= WHOLE_FILE_MOST);
     let read_whole = |bytes: &mut Vec<u8>, size: usize| {
         bytes.resize(size, 0);
         read_fully_at(file, bytes, 0).ok() == Some(size)
     };
-    WHOLE.with(|cell| {
+    FILE_BYTES.with(|cell| {
         let mut held = cell.try_borrow_mut().ok();
         let read = match (whole, held.as_deref_mut()) {
             (Some(size), Some(bytes)) => read_whole(bytes, size),
             _ => false,
         };
-        match held {
-            Some(bytes) if read => {
-                let mut candidates = Vec::new();
-                let finder = memchr::memmem::Finder::new(&[0x1f, 0x8b, 0x08]);
-                candidates_in(&bytes, 0, &finder, &mut candidates);
-                inflate_range_with(file, length, (0, length), &candidates, true, Some(&bytes), sink)
-            }
-            _ => {
-                let candidates = member_candidates(file, length).unwrap_or_default();
-                inflate_range_with(file, length, (0, length), &candidates, true, None, sink)
-            }
+        if let (true, Some(bytes)) = (read, held.as_deref()) {
+            let mut candidates = Vec::new();
+            candidates_in(bytes, 0, &mut candidates);
+            return inflate_range_with(file, length, (0, length), &candidates, true, Some(bytes), sink);
         }
+        // The buffer goes back first: finding the candidates reads through it.
+        drop(held);
+        let candidates = member_candidates(file, length).unwrap_or_default();
+        inflate_range_with(file, length, (0, length), &candidates, true, None, sink)
     })
 }
 
