@@ -12,6 +12,7 @@ use ioscout_read::fields::EventFields;
 use ioscout_read::{Decode, Fold, LinePosition, Phases, TraceMetadata};
 use rustc_hash::FxHashMap;
 
+use crate::excluded::ExcludedState;
 use crate::metadata::OperationTable;
 use crate::op::{self, FileKey, KeyRef, Op, OpKind, Unusable};
 use crate::packed::{self, CHUNK_BYTES, MAX_OP_BYTES, Previous};
@@ -403,6 +404,24 @@ pub struct Replay {
     buffers: Buffers,
     /// The sample of reads and writes, when asked for ([`Replay::sampling`]).
     pub(crate) sample: Option<crate::sample::AccessSample>,
+    /// How each file's states are kept, by file index (decided at its first call).
+    kept: Vec<Kept>,
+    /// The states of files Darshan leaves out, kept small ([`crate::excluded`]).
+    pub(crate) excluded: FxHashMap<(i64, u32), ExcludedState>,
+    /// Every state in full, whatever its file (the tests' reference for [`crate::excluded`]).
+    all_in_full: bool,
+}
+
+/// How a file's (process, file) states are kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Kept {
+    /// No call on it was replayed yet.
+    #[default]
+    Undecided,
+    /// In full ([`StateTable`]).
+    Full,
+    /// Small: a file Darshan leaves out ([`Replay::excluded`]).
+    Excluded,
 }
 
 /// How far before the first replayed call the replay's clock starts (a million seconds).
@@ -521,20 +540,41 @@ impl Replay {
             };
             self.shapes[class].add(bytes, (op.end - op.start) as f64 / 1e6);
         }
+        if self.kept(op.file) == Kept::Excluded {
+            let access = self.excluded.entry((op.pid, op.file)).or_default().apply(op);
+            // The file's accesses are not kept: they describe files of the log only.
+            self.posix_done(op, access, false);
+            return;
+        }
         let state = self.states.get(op.pid, op.file);
         let before = state_approximations(state);
-        if op.kind.is_stdio() {
+        let access = if op.kind.is_stdio() {
             state.stdio.get_or_insert_with(Box::default).apply(op, start, end);
+            None
         } else {
-            let access = state.posix.get_or_insert_with(PosixFile::default).apply(op, start, end);
-            if let Some((offset, bytes)) = access {
-                if let Some(sample) = self.sample.as_mut()
-                    && matches!(op.kind, OpKind::PosixRead | OpKind::PosixWrite)
-                {
-                    let read = op.kind == OpKind::PosixRead;
-                    sample.add(op.start, op.end, op.pid, op.file, u64::from(op.file), offset, bytes, read);
-                }
-                let file = op.file as usize;
+            state.posix.get_or_insert_with(PosixFile::default).apply(op, start, end)
+        };
+        if state.first_approximation.is_none() && state_approximations(state) != before {
+            state.first_approximation = Some((trace, op.line.line(line_base)));
+        }
+        if !op.kind.is_stdio() {
+            self.posix_done(op, access, true);
+        }
+    }
+
+    /// What follows a POSIX call beside its state: the sample and (with `file_access`) the
+    /// file's accesses for a read or write (its offset and bytes, `access`), the rename for a
+    /// rename.
+    fn posix_done(&mut self, op: &Op, access: Option<(i64, i64)>, file_access: bool) {
+        if let Some((offset, bytes)) = access {
+            if let Some(sample) = self.sample.as_mut()
+                && matches!(op.kind, OpKind::PosixRead | OpKind::PosixWrite)
+            {
+                let read = op.kind == OpKind::PosixRead;
+                sample.add(op.start, op.end, op.pid, op.file, u64::from(op.file), offset, bytes, read);
+            }
+            let file = op.file as usize;
+            if file_access {
                 if self.access.len() <= file {
                     self.access.resize_with(file + 1, || None);
                 }
@@ -544,15 +584,46 @@ impl Replay {
                     op.kind == OpKind::PosixRead,
                 );
             }
-            if op.kind == OpKind::PosixRename
-                && let Some(target) = op.target
-            {
-                self.renames.push((op.pid, target, op.file));
-            }
         }
-        if state.first_approximation.is_none() && state_approximations(state) != before {
-            state.first_approximation = Some((trace, op.line.line(line_base)));
+        if op.kind == OpKind::PosixRename
+            && let Some(target) = op.target
+        {
+            self.renames.push((op.pid, target, op.file));
         }
+    }
+
+    /// How the states of `file` are kept, decided at its first call: small when its path is
+    /// known and Darshan leaves it out (a known path does not change: see [`crate::excluded`]).
+    fn kept(&mut self, file: u32) -> Kept {
+        let index = file as usize;
+        if self.kept.len() <= index {
+            self.kept.resize(index + 1, Kept::Undecided);
+        }
+        if self.kept[index] == Kept::Undecided {
+            let path = match self.files.items.get(index) {
+                Some(FileKey::Path(path)) => Some(path.as_ref()),
+                Some(FileKey::Hash(token)) => {
+                    self.metadata.tables.files.get(token.as_ref()).map(String::as_str)
+                }
+                _ => None,
+            };
+            let excluded = !self.all_in_full && path.is_some_and(crate::excluded_by_darshan);
+            self.kept[index] = if excluded { Kept::Excluded } else { Kept::Full };
+        }
+        self.kept[index]
+    }
+
+    /// Whether the states of `file` are kept small ([`crate::excluded`]).
+    pub(crate) fn is_excluded(&self, file: u32) -> bool {
+        self.kept.get(file as usize) == Some(&Kept::Excluded)
+    }
+
+    /// This replay, keeping every state in full (the reference the tests hold
+    /// [`crate::excluded`] to).
+    #[cfg(test)]
+    pub(crate) fn all_in_full(mut self) -> Replay {
+        self.all_in_full = true;
+        self
     }
 }
 

@@ -31,6 +31,7 @@
 
 pub mod access;
 pub mod common;
+mod excluded;
 pub mod fold;
 pub mod metadata;
 pub mod op;
@@ -287,6 +288,10 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
     let origin = replay.first_ts.unwrap_or(0);
     let paths: Vec<String> = replay.files.items.iter().map(|key| path_of(key, &replay)).collect();
     for (pid, target, source_file) in std::mem::take(&mut replay.renames) {
+        if replay.is_excluded(target) {
+            replay.excluded.entry((pid, target)).or_default().renamed();
+            continue;
+        }
         let from = record_id(&paths[source_file as usize]) as i64;
         let state = replay.states.get(pid, target);
         state.posix.get_or_insert_with(posix::PosixFile::default).renamed_from(from);
@@ -472,6 +477,12 @@ fn records_by_file(
     if let Some(done) = run_file {
         end_file(done, (&mut posix_run, &mut stdio_run), excluded_run.flatten(), paths, &mut out);
     }
+    // The small states of files left out: their records' bytes, as the full ones' above.
+    for (&(_, file), state) in &replay.excluded {
+        for (read, written) in state.records() {
+            add_excluded_bytes(&mut out, &paths[file as usize], (read, written));
+        }
+    }
     // The keys are distinct: the first by (process, file), as a replay in that order named them.
     approximated.sort_unstable_by_key(|record| record.key);
     approximated.truncate(NAMED_APPROXIMATED);
@@ -518,7 +529,25 @@ fn end_file(
     end_run(file, posix_run, &mut out.posix);
     end_run(file, stdio_run, &mut out.stdio);
     if let Some(bytes) = excluded {
-        out.excluded.insert(paths[file as usize].clone(), bytes);
+        let file = out.excluded.entry(paths[file as usize].clone()).or_insert((0, 0));
+        file.0 = file.0.saturating_add(bytes.0);
+        file.1 = file.1.saturating_add(bytes.1);
+    }
+}
+
+/// Adds the bytes of one record of a small state ([`crate::excluded`]) to its file's and to
+/// every file's, as [`excluded_bytes`] adds a full state's.
+fn add_excluded_bytes(out: &mut PerFile, path: &str, (read, written): (i64, i64)) {
+    out.all_bytes.0 = out.all_bytes.0.saturating_add(read);
+    out.all_bytes.1 = out.all_bytes.1.saturating_add(written);
+    match out.excluded.get_mut(path) {
+        Some(file) => {
+            file.0 = file.0.saturating_add(read);
+            file.1 = file.1.saturating_add(written);
+        }
+        None => {
+            out.excluded.insert(path.to_string(), (read, written));
+        }
     }
 }
 

@@ -140,6 +140,92 @@ impl Approximations {
     }
 }
 
+/// Where a (process, file)'s stream is: where a read or write without an offset of its own
+/// starts. Darshan keeps one per (process, file), as [`PosixFile`] does; the state of a file
+/// Darshan leaves out keeps it too ([`crate::excluded`]), as the access sample shows the offsets
+/// of those files' calls.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Position {
+    offset: i64,
+    known: bool,
+    opened: bool,
+    /// Opened for appending (see [`Approximations::append_position`]).
+    pub(crate) append: bool,
+}
+
+impl Position {
+    /// An `open` (`reset`: the position goes to 0) or a `dup` (it stays).
+    pub(crate) fn open(&mut self, reset: bool) {
+        if reset {
+            self.offset = 0;
+            self.known = true;
+        }
+        self.opened = true;
+    }
+
+    /// A seek that did not fail: whether its target is known (else the position no longer is).
+    pub(crate) fn seek(&mut self, op: &Op) -> bool {
+        // `lseek` returns the new position; without it, `whence` and `offset` may tell.
+        let known = self.known.then_some(self.offset);
+        let target = op
+            .bytes()
+            .filter(|new| (0..ABSURD).contains(new))
+            .or_else(|| seek_target(known, op.whence, op.offset()));
+        move_to(&mut self.offset, &mut self.known, target)
+    }
+
+    /// A read or write: the offset it starts at and the bytes it moves (the position moved past
+    /// them), or `None` for a call that moves nothing Darshan counts (failed, or an absurd size
+    /// or offset). What it cannot tell exactly is counted in `approximations`.
+    #[inline]
+    pub(crate) fn data(&mut self, op: &Op, approximations: &mut Approximations) -> Option<(i64, i64)> {
+        if op.failed {
+            return None;
+        }
+        let bytes = match op.bytes() {
+            Some(bytes) if (0..ABSURD).contains(&bytes) => bytes,
+            Some(_) => {
+                approximations.absurd += 1;
+                return None;
+            }
+            None => {
+                approximations.missing_ret += 1;
+                0
+            }
+        };
+        if !self.opened {
+            approximations.before_open += 1;
+            self.opened = true;
+            self.known = true;
+        }
+        let read = op.kind == OpKind::PosixRead;
+        // Its own offset for `pread`/`pwrite` (the position when it has none, counted), else the
+        // stream's position (an unknown position or an append counted); an absurd offset drops
+        // the call.
+        let this_offset = match (op.positional, op.offset()) {
+            (true, Some(offset)) if (0..ABSURD).contains(&offset) => offset,
+            (true, Some(_)) => {
+                approximations.absurd += 1;
+                return None;
+            }
+            (true, None) => {
+                approximations.missing_offset += 1;
+                self.offset
+            }
+            (false, _) => {
+                if !self.known {
+                    approximations.unknown_position += 1;
+                } else if self.append && !read {
+                    approximations.append_position += 1;
+                }
+                self.offset
+            }
+        };
+        self.offset = this_offset + bytes;
+        Some((this_offset, bytes))
+    }
+}
+
 /// The POSIX state and counters of one (process, file).
 #[derive(Clone, Debug)]
 pub struct PosixFile {
@@ -149,11 +235,7 @@ pub struct PosixFile {
     pub fcounters: [f64; ix::F_COUNT],
     /// What could not be derived exactly.
     pub approximations: Approximations,
-    offset: i64,
-    position_known: bool,
-    opened: bool,
-    /// Opened for appending (see [`Approximations::append_position`]).
-    append: bool,
+    position: Position,
     last_byte_read: i64,
     last_byte_written: i64,
     /// 0 none, 1 read, 2 write.
@@ -175,10 +257,7 @@ impl Default for PosixFile {
             counters,
             fcounters: [0.0; ix::F_COUNT],
             approximations: Approximations::default(),
-            offset: 0,
-            position_known: false,
-            opened: false,
-            append: false,
+            position: Position::default(),
             last_byte_read: 0,
             last_byte_written: 0,
             last_io: 0,
@@ -204,7 +283,7 @@ impl PosixFile {
         match op.kind {
             OpKind::PosixOpen => {
                 self.open(start, end, true, None);
-                self.append = op.append;
+                self.position.append = op.append;
             }
             OpKind::PosixDup => self.open(start, end, false, Some(ix::DUPS)),
             OpKind::PosixRead | OpKind::PosixWrite => access = self.data(op, start, end),
@@ -254,12 +333,10 @@ impl PosixFile {
 
     fn open(&mut self, start: f64, end: f64, reset: bool, also: Option<usize>) {
         if reset {
-            self.offset = 0;
-            self.position_known = true;
             self.last_byte_read = 0;
             self.last_byte_written = 0;
         }
-        self.opened = true;
+        self.position.open(reset);
         self.counters[ix::OPENS] += 1;
         if let Some(counter) = also {
             self.counters[counter] += 1;
@@ -272,13 +349,7 @@ impl PosixFile {
         if op.failed {
             return;
         }
-        // `lseek` returns the new position; without it, `whence` and `offset` may tell.
-        let known = self.position_known.then_some(self.offset);
-        let target = op
-            .bytes()
-            .filter(|new| (0..ABSURD).contains(new))
-            .or_else(|| seek_target(known, op.whence, op.offset()));
-        if !move_to(&mut self.offset, &mut self.position_known, target) {
+        if !self.position.seek(op) {
             self.approximations.unknown_seek += 1;
         }
         self.counters[ix::SEEKS] += 1;
@@ -287,26 +358,7 @@ impl PosixFile {
 
     fn data(&mut self, op: &Op, start: f64, end: f64) -> Option<(i64, i64)> {
         let read = op.kind == OpKind::PosixRead;
-        if op.failed {
-            return None;
-        }
-        let bytes = match op.bytes() {
-            Some(bytes) if (0..ABSURD).contains(&bytes) => bytes,
-            Some(_) => {
-                self.approximations.absurd += 1;
-                return None;
-            }
-            None => {
-                self.approximations.missing_ret += 1;
-                0
-            }
-        };
-        if !self.opened {
-            self.approximations.before_open += 1;
-            self.opened = true;
-            self.position_known = true;
-        }
-        let this_offset = self.data_offset(op, read)?;
+        let (this_offset, bytes) = self.position.data(op, &mut self.approximations)?;
         let (last_byte, seq, consec, max_byte, total, calls, bins, last_other, this_io) = if read {
             (
                 &mut self.last_byte_read,
@@ -344,7 +396,6 @@ impl PosixFile {
             0
         };
         *last_byte = this_offset + bytes - 1;
-        self.offset = this_offset + bytes;
         if self.counters[max_byte] < this_offset + bytes - 1 {
             self.counters[max_byte] = this_offset + bytes - 1;
         }
@@ -362,32 +413,6 @@ impl PosixFile {
         self.last_io = this_io;
         self.time_data(read, bytes, start, end);
         Some((this_offset, bytes))
-    }
-
-    /// Where a data call of `op` starts: its own offset for `pread`/`pwrite` (the position when
-    /// it has none, counted), else the stream's position (an unknown position or an append
-    /// counted); `None` for an absurd offset, which drops the call.
-    #[inline]
-    fn data_offset(&mut self, op: &Op, read: bool) -> Option<i64> {
-        Some(match (op.positional, op.offset()) {
-            (true, Some(offset)) if (0..ABSURD).contains(&offset) => offset,
-            (true, Some(_)) => {
-                self.approximations.absurd += 1;
-                return None;
-            }
-            (true, None) => {
-                self.approximations.missing_offset += 1;
-                self.offset
-            }
-            (false, _) => {
-                if !self.position_known {
-                    self.approximations.unknown_position += 1;
-                } else if self.append && !read {
-                    self.approximations.append_position += 1;
-                }
-                self.offset
-            }
-        })
     }
 
     /// A data call's time: its direction's timestamps, slowest call with its size, and time.

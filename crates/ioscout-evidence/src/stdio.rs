@@ -144,24 +144,7 @@ impl StdioFile {
 
     fn data(&mut self, op: &Op, start: f64, end: f64) {
         let flush = op.kind == OpKind::StdioFlush;
-        if op.failed && !flush {
-            return;
-        }
-        let bytes = if flush {
-            0
-        } else {
-            match op.bytes() {
-                Some(bytes) if (0..ABSURD).contains(&bytes) => bytes,
-                Some(_) => {
-                    self.approximations.absurd += 1;
-                    return;
-                }
-                None => {
-                    self.approximations.missing_ret += 1;
-                    0
-                }
-            }
-        };
+        let Some(bytes) = data_bytes(op, &mut self.approximations) else { return };
         if !self.opened {
             self.approximations.before_open += 1;
             self.opened = true;
@@ -189,6 +172,30 @@ impl StdioFile {
             self.counters[if flush { ix::FLUSHES } else { ix::WRITES }] += 1;
             stamp(&mut self.fcounters, ix::F_WRITE_START_TIMESTAMP, ix::F_WRITE_END_TIMESTAMP, start, end);
             self.write_time.add(start, end);
+        }
+    }
+}
+
+/// The bytes a read, write or flush moves (a flush none), or `None` for a call Darshan does not
+/// count (a failed read or write, an absurd size); a size the trace lacks is taken as 0 and
+/// counted in `approximations`, as an absurd one is. The state of a file Darshan leaves out
+/// ([`crate::excluded`]) keeps the same bytes.
+pub(crate) fn data_bytes(op: &Op, approximations: &mut Approximations) -> Option<i64> {
+    if op.kind == OpKind::StdioFlush {
+        return Some(0);
+    }
+    if op.failed {
+        return None;
+    }
+    match op.bytes() {
+        Some(bytes) if (0..ABSURD).contains(&bytes) => Some(bytes),
+        Some(_) => {
+            approximations.absurd += 1;
+            None
+        }
+        None => {
+            approximations.missing_ret += 1;
+            Some(0)
         }
     }
 }
