@@ -256,7 +256,7 @@ mod tests {
             },
         );
         let _ = std::fs::remove_dir_all(&folder);
-        assert_eq!(replay.excluded.len(), 2);
+        assert_eq!(replay.excluded.iter().count(), 2);
         let derived = crate::finish(replay, &files, &folder);
         assert_eq!(
             derived.excluded_files,

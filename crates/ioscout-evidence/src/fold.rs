@@ -312,16 +312,23 @@ const STATES_PER_CHUNK: usize = 256;
 /// The (process, file) states, found by a map with the last one kept at hand (a process's calls
 /// come in runs on one file). The states are kept in chunks of [`STATES_PER_CHUNK`] that are
 /// never reallocated: a new state is written once, not copied at every doubling of one table.
-#[derive(Debug, Default)]
-pub(crate) struct StateTable {
-    chunks: Vec<Vec<((i64, u32), FileState)>>,
+/// The small states of files Darshan leaves out ([`crate::excluded`]) are kept the same way.
+#[derive(Debug)]
+pub(crate) struct StateTable<State = FileState> {
+    chunks: Vec<Vec<((i64, u32), State)>>,
     index: FxHashMap<(i64, u32), u32>,
     last: Option<((i64, u32), u32)>,
 }
 
-impl StateTable {
+impl<State> Default for StateTable<State> {
+    fn default() -> StateTable<State> {
+        StateTable { chunks: Vec::new(), index: FxHashMap::default(), last: None }
+    }
+}
+
+impl<State: Default> StateTable<State> {
     /// The state of (`pid`, `file`), made when new.
-    pub(crate) fn get(&mut self, pid: i64, file: u32) -> &mut FileState {
+    pub(crate) fn get(&mut self, pid: i64, file: u32) -> &mut State {
         let key = (pid, file);
         let index = match self.last {
             Some((last, index)) if last == key => index,
@@ -333,7 +340,7 @@ impl StateTable {
                         self.chunks.push(Vec::with_capacity(STATES_PER_CHUNK));
                     }
                     if let Some(chunk) = self.chunks.last_mut() {
-                        chunk.push((key, FileState::default()));
+                        chunk.push((key, State::default()));
                     }
                 }
                 self.last = Some((key, index));
@@ -360,15 +367,20 @@ impl StateTable {
         order.into_iter().map(|(_, index)| index).collect()
     }
 
+    /// Every state with its key, in the order they were made.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &((i64, u32), State)> {
+        self.chunks.iter().flatten()
+    }
+
     /// The key and state at `index` (one of [`StateTable::order_by_file`]).
-    pub(crate) fn at(&mut self, index: u32) -> Option<(&(i64, u32), &mut FileState)> {
+    pub(crate) fn at(&mut self, index: u32) -> Option<(&(i64, u32), &mut State)> {
         let (chunk, slot) = (index as usize / STATES_PER_CHUNK, index as usize % STATES_PER_CHUNK);
         self.chunks.get_mut(chunk)?.get_mut(slot).map(|(key, state)| (&*key, state))
     }
 
     /// Every state with its key, by file and then process (the tests' view of the two above).
     #[cfg(test)]
-    fn into_sorted_by_file(mut self) -> Vec<((i64, u32), FileState)> {
+    fn into_sorted_by_file(mut self) -> Vec<((i64, u32), State)> {
         let order = self.order_by_file();
         order
             .into_iter()
@@ -399,7 +411,9 @@ pub struct Replay {
     /// The clock's base for the replay's seconds (microseconds).
     pub(crate) base_us: Option<i64>,
     /// Distinct offsets and re-read bytes per file, by file index.
-    pub(crate) access: Vec<Option<crate::access::FileAccess>>,
+    /// Boxed: most files of a large job have no read or write (a slot is then 8 bytes, not the
+    /// hundred of an empty [`crate::access::FileAccess`]).
+    pub(crate) access: Vec<Option<Box<crate::access::FileAccess>>>,
     /// Where consumed units' op buffers go back to.
     buffers: Buffers,
     /// The sample of reads and writes, when asked for ([`Replay::sampling`]).
@@ -407,7 +421,7 @@ pub struct Replay {
     /// How each file's states are kept, by file index (decided at its first call).
     kept: Vec<Kept>,
     /// The states of files Darshan leaves out, kept small ([`crate::excluded`]).
-    pub(crate) excluded: FxHashMap<(i64, u32), ExcludedState>,
+    pub(crate) excluded: StateTable<ExcludedState>,
     /// Every state in full, whatever its file (the tests' reference for [`crate::excluded`]).
     all_in_full: bool,
 }
@@ -541,7 +555,7 @@ impl Replay {
             self.shapes[class].add(bytes, (op.end - op.start) as f64 / 1e6);
         }
         if self.kept(op.file) == Kept::Excluded {
-            let access = self.excluded.entry((op.pid, op.file)).or_default().apply(op);
+            let access = self.excluded.get(op.pid, op.file).apply(op);
             // The file's accesses are not kept: they describe files of the log only.
             self.posix_done(op, access, false);
             return;
@@ -578,7 +592,7 @@ impl Replay {
                 if self.access.len() <= file {
                     self.access.resize_with(file + 1, || None);
                 }
-                self.access[file].get_or_insert_with(crate::access::FileAccess::default).add(
+                self.access[file].get_or_insert_with(Box::default).add(
                     offset,
                     bytes,
                     op.kind == OpKind::PosixRead,
@@ -643,7 +657,7 @@ mod tests {
     /// (file, process) order, each once, with what was put in it.
     #[test]
     fn states_span_chunks_and_come_out_sorted_and_whole() {
-        let mut table = StateTable::default();
+        let mut table: StateTable = StateTable::default();
         let mut expected = std::collections::BTreeMap::new();
         for step in 0..5000u64 {
             // Keys repeat, out of order, and outnumber a chunk several times over.
@@ -669,7 +683,7 @@ mod tests {
     /// The states come out ordered by file and then process, each with what was put in it.
     #[test]
     fn states_come_out_sorted_and_whole() {
-        let mut table = StateTable::default();
+        let mut table: StateTable = StateTable::default();
         let keys = [(7, 3), (2, 9), (7, 1), (-1, 4), (2, 0), (7, 3), (100, 2), (2, 9), (-1, 9), (2, 3)];
         for (pid, file) in keys {
             let state = table.get(pid, file);

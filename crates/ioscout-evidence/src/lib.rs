@@ -289,7 +289,7 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
     let paths: Vec<String> = replay.files.items.iter().map(|key| path_of(key, &replay)).collect();
     for (pid, target, source_file) in std::mem::take(&mut replay.renames) {
         if replay.is_excluded(target) {
-            replay.excluded.entry((pid, target)).or_default().renamed();
+            replay.excluded.get(pid, target).renamed();
             continue;
         }
         let from = record_id(&paths[source_file as usize]) as i64;
@@ -297,7 +297,7 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
         state.posix.get_or_insert_with(posix::PosixFile::default).renamed_from(from);
     }
     let per_file = records_by_file(&mut replay, &processes, &paths, files);
-    replay.access.iter_mut().flatten().for_each(access::FileAccess::settle);
+    replay.access.iter_mut().flatten().for_each(|access| access.settle());
     let mut file_rows: Vec<FileRow> = per_file
         .posix
         .iter()
@@ -306,7 +306,7 @@ pub fn finish(mut replay: Replay, files: &[TraceFile], source: &Path) -> Derived
             file_row(
                 &paths[*file as usize],
                 ranked,
-                replay.access.get(*file as usize).and_then(Option::as_ref),
+                replay.access.get(*file as usize).and_then(Option::as_deref),
             )
         })
         .collect();
@@ -478,9 +478,9 @@ fn records_by_file(
         end_file(done, (&mut posix_run, &mut stdio_run), excluded_run.flatten(), paths, &mut out);
     }
     // The small states of files left out: their records' bytes, as the full ones' above.
-    for (&(_, file), state) in &replay.excluded {
+    for ((_, file), state) in replay.excluded.iter() {
         for (read, written) in state.records() {
-            add_excluded_bytes(&mut out, &paths[file as usize], (read, written));
+            add_excluded_bytes(&mut out, &paths[*file as usize], (read, written));
         }
     }
     // The keys are distinct: the first by (process, file), as a replay in that order named them.
