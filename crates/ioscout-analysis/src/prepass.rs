@@ -348,7 +348,8 @@ impl Fold for PrepassFold<'_> {
         let keys = &self.keys;
         let skimmed = skim_ordered(line, keys).unwrap_or_else(|| skim_by_search(line, keys));
         let Skimmed::Take { ts, dur, category, name, pid, host } = skimmed else {
-            if skimmed == Skimmed::Decode {
+            // A metadata line in DFTracer's layout is read without the full decoder.
+            if skimmed == Skimmed::Decode && !self.metadata.observe_line(line) {
                 self.decode(line);
             }
             return;

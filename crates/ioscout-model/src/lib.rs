@@ -459,6 +459,20 @@ impl HashTables {
         table.entry(token).or_insert(text);
     }
 
+    /// [`HashTables::insert`] from borrowed text, which is copied only when the token is new (a
+    /// trace names the same file again in each process that opens it).
+    pub fn insert_new(&mut self, kind: MetadataKind, token: &str, text: &str) {
+        let table = match kind {
+            MetadataKind::FileHash => &mut self.files,
+            MetadataKind::HostHash => &mut self.hosts,
+            MetadataKind::StringHash => &mut self.strings,
+            _ => return,
+        };
+        if !table.contains_key(token) {
+            table.insert(HashToken(token.to_string()), text.to_string());
+        }
+    }
+
     /// Adds every mapping of `other` not yet known.
     pub fn merge(&mut self, other: HashTables) {
         merge_table(&mut self.files, other.files);

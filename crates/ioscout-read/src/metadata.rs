@@ -48,21 +48,42 @@ impl TraceMetadata {
         }
         let args = Args::of(event);
         let Some(entry) = metadata_entry(event, &args) else { return };
-        match entry.kind {
+        self.take(entry.kind, &entry.name, &entry.value.0, event.pid);
+    }
+
+    /// [`TraceMetadata::observe`] of a metadata line laid out as DFTracer writes it, read straight
+    /// from its bytes: `{"id":I,"name":"FH","cat":"dftracer","pid":P,"tid":T,"ph":"M","args":{"name":"S","value":V}}`
+    /// (the keys before `ph` as [`crate::json::Ordered::plain_head`] reads them; `ph` also the
+    /// integer 4; `V` a string or a plain integer). Returns whether it was such a line; any other
+    /// (another layout, an escape, a control character, text that is not UTF-8) is left to the
+    /// full decoder and [`TraceMetadata::observe`]. On a line it takes, the effect is the one
+    /// `observe` has of the decoded line, without building the event (a test holds it to that on
+    /// every line of the corpus). A trace names each file its process opens in one such line: a
+    /// job that reads thousands of files has as many.
+    pub fn observe_line(&mut self, line: &[u8]) -> bool {
+        let Some((kind, name, value, pid)) = ordered_metadata(line) else { return false };
+        self.take(kind, name, value, pid);
+        true
+    }
+
+    /// Adds one metadata record: its kind, `args.name`, `args.value` (as its hash token's text)
+    /// and the event's process.
+    fn take(&mut self, kind: MetadataKind, name: &str, value: &str, pid: Option<i64>) {
+        match kind {
             MetadataKind::FileHash | MetadataKind::HostHash | MetadataKind::StringHash => {
-                self.tables.insert(entry.kind, entry.value, entry.name);
+                self.tables.insert_new(kind, value, name);
             }
-            MetadataKind::Custom if entry.name == "time_metric" => {
-                self.time_metric.get_or_insert(entry.value.0);
+            MetadataKind::Custom if name == "time_metric" => {
+                self.time_metric.get_or_insert_with(|| value.to_string());
             }
-            MetadataKind::Process if entry.name == "rank" => {
-                if let Some(pid) = event.pid {
-                    self.processes.entry(pid).or_default().rank.get_or_insert(entry.value.0);
+            MetadataKind::Process if name == "rank" => {
+                if let Some(pid) = pid {
+                    self.processes.entry(pid).or_default().rank.get_or_insert_with(|| value.to_string());
                 }
             }
             MetadataKind::ProcessName => {
-                if let Some(pid) = event.pid {
-                    self.processes.entry(pid).or_default().name.get_or_insert(entry.name);
+                if let Some(pid) = pid {
+                    self.processes.entry(pid).or_default().name.get_or_insert_with(|| name.to_string());
                 }
             }
             _ => {}
@@ -86,6 +107,85 @@ impl TraceMetadata {
         }
         self.inline_hosts.extend(other.inline_hosts);
     }
+}
+
+/// The record of a metadata line in DFTracer's layout (see [`TraceMetadata::observe_line`]):
+/// its kind, `args.name`, `args.value` and `pid`; `None` for any other line.
+fn ordered_metadata(line: &[u8]) -> Option<(MetadataKind, &str, &str, Option<i64>)> {
+    if line.first() != Some(&b'{') {
+        return None;
+    }
+    let mut cursor = crate::json::Ordered::new(line);
+    let head = cursor.plain_head()?;
+    let metadata = if cursor.step_over(b'"') {
+        cursor.rest_of_plain_string()? == b"M"
+    } else {
+        let start = cursor.position();
+        cursor.integer()?;
+        &line[start..cursor.position()] == b"4"
+    };
+    if !metadata {
+        return None;
+    }
+    // DFTracer 1.x writes `name` first; 2.x puts the host's hash before it.
+    if cursor.key(b"\"args\":{\"hhash\":") {
+        scalar(line, &mut cursor)?;
+        if !cursor.key(b"\"name\":\"") {
+            return None;
+        }
+    } else if !cursor.key(b"\"args\":{\"name\":\"") {
+        return None;
+    }
+    let name = cursor.rest_of_plain_string()?;
+    if !cursor.key(b"\"value\":") {
+        return None;
+    }
+    let value = scalar(line, &mut cursor)?;
+    if !cursor.step_over(b'}') || !cursor.at_last_brace() {
+        return None;
+    }
+    // The full decoder reads the whole line as UTF-8 and refuses a control character in a string
+    // (and anywhere else, as this layout has no room for whitespace).
+    if line.iter().any(|&byte| byte < 0x20) {
+        return None;
+    }
+    if let Some(category) = head.cat {
+        std::str::from_utf8(category).ok()?;
+    }
+    let kind = MetadataKind::from_name(std::str::from_utf8(head.name?).ok()?)?;
+    Some((kind, std::str::from_utf8(name).ok()?, std::str::from_utf8(value).ok()?, head.pid))
+}
+
+/// Whether [`TraceMetadata::observe_line`] agrees with the full decoder on `line`: when it takes
+/// the line, the full decoder reads it too, and [`TraceMetadata::observe`] of the decoded event
+/// gives the same metadata. Returns whether it took the line (for the differential tests, which
+/// also require it to take most metadata lines of the corpus).
+pub fn metadata_paths_agree(line: &[u8]) -> Result<bool, String> {
+    let mut fast = TraceMetadata::default();
+    if !fast.observe_line(line) {
+        return Ok(false);
+    }
+    let shown = || String::from_utf8_lossy(line).into_owned();
+    let Ok(crate::event::Line::Event(event)) = crate::event::decode_line(line) else {
+        return Err(format!("the metadata path took a line the full decoder refuses: {:?}", shown()));
+    };
+    let mut full = TraceMetadata::default();
+    full.observe(&event);
+    if fast != full {
+        return Err(format!("the metadata paths disagree on {:?}: {fast:?} / {full:?}", shown()));
+    }
+    Ok(true)
+}
+
+/// A string without escapes (its content) or a number (its text, as a hash token keeps it) at
+/// the cursor, which steps over it.
+fn scalar<'a>(line: &'a [u8], cursor: &mut crate::json::Ordered<'a>) -> Option<&'a [u8]> {
+    if cursor.step_over(b'"') {
+        return cursor.rest_of_plain_string();
+    }
+    let start = cursor.position();
+    cursor.at = crate::json::scan_number(line, start)?;
+    Some(&line[start..cursor.at])
 }
 
 /// A [`Fold`] gathering [`TraceMetadata`].

@@ -9,11 +9,19 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use ioscout_read::event::decoders_agree;
+use ioscout_read::metadata::metadata_paths_agree;
 use proptest::prelude::*;
 
-/// Checks one line and returns whether the fast path answered.
+/// Checks one line and returns whether the fast path answered (the metadata path is checked
+/// too: [`check_metadata_line`]).
 fn check_line(line: &[u8]) -> bool {
+    check_metadata_line(line);
     decoders_agree(line).unwrap_or_else(|problem| panic!("{problem}"))
+}
+
+/// Checks the metadata path on one line and returns whether it took the line.
+fn check_metadata_line(line: &[u8]) -> bool {
+    metadata_paths_agree(line).unwrap_or_else(|problem| panic!("{problem}"))
 }
 
 fn testdata() -> PathBuf {
@@ -81,14 +89,20 @@ fn corpus_agrees_line_by_line() {
         ));
         return;
     }
-    let mut lines = 0;
+    let (mut lines, mut metadata, mut taken) = (0, 0, 0);
     for path in trace_files(&root) {
         for line in decompressed(&path).split(|&byte| byte == b'\n') {
             lines += 1;
             check_line(line);
+            if line.windows(8).any(|window| window == br#""ph":"M""# || window == br#","ph":4,"#) {
+                metadata += 1;
+                taken += u64::from(check_metadata_line(line));
+            }
         }
     }
     assert!(lines > 500_000, "corpus unexpectedly small: {lines} lines");
+    // The metadata path must carry the metadata lines DFTracer writes, or it saves nothing.
+    assert!(taken * 10 > metadata * 9, "the metadata path took only {taken} of {metadata} metadata lines");
 }
 
 #[test]
@@ -309,8 +323,72 @@ fn dftracer_line() -> impl Strategy<Value = String> {
     )
 }
 
+/// Metadata lines in DFTracer's layout and near it: every kind the tables and processes keep, and
+/// unknown ones; string and integer values; paths with non-ASCII, escaped, control and tab
+/// characters; other keys, another order, spaces; both phase forms.
+fn metadata_line() -> impl Strategy<Value = String> {
+    let kind = prop::sample::select(vec!["FH", "HH", "SH", "PR", "CM", "process_name", "thread_name", "XX"]);
+    let name = prop::sample::select(vec![
+        "\"/data/file.h5\"",
+        "\"rank\"",
+        "\"time_metric\"",
+        "\"caf\u{e9}/x\"",
+        "\"a\\\"b\"",
+        "\"a\tb\"",
+        "\"\"",
+        "7",
+        "null",
+    ]);
+    let value = prop::sample::select(vec![
+        "50461",
+        "\"2a702c695247d487\"",
+        "-1",
+        "1.5",
+        "007",
+        "\"US\"",
+        "null",
+        "\"x\\ny\"",
+    ]);
+    let phase = prop::sample::select(vec!["\"M\"", "4", "\"X\"", "1", "\"m\""]);
+    let args = prop::sample::select(vec![
+        "{{\"name\":{name},\"value\":{value}}}",
+        "{{\"value\":{value},\"name\":{name}}}",
+        "{{\"hhash\":\"aa\",\"name\":{name},\"value\":{value}}}",
+        "{{\"name\":{name},\"value\":{value},\"x\":1}}",
+        "{{\"name\":{name}, \"value\":{value}}}",
+        "{{\"name\":{name},\"value\":{value}}} ",
+        "{{\"name\":{name}}}",
+    ]);
+    (kind, name, value, phase, args, any::<bool>(), "[1-9][0-9]{0,6}").prop_map(
+        |(kind, name, value, phase, args, typed, pid)| {
+            let args = args.replace("{name}", name).replace("{value}", value).replace("{{", "{").replace("}}", "}");
+            let kind_key = if typed { ",\"type\":0" } else { "" };
+            format!(
+                "{{\"id\":3,\"name\":\"{kind}\",\"cat\":\"dftracer\"{kind_key},\"pid\":{pid},\"tid\":{pid},\"ph\":{phase},\"args\":{args}}}"
+            )
+        },
+    )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn generated_metadata_lines_agree(line in metadata_line()) {
+        check_line(line.as_bytes());
+    }
+
+    #[test]
+    fn mutated_metadata_lines_agree(line in metadata_line(), position in any::<prop::sample::Index>(), byte in any::<u8>(), cut in any::<bool>()) {
+        let mut bytes = line.into_bytes();
+        let at = position.index(bytes.len());
+        if cut {
+            bytes.truncate(at);
+        } else {
+            bytes[at] = byte;
+        }
+        check_line(&bytes);
+    }
 
     #[test]
     fn generated_dftracer_lines_agree(line in dftracer_line()) {
