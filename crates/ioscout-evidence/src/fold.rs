@@ -51,15 +51,34 @@ impl Interner<Box<str>> {
     }
 }
 
-/// File keys interned by their borrowed form (no allocation when known).
+/// File keys interned by their borrowed form (no allocation when known). The index holds
+/// positions in `items`, found by the hash of the key's text and compared against the key kept
+/// there, so that a new key is copied once (a map by key kept a second copy of each).
 #[derive(Debug, Default)]
 pub(crate) struct FileInterner {
     pub(crate) items: Vec<FileKey>,
-    hashes: FxHashMap<Box<str>, u32>,
-    paths: FxHashMap<Box<str>, u32>,
+    index: hashbrown::HashTable<u32>,
     none: Option<u32>,
     /// The index returned last (a process's calls come in runs on one file).
     last: Option<u32>,
+}
+
+/// The hash of a file key's kind and text.
+fn file_key_hash(path: bool, text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = rustc_hash::FxHasher::default();
+    path.hash(&mut hasher);
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// A file key's kind (an inline path or not) and text; `None` for no file.
+fn file_key_parts(key: &FileKey) -> Option<(bool, &str)> {
+    match key {
+        FileKey::Hash(token) => Some((false, token)),
+        FileKey::Path(path) => Some((true, path)),
+        FileKey::None => None,
+    }
 }
 
 impl FileInterner {
@@ -69,34 +88,51 @@ impl FileInterner {
         {
             return last;
         }
-        let found = match key {
-            KeyRef::Hash(token) => self.hashes.get(token.as_ref()).copied(),
-            KeyRef::Path(path) => self.paths.get(path.as_ref()).copied(),
-            KeyRef::None => self.none,
+        let parts = match key {
+            KeyRef::Hash(token) => Some((false, token.as_ref())),
+            KeyRef::Path(path) => Some((true, path.as_ref())),
+            KeyRef::None => None,
         };
-        let index = found.unwrap_or_else(|| self.intern(key.to_key()));
+        let index = match self.find(parts) {
+            Some(index) => index,
+            None => self.add(key.to_key()),
+        };
         self.last = Some(index);
         index
     }
 
     pub(crate) fn intern(&mut self, key: FileKey) -> u32 {
-        let found = match &key {
-            FileKey::Hash(token) => self.hashes.get(token.as_ref()).copied(),
-            FileKey::Path(path) => self.paths.get(path.as_ref()).copied(),
-            FileKey::None => self.none,
-        };
-        if let Some(index) = found {
-            return index;
+        match self.find(file_key_parts(&key)) {
+            Some(index) => index,
+            None => self.add(key),
         }
+    }
+
+    /// The index of the key of kind and text `parts`, if interned.
+    fn find(&self, parts: Option<(bool, &str)>) -> Option<u32> {
+        let Some((path, text)) = parts else { return self.none };
+        let items = &self.items;
+        self.index
+            .find(file_key_hash(path, text), |&index| {
+                items.get(index as usize).and_then(file_key_parts) == Some((path, text))
+            })
+            .copied()
+    }
+
+    /// Adds `key`, not interned yet.
+    fn add(&mut self, key: FileKey) -> u32 {
         let index = self.items.len() as u32;
-        match &key {
-            FileKey::Hash(token) => {
-                self.hashes.insert(token.clone(), index);
+        match file_key_parts(&key) {
+            Some((path, text)) => {
+                let items = &self.items;
+                self.index.insert_unique(file_key_hash(path, text), index, |&known| {
+                    items
+                        .get(known as usize)
+                        .and_then(file_key_parts)
+                        .map_or(0, |(path, text)| file_key_hash(path, text))
+                });
             }
-            FileKey::Path(path) => {
-                self.paths.insert(path.clone(), index);
-            }
-            FileKey::None => self.none = Some(index),
+            None => self.none = Some(index),
         }
         self.items.push(key);
         index
@@ -649,6 +685,40 @@ fn state_approximations(state: &FileState) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The interner numbers keys as a map from key to first position would: the same key
+        /// (borrowed or owned) its first number, a hash and a path of the same text apart.
+        #[test]
+        fn file_keys_are_numbered_as_a_map_numbers_them(
+            keys in proptest::collection::vec((0u8..3, 0u8..6, proptest::bool::ANY), 0..200)
+        ) {
+            let mut interner = FileInterner::default();
+            let mut model: std::collections::HashMap<FileKey, u32> = std::collections::HashMap::new();
+            for (kind, text, borrowed) in keys {
+                let text = format!("/f{text}");
+                let key = match kind {
+                    0 => FileKey::Hash(text.as_str().into()),
+                    1 => FileKey::Path(text.as_str().into()),
+                    _ => FileKey::None,
+                };
+                let next = model.len() as u32;
+                let expected = *model.entry(key.clone()).or_insert(next);
+                let found = if borrowed {
+                    let key = match kind {
+                        0 => KeyRef::Hash(text.as_str().into()),
+                        1 => KeyRef::Path(text.as_str().into()),
+                        _ => KeyRef::None,
+                    };
+                    interner.intern_ref(&key)
+                } else {
+                    interner.intern(key.clone())
+                };
+                proptest::prop_assert_eq!(found, expected);
+                proptest::prop_assert_eq!(interner.items.get(found as usize), Some(&key));
+            }
+        }
+    }
 
     /// A state as it comes out: (file, process) and its first approximation.
     type SortedState = ((u32, i64), Option<(usize, u64)>);
