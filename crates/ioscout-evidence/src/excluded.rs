@@ -1,6 +1,8 @@
-//! The replay's state of a (process, file) whose file Darshan leaves out (`/proc/`, `/sys/`,
-//! `/usr/`, ...: [`crate::excluded_by_darshan`]). It sits beside the full states of
-//! [`crate::fold::Replay`] and is finished in [`crate::finish`].
+//! The small state the replay keeps of a (process, file) whose file Darshan leaves out (under
+//! `/proc/`, `/sys/`, `/usr/` and its other default exclusions, [`crate::excluded_by_darshan`]):
+//! its records' bytes and its stream position, where a full state holds all of Darshan's
+//! counters. It sits beside the full states of [`crate::fold::Replay`] and is finished in
+//! [`crate::finish`].
 //!
 //! The log has no record of such a file: what is kept of it is whether each module would have
 //! had a record, and the bytes those records read and wrote ([`crate::Derived::excluded_files`],
