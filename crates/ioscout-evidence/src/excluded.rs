@@ -192,13 +192,9 @@ mod tests {
         folder
     }
 
-    /// What the replay derives from the traces in `folder`, with every state in full or not.
-    fn derived(folder: &Path, all_in_full: bool) -> String {
+    /// `replay` after it consumed the traces in `folder`, with the traces.
+    fn replayed(folder: &Path, mut replay: Replay) -> (Replay, Vec<ioscout_read::TraceFile>) {
         let (files, problems) = discover(&[folder]);
-        let mut replay = Replay::sampling(1000, 100);
-        if all_in_full {
-            replay = replay.all_in_full();
-        }
         let buffers = replay.buffers();
         Scanner::new(ScanOptions::default()).scan(
             &files,
@@ -210,6 +206,13 @@ mod tests {
                 ControlFlow::Continue(())
             },
         );
+        (replay, files)
+    }
+
+    /// What the replay derives from the traces in `folder`, with every state in full or not.
+    fn derived(folder: &Path, all_in_full: bool) -> String {
+        let replay = Replay::sampling(1000, 100);
+        let (replay, files) = replayed(folder, if all_in_full { replay.all_in_full() } else { replay });
         let mut derived = crate::finish(replay, &files, folder);
         // The log's index of names is a hash map (its order differs from one map to the next);
         // the names and records, in order, are compared instead.
@@ -245,18 +248,7 @@ mod tests {
     fn files_left_out_are_kept_small_and_their_bytes_counted() {
         let workload = vec![vec![(0, 0), (0, 3), (1, 19), (1, 20), (2, 0), (2, 3)]];
         let folder = write_traces(&workload, "fixed");
-        let (files, problems) = discover(&[&folder]);
-        let mut replay = Replay::default();
-        let buffers = replay.buffers();
-        Scanner::new(ScanOptions::default()).scan(
-            &files,
-            &problems,
-            |_| buffers.fold(),
-            |file, fold, span| {
-                replay.consume(file, &folder, fold, span.line_base);
-                ControlFlow::Continue(())
-            },
-        );
+        let (replay, files) = replayed(&folder, Replay::default());
         let _ = std::fs::remove_dir_all(&folder);
         assert_eq!(replay.excluded.iter().count(), 2);
         let derived = crate::finish(replay, &files, &folder);

@@ -370,6 +370,18 @@ fn metadata_line() -> impl Strategy<Value = String> {
     )
 }
 
+/// `line` with the byte at `position` replaced by `byte`, or cut there when `cut`.
+fn mutated(line: String, position: prop::sample::Index, byte: u8, cut: bool) -> Vec<u8> {
+    let mut bytes = line.into_bytes();
+    let at = position.index(bytes.len());
+    if cut {
+        bytes.truncate(at);
+    } else {
+        bytes[at] = byte;
+    }
+    bytes
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
@@ -380,14 +392,7 @@ proptest! {
 
     #[test]
     fn mutated_metadata_lines_agree(line in metadata_line(), position in any::<prop::sample::Index>(), byte in any::<u8>(), cut in any::<bool>()) {
-        let mut bytes = line.into_bytes();
-        let at = position.index(bytes.len());
-        if cut {
-            bytes.truncate(at);
-        } else {
-            bytes[at] = byte;
-        }
-        check_line(&bytes);
+        check_line(&mutated(line, position, byte, cut));
     }
 
     #[test]
@@ -397,14 +402,7 @@ proptest! {
 
     #[test]
     fn mutated_dftracer_lines_agree(line in dftracer_line(), position in any::<prop::sample::Index>(), byte in any::<u8>(), cut in any::<bool>()) {
-        let mut bytes = line.into_bytes();
-        let at = position.index(bytes.len());
-        if cut {
-            bytes.truncate(at);
-        } else {
-            bytes[at] = byte;
-        }
-        check_line(&bytes);
+        check_line(&mutated(line, position, byte, cut));
     }
 
     #[test]
