@@ -533,6 +533,9 @@ mod tests {
             if let Err(problem) = decoders_agree(&line) {
                 panic!("{}: {problem}", entry.path().display());
             }
+            if let Err(problem) = crate::metadata::metadata_paths_agree(&line) {
+                panic!("{}: {problem}", entry.path().display());
+            }
             seen += 1;
         }
         assert!(seen > 0, "no reproducer read from {}", folder.display());

@@ -144,13 +144,11 @@ fn ordered_metadata(line: &[u8]) -> Option<(MetadataKind, &str, &str, Option<i64
     if !cursor.step_over(b'}') || !cursor.at_last_brace() {
         return None;
     }
-    // The full decoder reads the whole line as UTF-8 and refuses a control character in a string
-    // (and anywhere else, as this layout has no room for whitespace).
-    if line.iter().any(|&byte| byte < 0x20) {
+    // The full decoder reads the whole line as UTF-8 (the host's hash, skipped above, included)
+    // and refuses a control character in a string (and anywhere else, as this layout has no room
+    // for whitespace).
+    if line.iter().any(|&byte| byte < 0x20) || std::str::from_utf8(line).is_err() {
         return None;
-    }
-    if let Some(category) = head.cat {
-        std::str::from_utf8(category).ok()?;
     }
     let kind = MetadataKind::from_name(std::str::from_utf8(head.name?).ok()?)?;
     Some((kind, std::str::from_utf8(name).ok()?, std::str::from_utf8(value).ok()?, head.pid))

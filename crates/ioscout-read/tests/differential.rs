@@ -164,6 +164,9 @@ fn tricky_lines_agree() {
         br#"{"id":1,"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":2,"ph":"X","args":{"ret":3}"#,
         br#"{"id":1,"name":"open","cat":"POSIX","pid":1,"tid":1,"ts":1,"dur":2,"ph":"X","args":{"ret":3} }"#,
         br#"{ "ph" : 1 , "ts" : 5 , "args" : { "a" : [ 1 , 2 ] } }"#,
+        // A metadata line whose host hash, which the metadata path skips, is not UTF-8 (found by
+        // the decode_line fuzz target).
+        b"{\"name\":\"HH\",\"cat\":\"dftracer\",\"type\":1,\"pid\":777,\"tid\":777,\"ph\":4,\"args\":{\"hhash\":\"177f\xba7d\",\"name\":\"tuolumne3\",\"value\":\"177f\"}}",
     ];
     for case in cases {
         check_line(case);
