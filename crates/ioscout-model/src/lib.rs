@@ -450,26 +450,28 @@ pub struct HashTables {
 impl HashTables {
     /// Records one mapping of the given kind; kinds other than FH/HH/SH are ignored.
     pub fn insert(&mut self, kind: MetadataKind, token: HashToken, text: String) {
-        let table = match kind {
-            MetadataKind::FileHash => &mut self.files,
-            MetadataKind::HostHash => &mut self.hosts,
-            MetadataKind::StringHash => &mut self.strings,
-            _ => return,
-        };
-        table.entry(token).or_insert(text);
+        if let Some(table) = self.table_mut(kind) {
+            table.entry(token).or_insert(text);
+        }
     }
 
     /// [`HashTables::insert`] from borrowed text, which is copied only when the token is new (a
     /// trace names the same file again in each process that opens it).
     pub fn insert_new(&mut self, kind: MetadataKind, token: &str, text: &str) {
-        let table = match kind {
-            MetadataKind::FileHash => &mut self.files,
-            MetadataKind::HostHash => &mut self.hosts,
-            MetadataKind::StringHash => &mut self.strings,
-            _ => return,
-        };
-        if !table.contains_key(token) {
+        if let Some(table) = self.table_mut(kind)
+            && !table.contains_key(token)
+        {
             table.insert(HashToken(token.to_string()), text.to_string());
+        }
+    }
+
+    /// The table of a kind of mapping (FH, HH, SH); `None` for the other kinds.
+    fn table_mut(&mut self, kind: MetadataKind) -> Option<&mut HashTable> {
+        match kind {
+            MetadataKind::FileHash => Some(&mut self.files),
+            MetadataKind::HostHash => Some(&mut self.hosts),
+            MetadataKind::StringHash => Some(&mut self.strings),
+            _ => None,
         }
     }
 
