@@ -147,11 +147,17 @@ fn ordered_metadata(line: &[u8]) -> Option<(MetadataKind, &str, &str, Option<i64
     // The full decoder reads the whole line as UTF-8 (the host's hash, skipped above, included)
     // and refuses a control character in a string (and anywhere else, as this layout has no room
     // for whitespace).
-    if line.iter().any(|&byte| byte < 0x20) || std::str::from_utf8(line).is_err() {
+    if line.iter().any(|&byte| byte < 0x20) {
         return None;
     }
-    let kind = MetadataKind::from_name(std::str::from_utf8(head.name?).ok()?)?;
-    Some((kind, std::str::from_utf8(name).ok()?, std::str::from_utf8(value).ok()?, head.pid))
+    let text = std::str::from_utf8(line).ok()?;
+    // The parts lie between ASCII quotes or are numbers: the same range of `text` is their text.
+    let part = |part: &[u8]| {
+        let start = part.as_ptr() as usize - line.as_ptr() as usize;
+        text.get(start..start + part.len())
+    };
+    let kind = MetadataKind::from_name(part(head.name?)?)?;
+    Some((kind, part(name)?, part(value)?, head.pid))
 }
 
 /// Whether [`TraceMetadata::observe_line`] agrees with the full decoder on `line`: when it takes
