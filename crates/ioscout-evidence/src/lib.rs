@@ -529,9 +529,7 @@ fn end_file(
     end_run(file, posix_run, &mut out.posix);
     end_run(file, stdio_run, &mut out.stdio);
     if let Some(bytes) = excluded {
-        let file = out.excluded.entry(paths[file as usize].clone()).or_insert((0, 0));
-        file.0 = file.0.saturating_add(bytes.0);
-        file.1 = file.1.saturating_add(bytes.1);
+        add_bytes_of_excluded(out, &paths[file as usize], bytes);
     }
 }
 
@@ -540,6 +538,11 @@ fn end_file(
 fn add_excluded_bytes(out: &mut PerFile, path: &str, (read, written): (i64, i64)) {
     out.all_bytes.0 = out.all_bytes.0.saturating_add(read);
     out.all_bytes.1 = out.all_bytes.1.saturating_add(written);
+    add_bytes_of_excluded(out, path, (read, written));
+}
+
+/// Adds `bytes` (read, written) to those of the left-out file at `path`.
+fn add_bytes_of_excluded(out: &mut PerFile, path: &str, (read, written): (i64, i64)) {
     match out.excluded.get_mut(path) {
         Some(file) => {
             file.0 = file.0.saturating_add(read);
